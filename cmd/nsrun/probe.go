@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/nsrun/nsrun"
+)
+
+func probe(args []string, stdout, stderr *os.File) int {
+	asJSON := false
+	for _, a := range args {
+		switch a {
+		case "--json", "-json":
+			asJSON = true
+		default:
+			fmt.Fprintf(stderr, "nsrun: probe: unknown option %s\n", a)
+			return nsrun.ExitSetup
+		}
+	}
+	p := nsrun.ProbeHost()
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(p); err != nil {
+			return nsrun.ExitSetup
+		}
+	} else {
+		for _, it := range []struct {
+			name string
+			item nsrun.ProbeItem
+		}{
+			{"user namespaces", p.UserNamespaces},
+			{"mount_setattr", p.MountSetattr},
+			{"landlock", p.Landlock},
+			{"seccomp", p.Seccomp},
+			{"cgroup v2", p.CgroupV2},
+		} {
+			mark := "yes"
+			if !it.item.OK {
+				mark = "no "
+			}
+			fmt.Fprintf(stdout, "%-16s %s  %s\n", it.name, mark, it.item.Detail)
+		}
+	}
+	if !p.UserNamespaces.OK || !p.MountSetattr.OK {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,60 @@
+package nsrun
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Cmd is a command to run in a sandbox, used like exec.Cmd: set the
+// fields, then Run, or Start and Wait. A Cmd cannot be reused.
+type Cmd struct {
+	// Policy is the sandbox; nil means the zero Policy.
+	Policy *Policy
+	// Args is the command and its arguments; Args[0] is looked up in the
+	// PATH of Env, inside the sandbox.
+	Args []string
+	// Env is the payload's environment; nil means the caller's. A TMPDIR
+	// that is not writable inside is replaced by /tmp.
+	Env []string
+	// Dir is the working directory inside. Empty means the current
+	// directory if it is visible inside, else the first writable directory
+	// rule, else "/".
+	Dir string
+	// Stdin, Stdout and Stderr are as in exec.Cmd; nil means /dev/null.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Timeout, if positive, ends the whole sandbox after that long.
+	Timeout time.Duration
+	// Log, if set, receives one line per setup step.
+	Log io.Writer
+
+	ctx    context.Context
+	report Report
+	sys    *sysCmd
+}
+
+// Command returns a Cmd that runs name with args under p.
+func Command(p *Policy, name string, args ...string) *Cmd {
+	return CommandContext(context.Background(), p, name, args...)
+}
+
+// CommandContext is Command with a context whose end kills the sandbox.
+func CommandContext(ctx context.Context, p *Policy, name string, args ...string) *Cmd {
+	return &Cmd{Policy: p, Args: append([]string{name}, args...), ctx: ctx}
+}
+
+// Run starts the command and waits for it.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// Report is what the sandbox enforced and how the payload ended; it is
+// complete after Wait, or after Start failed.
+func (c *Cmd) Report() *Report {
+	r := c.report
+	return &r
+}

@@ -1,0 +1,293 @@
+package nsrun
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/reexec"
+)
+
+// sysCmd is the running sandbox: the init process and the pipes to it.
+type sysCmd struct {
+	init       *exec.Cmd
+	lifeline   *os.File // write end of the spec pipe; the init dies when it closes
+	status     *bufio.Reader
+	statusFile *os.File
+	release    chan struct{} // lets the thread that forked the init go
+	done       chan struct{} // closed when Wait has reaped the init
+	started    time.Time
+	running    time.Time
+	foreground bool
+	tty        int
+	mu         sync.Mutex
+	timedOut   bool
+}
+
+func init() {
+	// Registration cannot fail here: the names are this package's own.
+	_ = reexec.Register(initStage, runInit)
+	_ = reexec.Register(probeStage, func() int { return 0 })
+
+}
+
+// Start builds the sandbox and starts the command in it. It returns once
+// the payload has been started, or with a *SetupError, a *RuleError, a
+// *DirError or an *IDError when nothing was run.
+func (c *Cmd) Start() error {
+	if c.sys != nil {
+		return errors.New("nsrun: Start called twice")
+	}
+	s := &sysCmd{started: time.Now(), release: make(chan struct{}), done: make(chan struct{})}
+	c.sys = s
+	fail := func(err error) error {
+		if c.report.Version == 0 {
+			c.report = Report{Version: 1, Backend: "linux", Enforcement: "none"}
+		}
+		c.report.Error = err.Error()
+		c.report.Exit.Code = ExitCode(err)
+		return err
+	}
+	prep, err := c.prepare()
+	if err != nil {
+		return fail(err)
+	}
+	c.report = prep.report
+	prep.spec.Foreground = s.takeForeground(c.Stdin)
+	c.logf("plan: %d mounts over %s", len(prep.spec.Plan.Ops)+1, prep.spec.Plan.Root.Source)
+
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return fail(fmt.Errorf("pipe: %w", err))
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		return fail(fmt.Errorf("pipe: %w", err))
+	}
+	uids, gids := ns.Maps(prep.uid, prep.hostUID, prep.gid, prep.hostGID)
+	s.init = &exec.Cmd{
+		Path:       reexec.Self,
+		Args:       []string{initStage},
+		Env:        []string{},
+		Stdin:      c.Stdin,
+		Stdout:     c.Stdout,
+		Stderr:     c.Stderr,
+		ExtraFiles: []*os.File{specR, statusW},
+		SysProcAttr: &syscall.SysProcAttr{
+			Cloneflags:  ns.CloneFlags(c.policyNet() == NetHost),
+			UidMappings: uids,
+			GidMappings: gids,
+			AmbientCaps: ns.SetupCaps,
+			// Without a terminal to share, the sandbox gets a session of its
+			// own: no controlling terminal means no TIOCSTI into the caller's.
+			Setsid: !prep.spec.Foreground,
+		},
+	}
+	s.lifeline, s.statusFile, s.status = specW, statusR, bufio.NewReader(statusR)
+
+	startErr := make(chan error, 1)
+	go s.forkAndHold(startErr)
+	err = <-startErr
+	specR.Close()
+	statusW.Close()
+	if err != nil {
+		specW.Close()
+		statusR.Close()
+		err = ns.Explain(err, ns.ReadSettings(), prep.hostUID)
+		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error()})
+	}
+	go s.watch(c)
+
+	if err := writeSpec(specW, &prep.spec); err != nil {
+		s.abort()
+		return fail(&SetupError{Code: ExitSetup, Msg: err.Error()})
+	}
+	msg, err := s.next()
+	if err != nil || msg.Kind != msgStarted {
+		s.abort()
+		if err == nil && msg.Kind == msgError {
+			return fail(&SetupError{Code: msg.Code, Msg: msg.Msg})
+		}
+		return fail(&SetupError{Code: ExitSetup, Msg: fmt.Sprintf("sandbox init ended before the payload started (%v)", s.init.ProcessState)})
+	}
+	s.running = time.Now()
+	c.report.TimingsMS.Setup = ms(s.running.Sub(s.started))
+	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
+	return nil
+}
+
+// forkAndHold starts the init from a locked thread and keeps that thread
+// alive until Wait is done: the init's parent-death signal follows the
+// thread that forked it, not the process.
+func (s *sysCmd) forkAndHold(started chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err := s.init.Start()
+	started <- err
+	if err != nil {
+		return
+	}
+	<-s.release
+}
+
+// watch ends the sandbox when the context is done or the timeout expires.
+func (s *sysCmd) watch(c *Cmd) {
+	var timer <-chan time.Time
+	if c.Timeout > 0 {
+		t := time.NewTimer(c.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var ctxDone <-chan struct{}
+	if c.ctx != nil {
+		ctxDone = c.ctx.Done()
+	}
+	select {
+	case <-s.done:
+		return
+	case <-timer:
+	case <-ctxDone:
+	}
+	s.mu.Lock()
+	s.timedOut = true
+	s.mu.Unlock()
+	// Killing pid 1 of the PID namespace kills every process in it.
+	_ = s.init.Process.Kill()
+}
+
+func (s *sysCmd) next() (initMsg, error) {
+	var m initMsg
+	line, err := s.status.ReadBytes('\n')
+	if err != nil {
+		return m, err
+	}
+	return m, json.Unmarshal(line, &m)
+}
+
+// abort kills and reaps an init whose payload never started.
+func (s *sysCmd) abort() {
+	_ = s.init.Process.Kill()
+	_ = s.init.Wait()
+	s.finish()
+}
+
+func (s *sysCmd) finish() {
+	close(s.done)
+	close(s.release)
+	s.lifeline.Close()
+	s.statusFile.Close()
+}
+
+// Wait waits for the payload to exit and every process of the sandbox to
+// end. It returns nil when the payload exited 0, an *ExitError otherwise.
+func (c *Cmd) Wait() error {
+	s := c.sys
+	if s == nil || s.running.IsZero() {
+		return errors.New("nsrun: Wait without a successful Start")
+	}
+	waitErr := s.init.Wait()
+	msg, msgErr := s.next()
+	s.finish()
+	s.restoreForeground()
+	c.report.TimingsMS.Run = ms(time.Since(s.running))
+
+	s.mu.Lock()
+	timedOut := s.timedOut
+	s.mu.Unlock()
+	ee := &ExitError{}
+	switch {
+	case timedOut:
+		ee.Code, ee.TimedOut = ExitTimeout, true
+	case msgErr == nil && msg.Kind == msgExit:
+		ee.Code, ee.Signal = msg.Code, msg.Signal
+	default:
+		ws, _ := s.init.ProcessState.Sys().(syscall.WaitStatus)
+		switch {
+		case ws.Signaled():
+			ee.Code, ee.Signal = 128+int(ws.Signal()), int(ws.Signal())
+		case ws.Exited():
+			ee.Code = ws.ExitStatus()
+		default:
+			return fmt.Errorf("nsrun: wait for init: %w", waitErr)
+		}
+	}
+	c.report.Exit = ExitReport{Code: ee.Code, TimedOut: ee.TimedOut}
+	if ee.Signal != 0 {
+		sig := ee.Signal
+		c.report.Exit.Signal = &sig
+	}
+	if ee.Code == 0 {
+		return nil
+	}
+	return ee
+}
+
+// Signal sends sig to the sandbox's init, which passes it on to the
+// payload.
+func (c *Cmd) Signal(sig os.Signal) error {
+	if c.sys == nil || c.sys.init.Process == nil {
+		return errors.New("nsrun: Signal before Start")
+	}
+	return c.sys.init.Process.Signal(sig)
+}
+
+// takeForeground reports whether stdin is the terminal this process group
+// is in the foreground of; the payload then takes the terminal over, so job
+// control works, and Wait hands it back.
+func (s *sysCmd) takeForeground(stdin any) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return false
+	}
+	pgrp, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCGPGRP)
+	if err != nil || pgrp != unix.Getpgrp() {
+		return false
+	}
+	s.foreground, s.tty = true, int(f.Fd())
+	return true
+}
+
+// restoreForeground gives the terminal back to this process group. A
+// background process group must block SIGTTOU to do that; the mask is
+// per thread, so the thread is locked meanwhile.
+func (s *sysCmd) restoreForeground() {
+	if !s.foreground {
+		return
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set, old unix.Sigset_t
+	set.Val[0] = 1 << (uint(unix.SIGTTOU) - 1)
+	if unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old) != nil {
+		return
+	}
+	_ = unix.IoctlSetPointerInt(s.tty, unix.TIOCSPGRP, unix.Getpgrp())
+	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+}
+
+func (c *Cmd) policyNet() Net {
+	if c.Policy == nil {
+		return NetNone
+	}
+	return c.Policy.Net
+}
+
+func (c *Cmd) logf(format string, a ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "nsrun: "+format+"\n", a...)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,61 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit statuses with a meaning of their own, as the nsrun command uses them.
+const (
+	ExitTimeout       = 124 // the timeout ended the sandbox
+	ExitSetup         = 125 // the sandbox could not be built; nothing ran
+	ExitNotExecutable = 126 // the command exists but cannot be executed
+	ExitNotFound      = 127 // the command was not found inside the sandbox
+)
+
+// ErrUnsupported is returned by Start where no backend exists yet.
+var ErrUnsupported = errors.New("nsrun: no sandbox backend for this operating system")
+
+// SetupError means the payload never ran: the sandbox could not be built
+// (Code 125) or the command could not be started inside it (126, 127).
+type SetupError struct {
+	Code int
+	Msg  string
+}
+
+func (e *SetupError) Error() string { return e.Msg }
+
+// ExitError means the payload ran and did not exit 0.
+type ExitError struct {
+	Code     int  // the status nsrun exits with: the payload's, 128+signal, or 124
+	Signal   int  // the signal that killed the payload, or 0
+	TimedOut bool // the timeout or the context ended the sandbox
+}
+
+func (e *ExitError) Error() string {
+	switch {
+	case e.TimedOut:
+		return "sandbox ended by timeout"
+	case e.Signal != 0:
+		return fmt.Sprintf("payload killed by signal %d", e.Signal)
+	}
+	return fmt.Sprintf("payload exited with status %d", e.Code)
+}
+
+// ExitCode is the status the nsrun command exits with after err from Run or
+// Wait: 0 for nil, the code carried by an ExitError or SetupError, and 125
+// for anything else (the sandbox could not be built).
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	var se *SetupError
+	if errors.As(err, &se) {
+		return se.Code
+	}
+	return ExitSetup
+}

@@ -1,0 +1,245 @@
+package nsrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/ns"
+)
+
+// The init inherits these descriptors from the parent.
+const (
+	specFD   = 3 // the spec, then held open by the parent as a lifeline
+	statusFD = 4 // initMsg lines to the parent
+)
+
+// forwarded are the signals the init passes on to the payload.
+var forwarded = []os.Signal{
+	unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT,
+	unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH,
+}
+
+// runInit is pid 1 of the sandbox. It builds the sandbox in the order that
+// keeps each step possible and each protection in force: mounts and
+// pivot_root (Landlock would forbid them), Landlock, capabilities and
+// NO_NEW_PRIVS, seccomp last; then it starts the payload from the same
+// locked thread, reaps every process and exits with the payload's status.
+func runInit() int {
+	// Capabilities, NO_NEW_PRIVS and (later) seccomp are per thread: the
+	// payload must be forked from the thread that dropped them.
+	runtime.LockOSThread()
+	debug.SetGCPercent(-1)
+	status := os.NewFile(statusFD, "status")
+	fail := func(code int, err error) int {
+		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
+		return code
+	}
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_PDEATHSIG: %w", err))
+	}
+	// Nothing the caller's process leaked may reach the payload.
+	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
+	}
+	spec, err := readSpec(os.NewFile(specFD, "spec"))
+	if err != nil {
+		return fail(ExitSetup, err)
+	}
+	if parentGone() {
+		return ExitSetup
+	}
+	// A non-dumpable init cannot be ptraced by the payload, whose
+	// capabilities are fewer than those of the init's other threads.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
+	}
+	step := stepLogger(spec.Verbose)
+	if err := mounts.Build(spec.Plan); err != nil {
+		return fail(ExitSetup, err)
+	}
+	step("mounts built, old root detached")
+	if spec.Hostname != "" {
+		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
+			return fail(ExitSetup, fmt.Errorf("sethostname %q: %w", spec.Hostname, err))
+		}
+	}
+	if spec.Loopback {
+		if err := ns.LoopbackUp(); err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("lo up")
+	}
+	// Landlock goes here, after the last mount (issue 3).
+	if err := ns.DropPrivileges(); err != nil {
+		return fail(ExitSetup, err)
+	}
+	step("capabilities dropped, no_new_privs set")
+	// seccomp goes here, last before the payload (issue 4).
+	if err := unix.Chdir(spec.Dir); err != nil {
+		return fail(ExitSetup, fmt.Errorf("chdir %s inside the sandbox: %w", spec.Dir, err))
+	}
+	path, err := lookPath(spec.Args[0], spec.Env)
+	if err != nil {
+		return fail(execCode(err), err)
+	}
+
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD}, forwarded...)...)
+	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
+	if spec.Foreground {
+		attr.Sys.Setpgid, attr.Sys.Foreground, attr.Sys.Ctty = true, true, 0
+	}
+	pid, err := syscall.ForkExec(path, spec.Args, attr)
+	if err != nil {
+		err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
+		return fail(execCode(err), err)
+	}
+	send(status, initMsg{Kind: msgStarted})
+	step("payload started")
+
+	lifeline := make(chan struct{})
+	go waitParentExit(lifeline)
+	for {
+		select {
+		case <-lifeline:
+			return ExitSetup
+		case sig := <-sigs:
+			if sig != unix.SIGCHLD {
+				_ = unix.Kill(pid, sig.(unix.Signal))
+				continue
+			}
+			if ws, done := reap(pid); done {
+				m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
+				if ws.Signaled() {
+					m.Signal = int(ws.Signal())
+					m.Code = 128 + m.Signal
+				}
+				send(status, m)
+				return m.Code
+			}
+		}
+	}
+}
+
+// reap collects every exited child, traced or stopped ones included, and
+// reports whether pid was among them.
+func reap(pid int) (unix.WaitStatus, bool) {
+	var payload unix.WaitStatus
+	found := false
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WALL, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || got <= 0 {
+			return payload, found
+		}
+		if got == pid && (ws.Exited() || ws.Signaled()) {
+			payload, found = ws, true
+		}
+	}
+}
+
+// parentGone reports whether the parent has already exited (the lifeline
+// pipe is at end of file), closing the race in which it died before the
+// parent-death signal was set.
+func parentGone() bool {
+	fds := []unix.PollFd{{Fd: specFD, Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLIN) != 0
+}
+
+// waitParentExit returns when the parent closes its end of the lifeline.
+func waitParentExit(gone chan<- struct{}) {
+	var b [1]byte
+	for {
+		_, err := unix.Read(specFD, b[:])
+		if err != unix.EINTR {
+			close(gone)
+			return
+		}
+	}
+}
+
+func send(f *os.File, m initMsg) {
+	b, _ := json.Marshal(m)
+	_, _ = f.Write(append(b, '\n'))
+}
+
+func stepLogger(verbose bool) func(string) {
+	start := time.Now()
+	return func(s string) {
+		if verbose {
+			fmt.Fprintf(os.Stderr, "nsrun: init: %s (%.2f ms)\n", s, ms(time.Since(start)))
+		}
+	}
+}
+
+var errNotFound = errors.New("command not found")
+
+// lookPath finds name in the payload's PATH, inside the sandbox.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, checkExecutable(name)
+	}
+	pathEnv := "/usr/local/bin:/usr/bin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	var denied error
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		err := checkExecutable(p)
+		if err == nil {
+			return p, nil
+		}
+		if !errors.Is(err, unix.ENOENT) && denied == nil {
+			denied = err
+		}
+	}
+	if denied != nil {
+		return "", denied
+	}
+	return "", fmt.Errorf("%s: %w in PATH %s", name, errNotFound, pathEnv)
+}
+
+func checkExecutable(p string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return fmt.Errorf("%s: %w", p, unix.EISDIR)
+	}
+	if err := unix.Access(p, unix.X_OK); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}
+
+// execCode maps a failure to start the payload to 127 (not found) or 126
+// (found, not executable).
+func execCode(err error) int {
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, errNotFound) {
+		return ExitNotFound
+	}
+	return ExitNotExecutable
+}

@@ -1,0 +1,312 @@
+package mounts
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Build makes the planned view and pivots into it. It must run in a mount
+// namespace of its own, owned by a user namespace in which the caller holds
+// CAP_SYS_ADMIN; on return the process root and working directory are the
+// new root and the host tree is detached.
+//
+// Every source is opened and cloned before anything is mounted, so no rule
+// can hide another rule's source.
+func Build(p *Plan) error {
+	if err := unix.Mount("", "/", "", unix.MS_SLAVE|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("make / rslave: %w", err)
+	}
+	root, err := cloneSource(p.Root)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(root)
+	trees := make([]int, len(p.Ops))
+	for i, op := range p.Ops {
+		trees[i] = -1
+		if op.Kind != OpBind {
+			continue
+		}
+		if trees[i], err = cloneSource(op); err != nil {
+			closeAll(trees[:i])
+			return err
+		}
+	}
+	defer closeAll(trees)
+	nodes, err := cloneDevNodes()
+	if err != nil {
+		return err
+	}
+	defer closeAll(nodes)
+
+	// The new root is stacked on the old one; pivot_root(".", ".") later
+	// swaps them without needing a scratch directory.
+	if err := unix.MoveMount(root, "", unix.AT_FDCWD, "/", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount %s on /: %w", p.Root.Source, err)
+	}
+	var scratch scratchFS
+	defer scratch.close()
+	for i, op := range p.Ops {
+		if err := apply(root, op, trees[i], nodes, &scratch); err != nil {
+			return err
+		}
+	}
+	return pivot(root)
+}
+
+func apply(root int, op Op, tree int, nodes []int, scratch *scratchFS) error {
+	target, err := resolve(root, op.Path)
+	if err != nil {
+		if op.Optional && errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return fmt.Errorf("mount point %s: %w", op.Path, explainResolve(err))
+	}
+	defer unix.Close(target)
+	switch op.Kind {
+	case OpBind:
+		return bind(root, op, tree, target)
+	case OpTmpfs:
+		return mountTmpfs(op, target)
+	case OpEmptyFile:
+		return mountEmptyFile(op, target, scratch)
+	case OpDev:
+		return mountDev(op.Path, target, nodes)
+	case OpProc:
+		return mountProc(op.Path, target)
+	}
+	return fmt.Errorf("mount %s: unknown op %d", op.Path, op.Kind)
+}
+
+// resolve opens p under root without following any symlink and without
+// leaving root.
+func resolve(root int, p string) (int, error) {
+	rel := strings.TrimPrefix(p, "/")
+	if rel == "" {
+		rel = "."
+	}
+	return unix.Openat2(root, rel, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+}
+
+func explainResolve(err error) error {
+	if errors.Is(err, unix.ELOOP) {
+		return fmt.Errorf("%w (a symlink is in the way; nsrun never mounts through one)", err)
+	}
+	if errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("%w (it does not exist inside the sandbox's root)", err)
+	}
+	return err
+}
+
+// cloneSource opens op.Source without following symlinks, checks it is the
+// inode the planner saw, and clones its mount tree with the op's attributes.
+func cloneSource(op Op) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, op.Source, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return -1, fmt.Errorf("open %s: %w (a symlink appeared after the path was checked)", op.Source, err)
+		}
+		return -1, fmt.Errorf("open %s: %w", op.Source, err)
+	}
+	defer unix.Close(fd)
+	if err := checkIdentity(fd, op.Source, op.ID); err != nil {
+		return -1, err
+	}
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH|unix.AT_RECURSIVE)
+	if err != nil {
+		return -1, fmt.Errorf("open_tree %s: %w", op.Source, err)
+	}
+	attr := uint64(unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV)
+	if op.ReadOnly {
+		attr |= unix.MOUNT_ATTR_RDONLY
+	}
+	if err := setattr(tree, attr, true); err != nil {
+		unix.Close(tree)
+		return -1, fmt.Errorf("mount_setattr %s: %w", op.Source, err)
+	}
+	return tree, nil
+}
+
+func checkIdentity(fd int, name string, want Identity) error {
+	if want == (Identity{}) {
+		return nil
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("fstat %s: %w", name, err)
+	}
+	if st.Dev != want.Dev || st.Ino != want.Ino {
+		return fmt.Errorf("bind %s: the path now names another file than the one checked (dev %d ino %d, was dev %d ino %d)",
+			name, st.Dev, st.Ino, want.Dev, want.Ino)
+	}
+	return nil
+}
+
+func setattr(fd int, set uint64, recursive bool) error {
+	flags := uint(unix.AT_EMPTY_PATH)
+	if recursive {
+		flags |= unix.AT_RECURSIVE
+	}
+	return unix.MountSetattr(fd, "", flags, &unix.MountAttr{Attr_set: set})
+}
+
+func bind(root int, op Op, tree, target int) error {
+	if err := unix.MoveMount(tree, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount %s on %s: %w", op.Source, op.Path, err)
+	}
+	mounted, err := resolve(root, op.Path)
+	if err != nil {
+		return fmt.Errorf("reopen %s after mounting: %w", op.Path, err)
+	}
+	defer unix.Close(mounted)
+	return checkIdentity(mounted, op.Path, op.ID)
+}
+
+// newFS creates a detached mount of a fresh filesystem.
+func newFS(fstype string, options map[string]string, attr int) (int, error) {
+	fs, err := unix.Fsopen(fstype, unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return -1, fmt.Errorf("fsopen %s: %w", fstype, err)
+	}
+	defer unix.Close(fs)
+	for k, v := range options {
+		if err := unix.FsconfigSetString(fs, k, v); err != nil {
+			return -1, fmt.Errorf("fsconfig %s %s=%s: %w", fstype, k, v, err)
+		}
+	}
+	if err := unix.FsconfigCreate(fs); err != nil {
+		return -1, fmt.Errorf("create %s: %w", fstype, err)
+	}
+	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, attr)
+	if err != nil {
+		return -1, fmt.Errorf("fsmount %s: %w", fstype, err)
+	}
+	return mnt, nil
+}
+
+func mountTmpfs(op Op, target int) error {
+	mnt, err := newFS("tmpfs", map[string]string{"mode": fmt.Sprintf("%o", op.Mode)},
+		unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	if err != nil {
+		return fmt.Errorf("tmpfs on %s: %w", op.Path, err)
+	}
+	defer unix.Close(mnt)
+	for _, mp := range op.Mountpoints {
+		if err := makeMountpoint(mnt, mp); err != nil {
+			return fmt.Errorf("mount point %s/%s: %w", op.Path, mp.Rel, err)
+		}
+	}
+	if op.ReadOnly {
+		if err := setattr(mnt, unix.MOUNT_ATTR_RDONLY, false); err != nil {
+			return fmt.Errorf("mount_setattr ro on %s: %w", op.Path, err)
+		}
+	}
+	if err := unix.MoveMount(mnt, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount tmpfs on %s: %w", op.Path, err)
+	}
+	return nil
+}
+
+// makeMountpoint creates mp and its parents inside a filesystem nsrun made
+// itself, so nothing there can be a symlink.
+func makeMountpoint(dir int, mp Mountpoint) error {
+	parts := strings.Split(mp.Rel, "/")
+	for i := range parts[:len(parts)-1] {
+		if err := unix.Mkdirat(dir, strings.Join(parts[:i+1], "/"), 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+			return err
+		}
+	}
+	if mp.Dir {
+		if err := unix.Mkdirat(dir, mp.Rel, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+			return err
+		}
+		return nil
+	}
+	fd, err := unix.Openat(dir, mp.Rel, unix.O_CREAT|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+	if err != nil {
+		return err
+	}
+	return unix.Close(fd)
+}
+
+// scratchFS is a detached tmpfs holding the empty file that denied files
+// are replaced with; it is never attached anywhere.
+type scratchFS struct {
+	fd   int
+	open bool
+}
+
+func (s *scratchFS) emptyFile() (int, error) {
+	if s.open {
+		return s.fd, nil
+	}
+	fd, err := newFS("tmpfs", map[string]string{"mode": "0555", "size": "4k"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	if err != nil {
+		return -1, err
+	}
+	if err := makeMountpoint(fd, Mountpoint{Rel: "empty"}); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("create empty file: %w", err)
+	}
+	s.fd, s.open = fd, true
+	return fd, nil
+}
+
+func (s *scratchFS) close() {
+	if s.open {
+		unix.Close(s.fd)
+	}
+}
+
+func mountEmptyFile(op Op, target int, scratch *scratchFS) error {
+	dir, err := scratch.emptyFile()
+	if err != nil {
+		return fmt.Errorf("deny %s: %w", op.Path, err)
+	}
+	tree, err := unix.OpenTree(dir, "empty", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("deny %s: open_tree: %w", op.Path, err)
+	}
+	defer unix.Close(tree)
+	if err := setattr(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, false); err != nil {
+		return fmt.Errorf("deny %s: mount_setattr: %w", op.Path, err)
+	}
+	if err := unix.MoveMount(tree, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("deny %s: move_mount: %w", op.Path, err)
+	}
+	return nil
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+// pivot makes root the process root and detaches the old one.
+func pivot(root int) error {
+	if err := unix.Fchdir(root); err != nil {
+		return fmt.Errorf("fchdir to new root: %w", err)
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return fmt.Errorf("pivot_root: %w", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detach old root: %w", err)
+	}
+	if err := unix.Chdir("/"); err != nil {
+		return fmt.Errorf("chdir /: %w", err)
+	}
+	return nil
+}

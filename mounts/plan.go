@@ -1,0 +1,241 @@
+package mounts
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Access is what a rule makes of a path.
+type Access int
+
+const (
+	// ReadOnly binds the host path read-only, nosuid, nodev.
+	ReadOnly Access = iota + 1
+	// ReadWrite binds the host path writable (still nosuid, nodev).
+	ReadWrite
+	// Deny hides the host path behind an empty read-only directory or file.
+	Deny
+	// Tmpfs puts a fresh, empty, writable tmpfs at the path.
+	Tmpfs
+)
+
+func (a Access) String() string {
+	switch a {
+	case ReadOnly:
+		return "ro"
+	case ReadWrite:
+		return "rw"
+	case Deny:
+		return "deny"
+	case Tmpfs:
+		return "tmpfs"
+	}
+	return fmt.Sprintf("Access(%d)", int(a))
+}
+
+// Identity names an inode; a bind is refused unless its source still is it.
+type Identity struct {
+	Dev, Ino uint64
+}
+
+// Rule places one host path in the sandbox, at the same place.
+type Rule struct {
+	Path     string // absolute and canonical
+	Access   Access
+	Dir      bool     // the path is a directory (always true for Tmpfs)
+	ID       Identity // of the host path, for ReadOnly and ReadWrite
+	Mode     uint32   // permission bits of a Tmpfs root (0 means 0755)
+	Optional bool     // skip the rule if the mount point is missing inside
+}
+
+// Input is everything a plan depends on.
+type Input struct {
+	Root   string   // host directory seen as "/" inside; "" means "/"
+	RootID Identity // of Root
+	Rules  []Rule   // in the order given: for the same path the last wins
+}
+
+// OpKind says how an Op mounts.
+type OpKind int
+
+const (
+	// OpBind binds the host tree at Source onto Path.
+	OpBind OpKind = iota + 1
+	// OpTmpfs mounts a fresh tmpfs on Path.
+	OpTmpfs
+	// OpEmptyFile binds an empty read-only file onto Path.
+	OpEmptyFile
+	// OpDev mounts the sandbox's /dev on Path.
+	OpDev
+	// OpProc mounts a procfs of the sandbox's PID namespace on Path.
+	OpProc
+)
+
+// Mountpoint is a path to create inside a fresh filesystem so that a later
+// Op can mount on it.
+type Mountpoint struct {
+	Rel string // relative to the Op's Path
+	Dir bool
+}
+
+// Op is one mount of a plan.
+type Op struct {
+	Kind        OpKind
+	Path        string // where inside the sandbox
+	Source      string // host path, for OpBind
+	ID          Identity
+	ReadOnly    bool
+	Dir         bool
+	Mode        uint32
+	Optional    bool
+	Mountpoints []Mountpoint
+}
+
+// Plan is the whole view: Root first, then Ops in order, parents first.
+type Plan struct {
+	Root Op
+	Ops  []Op
+}
+
+// Reserved paths are built by nsrun itself; rules may not touch them, since
+// a host /proc or /dev inside would undo the PID namespace and the device
+// allow-list.
+var reserved = []string{"/dev", "/proc"}
+
+// Within reports whether p is base or below it. Both must be clean and
+// absolute.
+func Within(p, base string) bool {
+	if base == "/" {
+		return true
+	}
+	return p == base || strings.HasPrefix(p, base+"/")
+}
+
+// Depth is the number of components in a clean absolute path.
+func Depth(p string) int {
+	if p == "/" {
+		return 0
+	}
+	return strings.Count(p, "/")
+}
+
+// Make turns the input into a plan. It fails on a path that is not clean and
+// absolute, on a rule under /dev or /proc, and on a rule that would need to
+// mount below a file.
+func Make(in Input) (*Plan, error) {
+	root := in.Root
+	if root == "" {
+		root = "/"
+	}
+	plan := &Plan{Root: Op{Kind: OpBind, Path: "/", Source: root, ID: in.RootID, ReadOnly: true, Dir: true}}
+
+	last := map[string]Rule{}
+	for _, r := range in.Rules {
+		if err := checkRule(r); err != nil {
+			return nil, err
+		}
+		if r.Path == "/" {
+			switch r.Access {
+			case ReadOnly:
+				plan.Root.ReadOnly = true
+			case ReadWrite:
+				plan.Root.ReadOnly = false
+			default:
+				return nil, fmt.Errorf("%s /: the root can only be read-only or writable", r.Access)
+			}
+			delete(last, "/")
+			continue
+		}
+		last[r.Path] = r
+	}
+
+	rules := make([]Rule, 0, len(last))
+	for _, r := range last {
+		rules = append(rules, r)
+	}
+	sort.Slice(rules, func(i, j int) bool {
+		di, dj := Depth(rules[i].Path), Depth(rules[j].Path)
+		if di != dj {
+			return di < dj
+		}
+		return rules[i].Path < rules[j].Path
+	})
+
+	ops := []Op{
+		{Kind: OpDev, Path: "/dev", Dir: true},
+		{Kind: OpProc, Path: "/proc", Dir: true},
+	}
+	index := map[string]int{}
+	for _, r := range rules {
+		op := opFor(r)
+		if parent := nearest(index, r.Path); parent >= 0 {
+			p := &ops[parent]
+			if !p.Dir {
+				return nil, fmt.Errorf("%s %s: %s is a file and cannot hold it", r.Access, r.Path, p.Path)
+			}
+			if p.Kind == OpTmpfs {
+				rel := strings.TrimPrefix(r.Path, p.Path+"/")
+				p.Mountpoints = append(p.Mountpoints, Mountpoint{Rel: rel, Dir: op.Dir})
+			}
+		}
+		index[r.Path] = len(ops)
+		ops = append(ops, op)
+	}
+	plan.Ops = ops
+	return plan, nil
+}
+
+func checkRule(r Rule) error {
+	if !path.IsAbs(r.Path) || path.Clean(r.Path) != r.Path {
+		return fmt.Errorf("%s %q: not a clean absolute path", r.Access, r.Path)
+	}
+	for _, res := range reserved {
+		if Within(r.Path, res) {
+			return fmt.Errorf("%s %s: %s is built by nsrun and cannot be changed by a rule", r.Access, r.Path, res)
+		}
+	}
+	switch r.Access {
+	case ReadOnly, ReadWrite, Deny:
+	case Tmpfs:
+		if !r.Dir {
+			return fmt.Errorf("tmpfs %s: not a directory", r.Path)
+		}
+	default:
+		return fmt.Errorf("%s: unknown access %d", r.Path, int(r.Access))
+	}
+	return nil
+}
+
+func opFor(r Rule) Op {
+	op := Op{Path: r.Path, Dir: r.Dir, Optional: r.Optional}
+	switch r.Access {
+	case ReadOnly, ReadWrite:
+		op.Kind, op.Source, op.ID, op.ReadOnly = OpBind, r.Path, r.ID, r.Access == ReadOnly
+	case Deny:
+		if r.Dir {
+			op.Kind, op.ReadOnly, op.Mode = OpTmpfs, true, 0o555
+		} else {
+			op.Kind, op.ReadOnly = OpEmptyFile, true
+		}
+	case Tmpfs:
+		op.Kind, op.Mode = OpTmpfs, r.Mode
+		if op.Mode == 0 {
+			op.Mode = 0o755
+		}
+	}
+	return op
+}
+
+// nearest returns the index of the deepest rule op that is a proper
+// ancestor of p, or -1 when only the root covers it. Walking up the path
+// keeps planning linear in the number of rules.
+func nearest(index map[string]int, p string) int {
+	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
+		if i, ok := index[d]; ok {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,46 @@
+package mounts
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// procReadOnly are the procfs entries through which a process could change
+// the host (sysctls, sysrq, interrupt affinity, bus devices).
+var procReadOnly = []string{"sys", "sysrq-trigger", "irq", "bus"}
+
+// mountProc mounts a procfs of the calling process's PID namespace and
+// makes procReadOnly read-only.
+func mountProc(at string, target int) error {
+	proc, err := newFS("proc", nil, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	if err != nil {
+		if errors.Is(err, unix.EPERM) {
+			return fmt.Errorf("mount proc on %s: %w (the host's /proc is partly masked or over-mounted, as when nested in a container: the kernel refuses a new procfs then)", at, err)
+		}
+		return fmt.Errorf("mount proc on %s: %w", at, err)
+	}
+	defer unix.Close(proc)
+	if err := unix.MoveMount(proc, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount proc on %s: %w", at, err)
+	}
+	for _, name := range procReadOnly {
+		tree, err := unix.OpenTree(proc, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("open_tree %s/%s: %w", at, name, err)
+		}
+		err = setattr(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, true)
+		if err == nil {
+			err = unix.MoveMount(tree, "", proc, name, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		}
+		unix.Close(tree)
+		if err != nil {
+			return fmt.Errorf("read-only bind %s/%s: %w", at, name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package ns
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Securebits that keep uid 0 from meaning capabilities, locked so the
+// payload cannot undo them.
+const noRootBits = 1<<0 | 1<<1 | // SECBIT_NOROOT, _LOCKED
+	1<<2 | 1<<3 | // SECBIT_NO_SETUID_FIXUP, _LOCKED
+	1<<5 | // SECBIT_KEEP_CAPS_LOCKED (KEEP_CAPS itself off)
+	1<<6 | 1<<7 // SECBIT_NO_CAP_AMBIENT_RAISE, _LOCKED
+
+// DropPrivileges sets NO_NEW_PRIVS and empties every capability set of the
+// calling thread, bounding and ambient included. The caller must have
+// locked the goroutine to its thread and fork the payload from it.
+func DropPrivileges() error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_SET_NO_NEW_PRIVS: %w", err)
+	}
+	last, err := lastCap()
+	if err != nil {
+		return err
+	}
+	for c := 0; c <= last; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("prctl PR_CAPBSET_DROP %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, noRootBits, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_SET_SECUREBITS: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_CAP_AMBIENT_CLEAR_ALL: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset to empty: %w", err)
+	}
+	return nil
+}
+
+func lastCap() (int, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err != nil {
+		return 0, fmt.Errorf("read cap_last_cap: %w", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("parse /proc/sys/kernel/cap_last_cap %q: %w", b, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,83 @@
+package nsrun
+
+import (
+	"fmt"
+)
+
+// Access is what a rule grants on a path and everything below it, down to
+// a deeper rule.
+type Access int
+
+const (
+	// ReadOnly shows the host path read-only.
+	ReadOnly Access = iota + 1
+	// ReadWrite shows the host path writable.
+	ReadWrite
+	// Deny hides the host path behind an empty read-only directory or file.
+	Deny
+	// Tmpfs puts a fresh empty writable tmpfs at the path.
+	Tmpfs
+)
+
+func (a Access) String() string {
+	switch a {
+	case ReadOnly:
+		return "ro"
+	case ReadWrite:
+		return "rw"
+	case Deny:
+		return "deny"
+	case Tmpfs:
+		return "tmpfs"
+	}
+	return fmt.Sprintf("Access(%d)", int(a))
+}
+
+// Rule gives a host path an Access. The path appears at the same
+// (canonical) place inside; a relative path is taken from the current
+// directory. The deepest rule covering a path decides; for the same path
+// the later rule wins.
+type Rule struct {
+	Path   string
+	Access Access
+}
+
+// Net says which network the sandbox has.
+type Net int
+
+const (
+	// NetNone gives the sandbox its own network namespace with only lo, up.
+	NetNone Net = iota
+	// NetHost shares the host's network.
+	NetHost
+)
+
+// Policy is what a sandbox may see and do. The zero value shows the host
+// root read-only with a private /tmp and no network.
+type Policy struct {
+	// Root is a directory shown read-only as "/" instead of the host root.
+	Root string
+	// Rules lay host paths over the root, in order.
+	Rules []Rule
+	// Net selects the network; the default is none.
+	Net Net
+	// Hostname, if set, is the sandbox's host name.
+	Hostname string
+	// UID and GID are the ids the payload sees; nil means the caller's.
+	UID, GID *int
+}
+
+// RuleError is a rule (or the root) that cannot be applied as asked.
+type RuleError struct {
+	Rule Rule  // Access 0 means Policy.Root
+	Err  error // why, naming the resolved path where it differs
+}
+
+func (e *RuleError) Error() string {
+	if e.Rule.Access == 0 {
+		return fmt.Sprintf("root %s: %v", e.Rule.Path, e.Err)
+	}
+	return fmt.Sprintf("%s %s: %v", e.Rule.Access, e.Rule.Path, e.Err)
+}
+
+func (e *RuleError) Unwrap() error { return e.Err }

@@ -1,0 +1,273 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/ns"
+)
+
+// DirError is a working directory that cannot be used.
+type DirError struct {
+	Dir string
+	Err error
+}
+
+func (e *DirError) Error() string { return fmt.Sprintf("directory %s: %v", e.Dir, e.Err) }
+func (e *DirError) Unwrap() error { return e.Err }
+
+// IDError is a uid or gid that cannot be mapped.
+type IDError struct {
+	Kind string // "uid" or "gid"
+	Err  error
+}
+
+func (e *IDError) Error() string { return fmt.Sprintf("%s: %v", e.Kind, e.Err) }
+func (e *IDError) Unwrap() error { return e.Err }
+
+// prepared is a Cmd turned into what the kernel needs.
+type prepared struct {
+	spec             initSpec
+	report           Report
+	uid, gid         int
+	hostUID, hostGID int
+}
+
+var reservedPaths = []string{"/dev", "/proc"}
+
+func identity(info os.FileInfo) mounts.Identity {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return mounts.Identity{}
+	}
+	return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
+}
+
+func toMountAccess(a Access) mounts.Access {
+	switch a {
+	case ReadOnly:
+		return mounts.ReadOnly
+	case ReadWrite:
+		return mounts.ReadWrite
+	case Deny:
+		return mounts.Deny
+	case Tmpfs:
+		return mounts.Tmpfs
+	}
+	return 0
+}
+
+func (c *Cmd) prepare() (*prepared, error) {
+	p := c.Policy
+	if p == nil {
+		p = &Policy{}
+	}
+	if len(c.Args) == 0 || c.Args[0] == "" {
+		return nil, &SetupError{Code: ExitSetup, Msg: "no command given"}
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("current directory: %w", err)
+	}
+	root := "/"
+	var rootInfo os.FileInfo
+	if p.Root != "" {
+		root, rootInfo, err = canonical(p.Root, cwd)
+		if err == nil && !rootInfo.IsDir() {
+			err = fmt.Errorf("%s is %s, not a directory", root, fileKind(rootInfo.Mode()))
+		}
+		if err != nil {
+			return nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
+		}
+	} else if rootInfo, err = os.Stat("/"); err != nil {
+		return nil, fmt.Errorf("stat /: %w", err)
+	}
+
+	rules := internalRules(root, p.Net == NetHost)
+	for _, r := range p.Rules {
+		cr, err := canonicalRule(r, cwd)
+		if err != nil {
+			return nil, err
+		}
+		for _, res := range reservedPaths {
+			if mounts.Within(cr.Canon, res) {
+				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
+			}
+		}
+		rules = append(rules, cr)
+	}
+
+	in := mounts.Input{Root: root, RootID: identity(rootInfo)}
+	for _, r := range rules {
+		mr := mounts.Rule{Path: r.Canon, Access: toMountAccess(r.Access), Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
+		if r.Access == ReadOnly || r.Access == ReadWrite {
+			mr.ID = identity(r.info)
+		}
+		if r.internal && r.Canon == "/tmp" {
+			mr.Mode = 0o1777
+		}
+		in.Rules = append(in.Rules, mr)
+	}
+	plan, err := mounts.Make(in)
+	if err != nil {
+		return nil, &SetupError{Code: ExitSetup, Msg: "plan mounts: " + err.Error()}
+	}
+
+	prep := &prepared{hostUID: os.Getuid(), hostGID: os.Getgid()}
+	prep.uid, prep.gid = prep.hostUID, prep.hostGID
+	if p.UID != nil {
+		prep.uid = *p.UID
+	}
+	if p.GID != nil {
+		prep.gid = *p.GID
+	}
+	if err := ns.CheckID(int64(prep.uid)); err != nil {
+		return nil, &IDError{Kind: "uid", Err: err}
+	}
+	if err := ns.CheckID(int64(prep.gid)); err != nil {
+		return nil, &IDError{Kind: "gid", Err: err}
+	}
+
+	dir, err := c.workDir(root, rules, cwd)
+	if err != nil {
+		return nil, err
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	prep.spec = initSpec{
+		Plan:     plan,
+		Args:     c.Args,
+		Env:      fixTmpdir(env, rules),
+		Dir:      dir,
+		Hostname: p.Hostname,
+		Loopback: p.Net != NetHost,
+		Verbose:  c.Log != nil,
+	}
+	prep.report = baseReport(plan, p.Net == NetHost)
+	return prep, nil
+}
+
+// internalRules are the paths nsrun itself replaces: a private /tmp, and
+// /run (with /var/run when it is a real directory) so host daemons' sockets
+// are out of reach. With the host network, the resolver file that
+// /etc/resolv.conf points to under /run stays visible, read-only.
+func internalRules(root string, hostNet bool) []canonRule {
+	tmpfs := func(p string) canonRule {
+		return canonRule{Rule: Rule{Path: p, Access: Tmpfs}, Canon: p, Dir: true, internal: true}
+	}
+	rules := []canonRule{tmpfs("/tmp"), tmpfs("/run")}
+	if fi, err := os.Lstat(filepath.Join(root, "var/run")); err == nil && fi.IsDir() {
+		rules = append(rules, tmpfs("/var/run"))
+	}
+	if hostNet && root == "/" {
+		target, err := filepath.EvalSymlinks("/etc/resolv.conf")
+		if err == nil && (mounts.Within(target, "/run") || mounts.Within(target, "/var/run")) {
+			if fi, err := os.Lstat(target); err == nil && fi.Mode().IsRegular() {
+				rules = append(rules, canonRule{Rule: Rule{Path: target, Access: ReadOnly}, Canon: target, info: fi, internal: true})
+			}
+		}
+	}
+	return rules
+}
+
+// visible reports whether the host directory q shows inside at the same
+// place with the same content.
+func visible(root string, rules []canonRule, q string) bool {
+	r, ok := cover(rules, q)
+	if !ok {
+		if root == "/" {
+			return true
+		}
+		fi, err := os.Stat(filepath.Join(root, q))
+		return err == nil && fi.IsDir()
+	}
+	return r.Access == ReadOnly || r.Access == ReadWrite
+}
+
+func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error) {
+	if c.Dir != "" {
+		dir := absPath(c.Dir, cwd)
+		r, ok := cover(rules, dir)
+		if ok && (r.Access == Tmpfs || r.Access == Deny) {
+			if dir == r.Canon {
+				return dir, nil
+			}
+			return "", &DirError{Dir: c.Dir, Err: fmt.Errorf("%s is inside %s %s, which starts empty", dir, r.Access, r.Canon)}
+		}
+		host := dir
+		if !ok && root != "/" {
+			host = filepath.Join(root, dir)
+		}
+		fi, err := os.Stat(host)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return "", &DirError{Dir: c.Dir, Err: errors.New("no such directory inside the sandbox")}
+			}
+			return "", &DirError{Dir: c.Dir, Err: err}
+		}
+		if !fi.IsDir() {
+			return "", &DirError{Dir: c.Dir, Err: fmt.Errorf("is %s, not a directory", fileKind(fi.Mode()))}
+		}
+		return dir, nil
+	}
+	if canon, err := filepath.EvalSymlinks(cwd); err == nil && visible(root, rules, canon) {
+		return canon, nil
+	}
+	for _, r := range rules {
+		if !r.internal && r.Access == ReadWrite && r.Dir {
+			return r.Canon, nil
+		}
+	}
+	return "/", nil
+}
+
+// fixTmpdir points TMPDIR at /tmp when it names a place the payload cannot
+// write, so tools that honour it keep working.
+func fixTmpdir(env []string, rules []canonRule) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			r, covered := cover(rules, filepath.Clean(v))
+			if !filepath.IsAbs(v) || !covered || (r.Access != ReadWrite && r.Access != Tmpfs) {
+				kv = "TMPDIR=/tmp"
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func baseReport(plan *mounts.Plan, hostNet bool) Report {
+	r := Report{
+		Version:     1,
+		Backend:     "linux",
+		Enforcement: "partial",
+		Namespaces:  NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
+		Filesystem:  FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
+		Landlock:    LayerReport{Status: "off", Reason: "this build has no Landlock layer yet"},
+		Seccomp:     LayerReport{Status: "off", Reason: "this build has no seccomp layer yet"},
+	}
+	if !plan.Root.ReadOnly {
+		r.Filesystem.RW = append(r.Filesystem.RW, "/")
+	}
+	for _, op := range plan.Ops {
+		switch {
+		case op.Kind == mounts.OpBind && op.ReadOnly:
+			r.Filesystem.RO = append(r.Filesystem.RO, op.Path)
+		case op.Kind == mounts.OpBind:
+			r.Filesystem.RW = append(r.Filesystem.RW, op.Path)
+		case op.Kind == mounts.OpEmptyFile, op.Kind == mounts.OpTmpfs && op.ReadOnly:
+			r.Filesystem.Deny = append(r.Filesystem.Deny, op.Path)
+		case op.Kind == mounts.OpTmpfs:
+			r.Filesystem.Tmpfs = append(r.Filesystem.Tmpfs, op.Path)
+		}
+	}
+	return r
+}

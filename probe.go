@@ -1,0 +1,18 @@
+package nsrun
+
+// Probe is what this host can enforce, and why not where it cannot.
+type Probe struct {
+	UserNamespaces ProbeItem `json:"user_namespaces"`
+	MountSetattr   ProbeItem `json:"mount_setattr"`
+	Landlock       ProbeItem `json:"landlock"`
+	LandlockABI    int       `json:"landlock_abi"`
+	Seccomp        ProbeItem `json:"seccomp"`
+	CgroupV2       ProbeItem `json:"cgroup_v2"`
+	CgroupV2Path   string    `json:"cgroup_v2_path,omitempty"`
+}
+
+// ProbeItem is one capability of the host.
+type ProbeItem struct {
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package nsrun
+
+// ProbeHost reports that this system has no backend yet.
+func ProbeHost() Probe {
+	no := ProbeItem{Detail: ErrUnsupported.Error()}
+	return Probe{UserNamespaces: no, MountSetattr: no, Landlock: no, Seccomp: no, CgroupV2: no}
+}

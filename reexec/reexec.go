@@ -1,0 +1,43 @@
+// Package reexec starts the running program again as a named stage and
+// dispatches to that stage when the program finds itself started that way.
+//
+// A stage is chosen by argv[0] alone, so a re-executed process carries no
+// other argument and no environment of its own: anything it needs comes
+// over inherited file descriptors. The registry is the only global state,
+// filled by package initialization before main runs.
+package reexec
+
+import (
+	"fmt"
+	"os"
+)
+
+var stages = map[string]func() int{}
+
+// Register names a stage. Names must be unique and should not look like a
+// program a user would run.
+func Register(name string, stage func() int) error {
+	if _, dup := stages[name]; dup {
+		return fmt.Errorf("reexec: stage %q registered twice", name)
+	}
+	stages[name] = stage
+	return nil
+}
+
+// Init runs the stage named by argv[0], if any, and returns its exit code
+// with ran set. Programs call it first in main and exit with the code when
+// ran is true.
+func Init() (code int, ran bool) {
+	if len(os.Args) == 0 {
+		return 0, false
+	}
+	stage, ok := stages[os.Args[0]]
+	if !ok {
+		return 0, false
+	}
+	return stage(), true
+}
+
+// Self is the path that re-executes the running program, immune to the
+// binary being moved or replaced on disk after it started.
+const Self = "/proc/self/exe"

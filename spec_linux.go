@@ -1,0 +1,78 @@
+package nsrun
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/nsrun/nsrun/mounts"
+)
+
+// initStage is argv[0] of the re-executed init; it is all /proc/1/cmdline
+// shows inside.
+const initStage = "nsrun-init"
+
+// initSpec is everything the init needs, sent over an inherited pipe so
+// none of it appears in the init's argv or environment.
+type initSpec struct {
+	Plan       *mounts.Plan `json:"plan"`
+	Args       []string     `json:"args"`
+	Env        []string     `json:"env"`
+	Dir        string       `json:"dir"`
+	Hostname   string       `json:"hostname,omitempty"`
+	Loopback   bool         `json:"loopback"`
+	Foreground bool         `json:"foreground"`
+	Verbose    bool         `json:"verbose"`
+}
+
+// maxSpec bounds what the init will read, so a broken pipe cannot make it
+// allocate without limit.
+const maxSpec = 64 << 20
+
+func writeSpec(w io.Writer, s *initSpec) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(b)))
+	if _, err := w.Write(append(n[:], b...)); err != nil {
+		return fmt.Errorf("send spec to init: %w", err)
+	}
+	return nil
+}
+
+func readSpec(r io.Reader) (*initSpec, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, fmt.Errorf("read spec length: %w", err)
+	}
+	size := binary.BigEndian.Uint32(n[:])
+	if size > maxSpec {
+		return nil, fmt.Errorf("spec of %d bytes is over the %d limit", size, maxSpec)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, fmt.Errorf("read spec: %w", err)
+	}
+	var s initSpec
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("decode spec: %w", err)
+	}
+	return &s, nil
+}
+
+// initMsg is one line the init sends to the parent on the status pipe.
+type initMsg struct {
+	Kind   string `json:"kind"` // started, error or exit
+	Code   int    `json:"code,omitempty"`
+	Signal int    `json:"signal,omitempty"`
+	Msg    string `json:"msg,omitempty"`
+}
+
+const (
+	msgStarted = "started"
+	msgError   = "error"
+	msgExit    = "exit"
+)
