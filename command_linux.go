@@ -100,6 +100,7 @@ func (c *Cmd) Start() error {
 	startErr := make(chan error, 1)
 	go s.forkAndHold(startErr)
 	err = <-startErr
+	c.logf("init started in new namespaces at %.2f ms", ms(time.Since(s.started)))
 	specR.Close()
 	statusW.Close()
 	if err != nil {
@@ -197,8 +198,9 @@ func (c *Cmd) Wait() error {
 	if s == nil || s.running.IsZero() {
 		return errors.New("nsrun: Wait without a successful Start")
 	}
-	waitErr := s.init.Wait()
 	msg, msgErr := s.next()
+	waitErr := s.init.Wait()
+	c.logf("sandbox gone at %.2f ms", ms(time.Since(s.started)))
 	s.finish()
 	s.restoreForeground()
 	c.report.TimingsMS.Run = ms(time.Since(s.running))
