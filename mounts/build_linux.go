@@ -178,6 +178,9 @@ func newFS(fstype string, options map[string]string, attr int) (int, error) {
 		return -1, fmt.Errorf("fsopen %s: %w", fstype, err)
 	}
 	defer unix.Close(fs)
+	if err := unix.FsconfigSetString(fs, "source", fstype); err != nil {
+		return -1, fmt.Errorf("fsconfig %s source: %w", fstype, err)
+	}
 	for k, v := range options {
 		if err := unix.FsconfigSetString(fs, k, v); err != nil {
 			return -1, fmt.Errorf("fsconfig %s %s=%s: %w", fstype, k, v, err)
@@ -194,7 +197,9 @@ func newFS(fstype string, options map[string]string, attr int) (int, error) {
 }
 
 func mountTmpfs(op Op, target int) error {
-	mnt, err := newFS("tmpfs", map[string]string{"mode": fmt.Sprintf("%o", op.Mode)},
+	// Created 0755 so mount points can be made without CAP_DAC_OVERRIDE;
+	// the planned mode is set afterwards.
+	mnt, err := newFS("tmpfs", map[string]string{"mode": "755"},
 		unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
 	if err != nil {
 		return fmt.Errorf("tmpfs on %s: %w", op.Path, err)
@@ -203,6 +208,11 @@ func mountTmpfs(op Op, target int) error {
 	for _, mp := range op.Mountpoints {
 		if err := makeMountpoint(mnt, mp); err != nil {
 			return fmt.Errorf("mount point %s/%s: %w", op.Path, mp.Rel, err)
+		}
+	}
+	if op.Mode != 0o755 {
+		if err := chmodRoot(mnt, op.Mode); err != nil {
+			return fmt.Errorf("chmod %s: %w", op.Path, err)
 		}
 	}
 	if op.ReadOnly {
@@ -214,6 +224,16 @@ func mountTmpfs(op Op, target int) error {
 		return fmt.Errorf("move_mount tmpfs on %s: %w", op.Path, err)
 	}
 	return nil
+}
+
+// chmodRoot sets the mode of the root directory of a detached mount.
+func chmodRoot(mnt int, mode uint32) error {
+	fd, err := unix.Openat(mnt, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Fchmod(fd, mode)
 }
 
 // makeMountpoint creates mp and its parents inside a filesystem nsrun made
@@ -249,7 +269,7 @@ func (s *scratchFS) emptyFile() (int, error) {
 	if s.open {
 		return s.fd, nil
 	}
-	fd, err := newFS("tmpfs", map[string]string{"mode": "0555", "size": "4k"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	fd, err := newFS("tmpfs", map[string]string{"mode": "0755", "size": "4k"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
 		return -1, err
 	}

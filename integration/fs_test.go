@@ -1,0 +1,193 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRootIsReadOnly(t *testing.T) {
+	ws := workspace(t)
+	outside := workspace(t)
+	writeFile(t, filepath.Join(outside, "keep"), "host")
+	// The outside directory is visible only if not under the private /tmp.
+	for _, tc := range []struct{ op, path, want string }{
+		{"write", "/etc/nsrun-probe", "EROFS"},
+		{"write", "/usr/nsrun-probe", "EROFS"},
+		{"mkdir", "/var/tmp/nsrun-probe-dir", "EROFS"},
+		{"write", filepath.Join(ws, "ok"), "ok"},
+	} {
+		got := helper(t, []string{"--rw", ws}, tc.op, tc.path)
+		expect(t, tc.op+" "+tc.path, got, tc.want)
+	}
+	if _, err := os.Stat("/etc/nsrun-probe"); !os.IsNotExist(err) {
+		t.Errorf("/etc/nsrun-probe exists on the host: %v", err)
+	}
+	expect(t, "workspace file on the host", readFile(t, filepath.Join(ws, "ok")), "x")
+	// A host directory bound read-only stays unchanged.
+	got := helper(t, []string{"--rw", ws, "--ro", outside}, "write", filepath.Join(outside, "keep"))
+	expect(t, "write into --ro", got, "EROFS")
+	expect(t, "host file under --ro", readFile(t, filepath.Join(outside, "keep")), "host")
+}
+
+func TestReadOnlyInsideWritableHolds(t *testing.T) {
+	ws := workspace(t)
+	git := filepath.Join(ws, ".git")
+	writeFile(t, filepath.Join(git, "config"), "[core]\n")
+	writeFile(t, filepath.Join(git, "hooks", "pre-commit"), "#!/bin/sh\n")
+	opts := []string{"--rw", ws, "--ro", git}
+	for _, tc := range []struct {
+		op   string
+		args []string
+		want string
+	}{
+		{"write", []string{filepath.Join(git, "config")}, "EROFS"},
+		{"write", []string{filepath.Join(git, "hooks", "post-checkout")}, "EROFS"},
+		{"remove", []string{filepath.Join(git, "config")}, "EROFS"},
+		{"rename", []string{git, filepath.Join(ws, "moved")}, "EBUSY"},
+		{"rmdir", []string{git}, "EBUSY"},
+		{"rename", []string{filepath.Join(ws, "other"), git}, "ENOENT"},
+		{"write", []string{filepath.Join(ws, "file")}, "ok"},
+	} {
+		got := helper(t, opts, tc.op, tc.args...)
+		expect(t, tc.op+" "+strings.Join(tc.args, " "), got, tc.want)
+	}
+	// Replacing .git with a directory of the payload's own fails too.
+	r := run(t, ws, append(opts, "--", "/bin/sh", "-c", "mkdir "+ws+"/fake && mv -T "+ws+"/fake "+git)...)
+	if r.code == 0 {
+		t.Errorf("replacing .git succeeded: %v", r)
+	}
+	expect(t, ".git/config on the host", readFile(t, filepath.Join(git, "config")), "[core]\n")
+	if _, err := os.Stat(filepath.Join(git, "hooks", "post-checkout")); !os.IsNotExist(err) {
+		t.Errorf("hook planted on the host: %v", err)
+	}
+}
+
+func TestDenyHidesFilesAndDirectories(t *testing.T) {
+	ws := workspace(t)
+	secretFile := filepath.Join(ws, "token")
+	secretDir := filepath.Join(ws, "secrets")
+	writeFile(t, secretFile, "s3cret")
+	writeFile(t, filepath.Join(secretDir, "key"), "private")
+	writeFile(t, filepath.Join(secretDir, "public", "readme"), "hello")
+	opts := []string{"--rw", ws, "--deny", secretFile, "--deny", secretDir}
+	expect(t, "denied file", helper(t, opts, "read", secretFile), `""`)
+	expect(t, "denied dir", helper(t, opts, "ls", secretDir), "")
+	expect(t, "write denied file", helper(t, opts, "write", secretFile), "EROFS")
+	expect(t, "write in denied dir", helper(t, opts, "write", filepath.Join(secretDir, "x")), "EROFS")
+	// A deeper grant under a deny shows just that part.
+	opts = append(opts, "--ro", filepath.Join(secretDir, "public"))
+	expect(t, "dir under deny", helper(t, opts, "ls", secretDir), "public")
+	expect(t, "grant under deny", helper(t, opts, "read", filepath.Join(secretDir, "public", "readme")), `"hello"`)
+	expect(t, "host secret", readFile(t, secretFile), "s3cret")
+}
+
+func TestTmpIsPrivate(t *testing.T) {
+	marker, err := os.CreateTemp("/tmp", "nsrun-host-marker-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker.Close()
+	defer os.Remove(marker.Name())
+	expect(t, "host /tmp file inside", helper(t, nil, "read", marker.Name()), "ENOENT")
+	expect(t, "write /tmp inside", helper(t, nil, "write", "/tmp/inside-only"), "ok")
+	if _, err := os.Stat("/tmp/inside-only"); !os.IsNotExist(err) {
+		t.Errorf("a write to the sandbox's /tmp reached the host: %v", err)
+	}
+	r := run(t, "/", "--env", "TMPDIR=/nonexistent", "--", "/bin/sh", "-c", "echo $TMPDIR")
+	expect(t, "TMPDIR outside the writable paths", r.stdout, "/tmp")
+}
+
+func TestRunIsPrivate(t *testing.T) {
+	ents, err := os.ReadDir("/run")
+	if err != nil || len(ents) == 0 {
+		t.Skip("the host's /run is empty")
+	}
+	expect(t, "ls /run", helper(t, nil, "ls", "/run"), "")
+}
+
+func TestTmpfsOption(t *testing.T) {
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "cache", "old"), "old")
+	opts := []string{"--rw", ws, "--tmpfs", filepath.Join(ws, "cache")}
+	expect(t, "tmpfs starts empty", helper(t, opts, "ls", filepath.Join(ws, "cache")), "")
+	expect(t, "tmpfs writable", helper(t, opts, "write", filepath.Join(ws, "cache", "new")), "ok")
+	if _, err := os.Stat(filepath.Join(ws, "cache", "new")); !os.IsNotExist(err) {
+		t.Errorf("a tmpfs write reached the host: %v", err)
+	}
+}
+
+func TestDevIsMinimal(t *testing.T) {
+	got := helper(t, nil, "ls", "/dev")
+	expect(t, "ls /dev", got, "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero")
+	expect(t, "write /dev/null", helper(t, nil, "write", "/dev/null"), "ok")
+	expect(t, "new file in /dev", helper(t, nil, "write", "/dev/sda"), "EROFS")
+	expect(t, "mknod", helper(t, nil, "mknod", "/dev/shm/mem"), "EPERM")
+	expect(t, "devpts ptmx", helper(t, nil, "ls", "/dev/pts"), "ptmx")
+}
+
+func TestProcIsPrivateAndGuarded(t *testing.T) {
+	expect(t, "write /proc/sys", helper(t, nil, "write", "/proc/sys/kernel/hostname"), "EROFS")
+	// Unprivileged, permissions refuse before the read-only mount does.
+	if got := helper(t, nil, "append", "/proc/irq/default_smp_affinity"); got != "EROFS" && (os.Getuid() == 0 || got != "EACCES") {
+		t.Errorf("write /proc/irq: got %s, want EROFS", got)
+	}
+	if _, err := os.Stat("/proc/sysrq-trigger"); err == nil {
+		got := helper(t, nil, "append", "/proc/sysrq-trigger")
+		if got != "EROFS" && got != "EACCES" {
+			t.Errorf("write /proc/sysrq-trigger: got %s, want EROFS or EACCES", got)
+		}
+	}
+	r := run(t, "/", "--", "/bin/sh", "-c", "ls -d /proc/[0-9]* | wc -l")
+	if r.stdout == "" || len(r.stdout) > 1 {
+		t.Errorf("pids visible inside: %v", r)
+	}
+	// The test process's own pid does not exist inside.
+	expect(t, "signal a host pid", helper(t, nil, "kill", itoa(os.Getpid()), "0"), "ESRCH")
+}
+
+func TestEveryMountNosuidNodevAndRootReadOnly(t *testing.T) {
+	ws := workspace(t)
+	r := run(t, "/", "--rw", ws, "--", "/bin/cat", "/proc/self/mountinfo")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	for _, line := range strings.Split(r.stdout, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		mp, opts := f[4], f[5]
+		if !strings.Contains(opts, "nosuid") {
+			t.Errorf("%s lacks nosuid: %s", mp, line)
+		}
+		dev := mp == "/dev" || strings.HasPrefix(mp, "/dev/")
+		if !dev && !strings.Contains(opts, "nodev") {
+			t.Errorf("%s lacks nodev: %s", mp, line)
+		}
+		writable := mp == ws || mp == "/tmp" || mp == "/run" || mp == "/var/run" || mp == "/dev/shm" || mp == "/dev/pts" ||
+			dev && mp != "/dev" || mp == "/proc" || strings.HasPrefix(mp, "/proc/") && !strings.HasPrefix(mp, "/proc/sys") && mp != "/proc/sysrq-trigger" && mp != "/proc/irq" && mp != "/proc/bus"
+		if !writable && !strings.HasPrefix(opts, "ro") {
+			t.Errorf("%s is not read-only: %s", mp, line)
+		}
+	}
+}
+
+func TestSymlinkMountPointRefused(t *testing.T) {
+	root := workspace(t)
+	for _, d := range []string{"bin", "etc", "dev", "proc", "run"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// /tmp inside the new root is a symlink to a host directory: nsrun
+	// must refuse to mount through it.
+	if err := os.Symlink("/var", filepath.Join(root, "tmp")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "/", "--root", root, "--", "/helper")
+	if r.code != 125 || !strings.Contains(r.stderr, "symlink") {
+		t.Errorf("want exit 125 naming the symlink, got %v", r)
+	}
+}

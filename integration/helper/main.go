@@ -1,0 +1,123 @@
+// Command helper runs inside test sandboxes and reports the outcome of one
+// operation as "ok" or the errno's name, so tests can assert exact errors
+// without depending on a shell's wording.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: helper OP [ARG...]")
+		os.Exit(2)
+	}
+	out, err := run(os.Args[1], os.Args[2:])
+	if err != nil {
+		fmt.Println(errnoName(err))
+		return
+	}
+	fmt.Println(out)
+}
+
+func run(op string, args []string) (string, error) {
+	switch op {
+	case "write": // write PATH: create or truncate and write "x"
+		return "ok", os.WriteFile(args[0], []byte("x"), 0o644)
+	case "append": // append PATH
+		f, err := os.OpenFile(args[0], os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		_, err = f.WriteString("x")
+		return "ok", err
+	case "read":
+		b, err := os.ReadFile(args[0])
+		return strconv.Quote(string(b)), err
+	case "mkdir":
+		return "ok", os.Mkdir(args[0], 0o755)
+	case "rename":
+		return "ok", unix.Rename(args[0], args[1])
+	case "remove":
+		return "ok", unix.Unlink(args[0])
+	case "rmdir":
+		return "ok", unix.Rmdir(args[0])
+	case "symlink":
+		return "ok", os.Symlink(args[0], args[1])
+	case "link":
+		return "ok", os.Link(args[0], args[1])
+	case "ls":
+		ents, err := os.ReadDir(args[0])
+		names := make([]string, 0, len(ents))
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return strings.Join(names, " "), err
+	case "kill": // kill PID SIG
+		pid, _ := strconv.Atoi(args[0])
+		sig, _ := strconv.Atoi(args[1])
+		return "ok", unix.Kill(pid, unix.Signal(sig))
+	case "mount":
+		return "ok", unix.Mount("tmpfs", args[0], "tmpfs", 0, "")
+	case "remount-rw":
+		return "ok", unix.Mount("", args[0], "", unix.MS_REMOUNT|unix.MS_BIND, "")
+	case "unshare-user":
+		return "ok", unix.Unshare(unix.CLONE_NEWUSER)
+	case "mknod":
+		return "ok", unix.Mknod(args[0], unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3)))
+	case "chroot":
+		return "ok", unix.Chroot("/")
+	case "loopback": // listen and connect on 127.0.0.1
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		defer ln.Close()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return "", err
+		}
+		c.Close()
+		return "ok", nil
+	case "ifaces":
+		ifs, err := net.Interfaces()
+		var out []string
+		for _, i := range ifs {
+			state := "down"
+			if i.Flags&net.FlagUp != 0 {
+				state = "up"
+			}
+			out = append(out, i.Name+":"+state)
+		}
+		return strings.Join(out, " "), err
+	case "dial-unix":
+		c, err := net.Dial("unix", args[0])
+		if err != nil {
+			return "", err
+		}
+		c.Close()
+		return "ok", nil
+	case "ids":
+		return fmt.Sprintf("%d %d %d", os.Getuid(), os.Getgid(), os.Getppid()), nil
+	}
+	return "", fmt.Errorf("unknown op %q", op)
+}
+
+func errnoName(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		if name := unix.ErrnoName(errno); name != "" {
+			return name
+		}
+	}
+	return "error: " + err.Error()
+}

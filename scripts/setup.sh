@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building and testing nsrun needs on a Debian machine, and
+# the unprivileged user the integration tests run as. Safe to run again.
+set -euo pipefail
+
+TEST_USER="${NSRUN_TEST_USER:-nsrun-test}"
+need=()
+command -v gcc >/dev/null || need+=(gcc)
+command -v git >/dev/null || need+=(git)
+command -v tmux >/dev/null || need+=(tmux)
+command -v runuser >/dev/null || need+=(util-linux)
+[ -e /usr/include/seccomp.h ] || need+=(libseccomp-dev)
+command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || need+=(golang-go)
+
+if [ "${#need[@]}" -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing ${need[*]}; run as root (or install them) first" >&2
+		exit 1
+	fi
+	echo "setup: installing ${need[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if [ "$(id -u)" -eq 0 ] && ! id "$TEST_USER" >/dev/null 2>&1; then
+	echo "setup: creating the unprivileged test user $TEST_USER"
+	useradd --create-home --shell /bin/bash "$TEST_USER"
+fi
