@@ -1,0 +1,227 @@
+package integration
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestExitStatuses(t *testing.T) {
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "noexec"), "#!/bin/sh\necho hi\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"zero", []string{"/bin/true"}, 0},
+		{"own status", []string{"/bin/sh", "-c", "exit 3"}, 3},
+		{"signal", []string{"/bin/sh", "-c", "kill -TERM $$"}, 128 + 15},
+		{"sigkill", []string{"/bin/sh", "-c", "kill -KILL $$"}, 128 + 9},
+		{"not found", []string{"no-such-command-nsrun"}, 127},
+		{"not found by path", []string{"/no/such/file"}, 127},
+		{"not executable", []string{filepath.Join(ws, "noexec")}, 126},
+		{"a directory", []string{"/usr"}, 126},
+		{"timeout", []string{"--timeout", "300ms", "--", "/bin/sleep", "30"}, 124},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if args[0] != "--timeout" {
+				args = append([]string{"--rw", ws, "--"}, args...)
+			}
+			start := time.Now()
+			r := run(t, ws, args...)
+			if r.code != tc.want {
+				t.Errorf("got %v, want exit %d", r, tc.want)
+			}
+			if tc.want == 124 && time.Since(start) > 20*time.Second {
+				t.Errorf("timeout took %v", time.Since(start))
+			}
+		})
+	}
+}
+
+func TestCommandNamedLikeAnOptionIsExecuted(t *testing.T) {
+	ws := workspace(t)
+	script := filepath.Join(ws, "--help")
+	writeFile(t, script, "#!/bin/sh\necho ran-as-command\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "--rw", ws, "--chdir", ws, "--env", "PATH="+ws+":/usr/bin:/bin", "--", "--help")
+	expect(t, "stdout", r.stdout, "ran-as-command")
+	// Options after the command belong to the command.
+	r = run(t, ws, "--", "/bin/echo", "--rw", "x")
+	expect(t, "stdout", r.stdout, "--rw x")
+}
+
+func TestCapabilitiesEmptyAndNoNewPrivs(t *testing.T) {
+	r := run(t, "/", "--", "/bin/cat", "/proc/self/status")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	want := map[string]string{
+		"CapInh": "0000000000000000", "CapPrm": "0000000000000000", "CapEff": "0000000000000000",
+		"CapBnd": "0000000000000000", "CapAmb": "0000000000000000", "NoNewPrivs": "1",
+	}
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		if w, ok := want[k]; ok {
+			expect(t, k, strings.TrimSpace(v), w)
+			delete(want, k)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing from /proc/self/status: %v", want)
+	}
+	// Even as uid 0 inside, nothing privileged works.
+	for _, tc := range []struct{ op, arg, want string }{
+		{"mount", "/tmp", "EPERM"},
+		{"remount-rw", "/", "EPERM"},
+		{"chroot", "", "EPERM"},
+		{"mknod", "/tmp/null", "EPERM"},
+	} {
+		expect(t, tc.op+" as uid 0", helper(t, []string{"--uid", "0", "--gid", "0"}, tc.op, tc.arg), tc.want)
+	}
+}
+
+func TestIdsAndHostname(t *testing.T) {
+	got := helper(t, []string{"--uid", "1234", "--gid", "99"}, "ids")
+	// The payload's parent is the init, pid 1.
+	expect(t, "uid gid ppid", got, "1234 99 1")
+	r := run(t, "/", "--hostname", "box", "--", "/bin/cat", "/proc/sys/kernel/hostname")
+	expect(t, "hostname", r.stdout, "box")
+	host, _ := os.Hostname()
+	if host == "box" {
+		t.Fatal("the host's name changed")
+	}
+	r = run(t, "/", "--", "/bin/sh", "-c", "id -u; id -g")
+	expect(t, "default ids", r.stdout, itoa(os.Getuid())+"\n"+itoa(os.Getgid()))
+}
+
+func TestEnvironment(t *testing.T) {
+	env := []string{"NSRUN_SECRET=hunter2", "NSRUN_KEEP=kept"}
+	r := runEnv(t, "/", env, "--unset-env", "NSRUN_SECRET", "--env", "NSRUN_SET=a=b", "--",
+		"/bin/sh", "-c", `echo "$NSRUN_KEEP|$NSRUN_SET|${NSRUN_SECRET-unset}"; tr '\0' '\n' </proc/1/environ; tr '\0' ' ' </proc/1/cmdline`)
+	lines := strings.Split(r.stdout, "\n")
+	expect(t, "payload env", lines[0], "kept|a=b|unset")
+	expect(t, "init environ and cmdline", strings.Join(lines[1:], "\n"), "nsrun-init")
+	r = runEnv(t, "/", env, "--clear-env", "--env", "ONLY=1", "--", "/usr/bin/env")
+	expect(t, "cleared env", r.stdout, "ONLY=1")
+}
+
+func TestWorkingDirectory(t *testing.T) {
+	ws := workspace(t)
+	sub := filepath.Join(ws, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, sub, "--rw", ws, "--", "/bin/pwd")
+	expect(t, "cwd visible inside", r.stdout, sub)
+	r = run(t, "/", "--rw", ws, "--chdir", sub, "--", "/bin/pwd")
+	expect(t, "--chdir", r.stdout, sub)
+	// The host's /tmp is not visible: start in the first writable dir.
+	other := workspace(t)
+	r = run(t, other, "--rw", ws, "--", "/bin/pwd")
+	expect(t, "cwd hidden", r.stdout, ws)
+}
+
+func TestStragglersKilledWhenPayloadExits(t *testing.T) {
+	marker := "nsrun-straggler-" + itoa(os.Getpid())
+	r := run(t, "/", "--", "/bin/bash", "-c", "(exec -a "+marker+" sleep 300) & sleep 0.2; tr '\\0' ' ' </proc/$!/cmdline; exit 0")
+	if r.code != 0 || r.stdout != marker+" 300" {
+		t.Fatalf("the straggler did not start: %v", r)
+	}
+	assertGone(t, marker)
+}
+
+func TestSigtermIsForwarded(t *testing.T) {
+	need(t)
+	cmd := exec.Command(nsrunBin, "--", "/bin/sh", "-c", `trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.05; done`)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(out)
+	if line, _ := rd.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("got %q before the signal", line)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := rd.ReadString('\n')
+	err = cmd.Wait()
+	expect(t, "payload output", rest, "got-term\n")
+	if cmd.ProcessState.ExitCode() != 7 {
+		t.Errorf("exit: %v", err)
+	}
+}
+
+func TestSandboxDiesWithParent(t *testing.T) {
+	need(t)
+	marker := "nsrun-orphan-" + itoa(os.Getpid())
+	cmd := exec.Command(nsrunBin, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("got %q", line)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for findProcess(marker) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the payload is not visible on the host before the kill")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	assertGone(t, marker)
+}
+
+// findProcess returns the host pid of a process whose argv[0] is name, or 0.
+func findProcess(name string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if arg0, _, _ := strings.Cut(string(b), "\x00"); arg0 == name {
+			pid := 0
+			for _, c := range e.Name() {
+				pid = pid*10 + int(c-'0')
+			}
+			return pid
+		}
+	}
+	return 0
+}
+
+// assertGone waits up to five seconds for every process named name to end.
+func assertGone(t *testing.T, name string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if findProcess(name) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("process %s still running on the host (pid %d)", name, findProcess(name))
+}
