@@ -1,0 +1,81 @@
+package integration
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession drives an interactive nsrun under a real terminal.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func (s *tmuxSession) cmd(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) send(keys ...string) { s.cmd(append([]string{"send-keys", "-t", "nsrun"}, keys...)...) }
+
+// waitFor polls the screen until it contains want.
+func (s *tmuxSession) waitFor(want string) {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = s.cmd("capture-pane", "-p", "-t", "nsrun")
+		if strings.Contains(screen, want) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("screen never showed %q:\n%s", want, screen)
+}
+
+func TestInteractiveShellJobControl(t *testing.T) {
+	need(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	ws := workspace(t)
+	s := &tmuxSession{t: t, socket: "nsrun-test-" + itoa(time.Now().Nanosecond())}
+	defer exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+	s.cmd("new-session", "-d", "-s", "nsrun", "-x", "80", "-y", "24",
+		"env PS1='nsrun$ ' "+nsrunBin+" --rw "+ws+" -- /bin/bash --norc --noprofile -i; echo nsrun-exit=$?; sleep 30")
+	s.waitFor("nsrun$")
+
+	s.send("sleep 100 &", "Enter")
+	s.send("jobs", "Enter")
+	s.waitFor("Running")
+
+	// Ctrl-Z stops the foreground job, and the shell gets the terminal back.
+	s.send("sleep 50", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	s.send("C-z")
+	s.waitFor("Stopped")
+	s.send("kill %1 %2; echo killed-$?", "Enter")
+	s.waitFor("killed-0")
+
+	// Ctrl-C interrupts the foreground job only.
+	s.send("sleep 60", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	s.send("C-c")
+	s.send("echo rc=$?", "Enter")
+	s.waitFor("rc=130")
+
+	// A window resize reaches the shell's terminal.
+	s.cmd("resize-window", "-t", "nsrun", "-x", "100", "-y", "30")
+	time.Sleep(200 * time.Millisecond)
+	s.send("stty size", "Enter")
+	s.waitFor("30 100")
+
+	s.send("exit 5", "Enter")
+	s.waitFor("nsrun-exit=5")
+}
