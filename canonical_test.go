@@ -1,0 +1,163 @@
+package nsrun
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCanonicalRule(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Mkdir(filepath.Join(dir, "d"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "f"), nil, 0o644))
+	must(os.Symlink("d", filepath.Join(dir, "link")))
+	ln, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	must(err)
+	defer ln.Close()
+
+	for _, tc := range []struct {
+		path   string
+		access Access
+		canon  string // relative to dir; "" when an error is expected
+		err    string
+	}{
+		{"d", ReadWrite, "d", ""},
+		{"f", ReadOnly, "f", ""},
+		{"link", ReadWrite, "d", ""},
+		{"./d/../f", Deny, "f", ""},
+		{"sock", Deny, "sock", ""},
+		{"sock", ReadWrite, "", "is a socket"},
+		{"/dev/null", ReadOnly, "", "is a character device"},
+		{"f", Tmpfs, "", "is a regular file, not a directory"},
+		{"missing", ReadOnly, "", "no such file or directory"},
+		{"", ReadOnly, "", "empty path"},
+		{"d", Access(9), "", "unknown access"},
+	} {
+		cr, err := canonicalRule(Rule{Path: tc.path, Access: tc.access}, dir)
+		if tc.err != "" {
+			var re *RuleError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s %q: got %v, want a RuleError with %q", tc.access, tc.path, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s %q: %v", tc.access, tc.path, err)
+			continue
+		}
+		want, _ := filepath.EvalSymlinks(filepath.Join(dir, tc.canon))
+		if cr.Canon != want {
+			t.Errorf("%s %q: canonical %q, want %q", tc.access, tc.path, cr.Canon, want)
+		}
+	}
+}
+
+func rules(rs ...canonRule) []canonRule { return rs }
+
+func cr(p string, a Access) canonRule {
+	return canonRule{Rule: Rule{Path: p, Access: a}, Canon: p, Dir: true}
+}
+
+func TestCover(t *testing.T) {
+	rs := rules(cr("/tmp", Tmpfs), cr("/w", ReadWrite), cr("/w/.git", ReadOnly), cr("/w", Deny), cr("/w/pub", ReadOnly))
+	for _, tc := range []struct {
+		p    string
+		want Access
+		ok   bool
+	}{
+		{"/etc", 0, false},
+		{"/tmp/x", Tmpfs, true},
+		{"/w/src", Deny, true}, // same path: the later rule
+		{"/w/.git/config", ReadOnly, true},
+		{"/w/pub", ReadOnly, true},
+		{"/wx", 0, false},
+	} {
+		r, ok := cover(rs, tc.p)
+		if ok != tc.ok || ok && r.Access != tc.want {
+			t.Errorf("cover(%s) = %v %v, want %v %v", tc.p, r.Access, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestFixTmpdir(t *testing.T) {
+	rs := rules(cr("/tmp", Tmpfs), cr("/w", ReadWrite), cr("/ro", ReadOnly))
+	for _, tc := range []struct{ in, want string }{
+		{"TMPDIR=/tmp/x", "TMPDIR=/tmp/x"},
+		{"TMPDIR=/w/tmp", "TMPDIR=/w/tmp"},
+		{"TMPDIR=/ro/tmp", "TMPDIR=/tmp"},
+		{"TMPDIR=/var/tmp", "TMPDIR=/tmp"},
+		{"TMPDIR=relative", "TMPDIR=/tmp"},
+		{"OTHER=/var/tmp", "OTHER=/var/tmp"},
+	} {
+		got := fixTmpdir([]string{tc.in}, rs)
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("fixTmpdir(%s) = %v, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestWorkDir(t *testing.T) {
+	ws := t.TempDir()
+	ws, _ = filepath.EvalSymlinks(ws)
+	f := filepath.Join(ws, "file")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs := rules(cr("/tmp", Tmpfs), cr(ws, ReadWrite))
+	for _, tc := range []struct {
+		dir, cwd, want, err string
+	}{
+		{"", ws, ws, ""},
+		{"", "/usr", "/usr", ""},
+		{"sub/..", ws, ws, ""},
+		{"/tmp", "/", "/tmp", ""},
+		{f, "/", "", "not a directory"},
+		{"/no/such", "/", "", "no such directory"},
+		{"/tmp/made-up", "/", "", "starts empty"},
+	} {
+		c := &Cmd{Dir: tc.dir}
+		got, err := c.workDir("/", rs, tc.cwd)
+		if tc.err != "" {
+			var de *DirError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("workDir(%q): got %v, want a DirError with %q", tc.dir, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("workDir(%q) from %s = %q, %v; want %q", tc.dir, tc.cwd, got, err, tc.want)
+		}
+	}
+	// A cwd hidden by the private /tmp falls back to the first writable dir.
+	got, err := (&Cmd{}).workDir("/", rules(cr("/tmp", Tmpfs), cr("/w", ReadWrite)), "/tmp")
+	if err != nil || got != "/w" {
+		t.Errorf("cwd at the tmpfs root: %q %v", got, err)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{&ExitError{Code: 3}, 3},
+		{&ExitError{Code: 124, TimedOut: true}, 124},
+		{&SetupError{Code: 127}, 127},
+		{&RuleError{Rule: Rule{Path: "x", Access: ReadOnly}, Err: errors.New("no")}, 125},
+		{errors.New("anything"), 125},
+	} {
+		if got := ExitCode(tc.err); got != tc.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}

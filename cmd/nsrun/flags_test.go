@@ -1,0 +1,76 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nsrun/nsrun"
+)
+
+func TestParseArgs(t *testing.T) {
+	o, err := parseArgs([]string{"--rw", "ws", "--ro", "ws/.git", "--deny", "s", "--tmpfs", "c", "--root", "/r",
+		"--chdir", "ws", "--env", "A=b=c", "--unset-env", "B", "--clear-env", "--hostname", "h", "--uid", "0",
+		"--gid", "5", "--timeout", "90", "--net", "host", "--report", "-", "-v", "-q", "--", "--cmd", "--rw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRules := []nsrun.Rule{{Path: "ws", Access: nsrun.ReadWrite}, {Path: "ws/.git", Access: nsrun.ReadOnly},
+		{Path: "s", Access: nsrun.Deny}, {Path: "c", Access: nsrun.Tmpfs}}
+	if !reflect.DeepEqual(o.policy.Rules, wantRules) {
+		t.Errorf("rules %+v", o.policy.Rules)
+	}
+	if o.policy.Root != "/r" || o.dir != "ws" || o.policy.Hostname != "h" || *o.policy.UID != 0 || *o.policy.GID != 5 ||
+		o.timeout != 90*time.Second || o.policy.Net != nsrun.NetHost || o.report != "-" || !o.verbose || !o.quiet || !o.clearEnv {
+		t.Errorf("options %+v", o)
+	}
+	if !reflect.DeepEqual(o.envOps, []envOp{{key: "A", value: "b=c"}, {key: "B", unset: true}}) {
+		t.Errorf("env ops %+v", o.envOps)
+	}
+	if !reflect.DeepEqual(o.args, []string{"--cmd", "--rw"}) {
+		t.Errorf("args %q", o.args)
+	}
+	o, err = parseArgs([]string{"--rw", "ws", "make", "-j", "--rw"})
+	if err != nil || !reflect.DeepEqual(o.args, []string{"make", "-j", "--rw"}) {
+		t.Errorf("the command starts at the first non-option: %q %v", o.args, err)
+	}
+}
+
+func TestParseArgsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nope", "x"}, "unknown option --nope"},
+		{[]string{"-z", "x"}, "unknown option -z"},
+		{[]string{"--rw"}, "option --rw needs a value"},
+		{[]string{"--env", "X", "x"}, `--env "X": want KEY=VALUE`},
+		{[]string{"--unset-env", "A=1", "x"}, "want a variable name"},
+		{[]string{"--timeout", "0", "x"}, "must be positive"},
+		{[]string{"--timeout", "1d", "x"}, "want a duration"},
+		{[]string{"--uid", "-1", "x"}, "outside the ids"},
+		{[]string{"--gid", "4294967295", "x"}, "outside the ids"},
+		{[]string{"--net", "all", "x"}, "want none or host"},
+		{[]string{"--hostname", strings.Repeat("h", 65), "x"}, "1 to 64"},
+		{[]string{"--rw", "ws"}, "no command given"},
+		{[]string{"--", ""}, "no command given"},
+	} {
+		_, err := parseArgs(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseArgs(%q) = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestBuildEnv(t *testing.T) {
+	base := []string{"PATH=/bin", "HOME=/root", "SECRET=x"}
+	got := buildEnv(base, false, []envOp{{key: "SECRET", unset: true}, {key: "NEW", value: "1"}, {key: "PATH", value: "/usr/bin"}})
+	if want := []string{"PATH=/usr/bin", "HOME=/root", "NEW=1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = buildEnv(base, true, []envOp{{key: "A", value: "1"}, {key: "A", unset: true}, {key: "B", value: ""}})
+	if want := []string{"B="}; !reflect.DeepEqual(got, want) {
+		t.Errorf("cleared: got %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,186 @@
+package mounts
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestMake(t *testing.T) {
+	dir := func(p string, a Access) Rule { return Rule{Path: p, Access: a, Dir: true} }
+	file := func(p string, a Access) Rule { return Rule{Path: p, Access: a} }
+	for _, tc := range []struct {
+		name  string
+		rules []Rule
+		want  []string // rendered ops after /dev and /proc
+		err   string
+	}{
+		{name: "nothing", want: nil},
+		{
+			name:  "workspace in private tmp",
+			rules: []Rule{dir("/tmp", Tmpfs), dir("/tmp/ws", ReadWrite)},
+			want:  []string{"tmpfs /tmp 755 [ws/]", "bind /tmp/ws rw"},
+		},
+		{
+			name:  "ro inside rw is mounted after it",
+			rules: []Rule{dir("/w/.git", ReadOnly), dir("/w", ReadWrite)},
+			want:  []string{"bind /w rw", "bind /w/.git ro"},
+		},
+		{
+			name:  "same path: last wins",
+			rules: []Rule{dir("/w", ReadWrite), dir("/w", ReadOnly)},
+			want:  []string{"bind /w ro"},
+		},
+		{
+			name:  "deny dir with a deeper grant gets its mount point",
+			rules: []Rule{dir("/h/secrets", Deny), dir("/h/secrets/pub/docs", ReadOnly), file("/h/secrets/token", ReadWrite)},
+			want:  []string{"tmpfs /h/secrets 555 ro [token pub/docs/]", "bind /h/secrets/token rw", "bind /h/secrets/pub/docs ro"},
+		},
+		{
+			name:  "denied file",
+			rules: []Rule{file("/etc/shadow", Deny)},
+			want:  []string{"empty /etc/shadow"},
+		},
+		{
+			name:  "mount points go to the nearest fresh filesystem only",
+			rules: []Rule{dir("/a", Tmpfs), dir("/a/b", ReadWrite), dir("/a/b/c", ReadOnly)},
+			want:  []string{"tmpfs /a 755 [b/]", "bind /a/b rw", "bind /a/b/c ro"},
+		},
+		{
+			name:  "writable root",
+			rules: []Rule{dir("/", ReadWrite)},
+			want:  nil,
+		},
+		{name: "relative path", rules: []Rule{dir("w", ReadWrite)}, err: "not a clean absolute path"},
+		{name: "unclean path", rules: []Rule{dir("/w/../x", ReadWrite)}, err: "not a clean absolute path"},
+		{name: "proc", rules: []Rule{dir("/proc/sys", ReadWrite)}, err: "/proc is built by nsrun"},
+		{name: "dev", rules: []Rule{dir("/dev", ReadOnly)}, err: "/dev is built by nsrun"},
+		{name: "tmpfs on a file", rules: []Rule{file("/etc/hosts", Tmpfs)}, err: "not a directory"},
+		{name: "deny root", rules: []Rule{dir("/", Deny)}, err: "the root can only be"},
+		{name: "under a file", rules: []Rule{file("/f", ReadOnly), dir("/f/x", ReadOnly)}, err: "/f is a file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Make(Input{Rules: tc.rules})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Root.Source != "/" || p.Root.Path != "/" {
+				t.Errorf("root op: %+v", p.Root)
+			}
+			if p.Ops[0].Kind != OpDev || p.Ops[1].Kind != OpProc {
+				t.Fatalf("/dev and /proc must come first: %+v", p.Ops[:2])
+			}
+			var got []string
+			for _, op := range p.Ops[2:] {
+				got = append(got, render(op))
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMakeRootAccess(t *testing.T) {
+	p, err := Make(Input{Root: "/srv/root", Rules: []Rule{{Path: "/", Access: ReadWrite, Dir: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Root.ReadOnly || p.Root.Source != "/srv/root" {
+		t.Errorf("root: %+v", p.Root)
+	}
+	p, _ = Make(Input{})
+	if !p.Root.ReadOnly {
+		t.Error("the default root must be read-only")
+	}
+}
+
+// Planning must stay linear in the number of rules.
+func TestMakeManyRules(t *testing.T) {
+	var rules []Rule
+	for i := 0; i < 5000; i++ {
+		rules = append(rules, Rule{Path: fmt.Sprintf("/data/d%d", i), Access: ReadOnly, Dir: true})
+	}
+	p, err := Make(Input{Rules: rules})
+	if err != nil || len(p.Ops) != 5002 {
+		t.Fatalf("%v, %d ops", err, len(p.Ops))
+	}
+}
+
+func TestWithinAndDepth(t *testing.T) {
+	for _, tc := range []struct {
+		p, base string
+		want    bool
+	}{
+		{"/a/b", "/a", true}, {"/a", "/a", true}, {"/ab", "/a", false}, {"/a", "/", true}, {"/", "/a", false},
+	} {
+		if got := Within(tc.p, tc.base); got != tc.want {
+			t.Errorf("Within(%q, %q) = %v", tc.p, tc.base, got)
+		}
+	}
+	if Depth("/") != 0 || Depth("/a") != 1 || Depth("/a/b/c") != 3 {
+		t.Error("Depth")
+	}
+}
+
+func render(op Op) string {
+	var s string
+	switch op.Kind {
+	case OpBind:
+		s = "bind " + op.Path + map[bool]string{true: " ro", false: " rw"}[op.ReadOnly]
+		if op.Source != op.Path {
+			s += " from " + op.Source
+		}
+	case OpTmpfs:
+		s = fmt.Sprintf("tmpfs %s %o", op.Path, op.Mode)
+		if op.ReadOnly {
+			s += " ro"
+		}
+		if len(op.Mountpoints) > 0 {
+			var mps []string
+			for _, mp := range op.Mountpoints {
+				mps = append(mps, mp.Rel+map[bool]string{true: "/", false: ""}[mp.Dir])
+			}
+			s += " [" + strings.Join(mps, " ") + "]"
+		}
+	case OpEmptyFile:
+		s = "empty " + op.Path
+	case OpDev:
+		s = "dev " + op.Path
+	case OpProc:
+		s = "proc " + op.Path
+	default:
+		s = fmt.Sprintf("op%d %s", op.Kind, op.Path)
+	}
+	return s
+}
+
+func ExampleMake() {
+	plan, err := Make(Input{Rules: []Rule{
+		{Path: "/tmp", Access: Tmpfs, Dir: true, Mode: 0o1777},
+		{Path: "/home/me/ws", Access: ReadWrite, Dir: true},
+		{Path: "/home/me/ws/.git", Access: ReadOnly, Dir: true},
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("/ from", plan.Root.Source, "read-only:", plan.Root.ReadOnly)
+	for _, op := range plan.Ops {
+		fmt.Println(render(op))
+	}
+	// Output:
+	// / from / read-only: true
+	// dev /dev
+	// proc /proc
+	// tmpfs /tmp 1777
+	// bind /home/me/ws rw
+	// bind /home/me/ws/.git ro
+}

@@ -1,0 +1,39 @@
+package ns
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestForbidder(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Settings
+		uid  int
+		want string
+	}{
+		{"all allowed", Settings{MaxUserNamespaces: "15000", UnprivilegedUsernsClone: "1", AppArmorRestrict: "0"}, 1000, ""},
+		{"files missing", Settings{}, 1000, ""},
+		{"max zero", Settings{MaxUserNamespaces: "0"}, 1000, "user.max_user_namespaces=0"},
+		{"max zero stops root too", Settings{MaxUserNamespaces: "0\n"}, 0, "user.max_user_namespaces=0"},
+		{"debian clone off", Settings{MaxUserNamespaces: "100", UnprivilegedUsernsClone: "0"}, 1000, "kernel.unprivileged_userns_clone=0"},
+		{"debian clone off, root", Settings{UnprivilegedUsernsClone: "0"}, 0, ""},
+		{"apparmor", Settings{AppArmorRestrict: "1"}, 1000, "kernel.apparmor_restrict_unprivileged_userns=1"},
+	} {
+		got := Forbidder(tc.s, tc.uid)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCheckID(t *testing.T) {
+	for _, tc := range []struct {
+		id int64
+		ok bool
+	}{{0, true}, {1000, true}, {NoID - 1, true}, {NoID, false}, {-1, false}, {1 << 40, false}} {
+		if err := CheckID(tc.id); (err == nil) != tc.ok {
+			t.Errorf("CheckID(%d) = %v", tc.id, err)
+		}
+	}
+}
