@@ -98,7 +98,7 @@ func TestFixTmpdir(t *testing.T) {
 		{"TMPDIR=relative", "TMPDIR=/tmp"},
 		{"OTHER=/var/tmp", "OTHER=/var/tmp"},
 	} {
-		got := fixTmpdir([]string{tc.in}, rs)
+		got := (&Cmd{}).fixTmpdir([]string{tc.in}, rs)
 		if len(got) != 1 || got[0] != tc.want {
 			t.Errorf("fixTmpdir(%s) = %v, want %s", tc.in, got, tc.want)
 		}

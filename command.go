@@ -28,6 +28,10 @@ type Cmd struct {
 	Timeout time.Duration
 	// Log, if set, receives one line per setup step.
 	Log io.Writer
+	// Warnings, if set, receives one line per thing the caller may not
+	// expect: a rule path that resolved through a symlink, a TMPDIR
+	// replaced by /tmp.
+	Warnings io.Writer
 
 	ctx    context.Context
 	report Report

@@ -292,4 +292,10 @@ func (c *Cmd) logf(format string, a ...any) {
 	}
 }
 
+func (c *Cmd) warnf(format string, a ...any) {
+	if c.Warnings != nil {
+		fmt.Fprintf(c.Warnings, "nsrun: warning: "+format+"\n", a...)
+	}
+}
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -3,6 +3,6 @@ module github.com/nsrun/nsrun
 go 1.26.8
 
 require (
-	github.com/moby/sys/userns v0.2.1 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/moby/sys/userns v0.2.1
+	golang.org/x/sys v0.50.0
 )

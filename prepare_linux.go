@@ -99,6 +99,9 @@ func (c *Cmd) prepare() (*prepared, error) {
 				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
 			}
 		}
+		if fi, err := os.Lstat(absPath(r.Path, cwd)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+		}
 		rules = append(rules, cr)
 	}
 
@@ -144,7 +147,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	prep.spec = initSpec{
 		Plan:     plan,
 		Args:     c.Args,
-		Env:      fixTmpdir(env, rules),
+		Env:      c.fixTmpdir(env, rules),
 		Dir:      dir,
 		Hostname: p.Hostname,
 		Loopback: p.Net != NetHost,
@@ -230,12 +233,13 @@ func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error
 
 // fixTmpdir points TMPDIR at /tmp when it names a place the payload cannot
 // write, so tools that honour it keep working.
-func fixTmpdir(env []string, rules []canonRule) []string {
+func (c *Cmd) fixTmpdir(env []string, rules []canonRule) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
 			r, covered := cover(rules, filepath.Clean(v))
 			if !filepath.IsAbs(v) || !covered || (r.Access != ReadWrite && r.Access != Tmpfs) {
+				c.warnf("TMPDIR=%s is not writable inside; the payload gets TMPDIR=/tmp", v)
 				kv = "TMPDIR=/tmp"
 			}
 		}

@@ -3,12 +3,15 @@ package nsrun
 // Probe is what this host can enforce, and why not where it cannot.
 type Probe struct {
 	UserNamespaces ProbeItem `json:"user_namespaces"`
-	MountSetattr   ProbeItem `json:"mount_setattr"`
-	Landlock       ProbeItem `json:"landlock"`
-	LandlockABI    int       `json:"landlock_abi"`
-	Seccomp        ProbeItem `json:"seccomp"`
-	CgroupV2       ProbeItem `json:"cgroup_v2"`
-	CgroupV2Path   string    `json:"cgroup_v2_path,omitempty"`
+	// Nested is true when this process already runs in a user namespace
+	// other than the host's (a container, another sandbox).
+	Nested       bool      `json:"nested"`
+	MountSetattr ProbeItem `json:"mount_setattr"`
+	Landlock     ProbeItem `json:"landlock"`
+	LandlockABI  int       `json:"landlock_abi"`
+	Seccomp      ProbeItem `json:"seccomp"`
+	CgroupV2     ProbeItem `json:"cgroup_v2"`
+	CgroupV2Path string    `json:"cgroup_v2_path,omitempty"`
 }
 
 // ProbeItem is one capability of the host.

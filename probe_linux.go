@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/moby/sys/userns"
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/landlock"
@@ -23,6 +24,7 @@ const probeStage = "nsrun-probe"
 func ProbeHost() Probe {
 	var p Probe
 	p.UserNamespaces = probeUserns()
+	p.Nested = userns.RunningInUserNS()
 	if err := unix.MountSetattr(-1, "", 0, &unix.MountAttr{}); errors.Is(err, unix.ENOSYS) {
 		p.MountSetattr = ProbeItem{Detail: "mount_setattr: not in this kernel (needs 5.12)"}
 	} else {

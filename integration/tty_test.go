@@ -22,7 +22,9 @@ func (s *tmuxSession) cmd(args ...string) string {
 	return string(out)
 }
 
-func (s *tmuxSession) send(keys ...string) { s.cmd(append([]string{"send-keys", "-t", "nsrun"}, keys...)...) }
+func (s *tmuxSession) send(keys ...string) {
+	s.cmd(append([]string{"send-keys", "-t", "nsrun"}, keys...)...)
+}
 
 // waitFor polls the screen until it contains want.
 func (s *tmuxSession) waitFor(want string) {

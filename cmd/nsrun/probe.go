@@ -43,6 +43,9 @@ func probe(args []string, stdout, stderr *os.File) int {
 			}
 			fmt.Fprintf(stdout, "%-16s %s  %s\n", it.name, mark, it.item.Detail)
 		}
+		if p.Nested {
+			fmt.Fprintln(stdout, "nested           yes  already inside a user namespace (a container or another sandbox)")
+		}
 	}
 	if !p.UserNamespaces.OK || !p.MountSetattr.OK {
 		return 1

@@ -50,6 +50,9 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	if o.verbose {
 		cmd.Log = stderr
 	}
+	if !o.quiet {
+		cmd.Warnings = stderr
+	}
 
 	// Signals to nsrun go to the payload; the sandbox's init passes them on.
 	sigs := make(chan os.Signal, 8)
