@@ -207,11 +207,17 @@ func lookPath(name string, env []string) (string, error) {
 			dir = "."
 		}
 		p := filepath.Join(dir, name)
+		var st unix.Stat_t
+		if unix.Stat(p, &st) != nil {
+			// Missing, or in a directory this user cannot search: as a
+			// shell does, look further.
+			continue
+		}
 		err := checkExecutable(p)
 		if err == nil {
 			return p, nil
 		}
-		if !errors.Is(err, unix.ENOENT) && denied == nil {
+		if denied == nil {
 			denied = err
 		}
 	}
