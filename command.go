@@ -2,6 +2,7 @@ package nsrun
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 )
@@ -61,4 +62,16 @@ func (c *Cmd) Run() error {
 func (c *Cmd) Report() *Report {
 	r := c.report
 	return &r
+}
+
+func (c *Cmd) logf(format string, a ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "nsrun: "+format+"\n", a...)
+	}
+}
+
+func (c *Cmd) warnf(format string, a ...any) {
+	if c.Warnings != nil {
+		fmt.Fprintf(c.Warnings, "nsrun: warning: "+format+"\n", a...)
+	}
 }

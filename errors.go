@@ -59,3 +59,21 @@ func ExitCode(err error) int {
 	}
 	return ExitSetup
 }
+
+// DirError is a working directory that cannot be used.
+type DirError struct {
+	Dir string
+	Err error
+}
+
+func (e *DirError) Error() string { return fmt.Sprintf("directory %s: %v", e.Dir, e.Err) }
+func (e *DirError) Unwrap() error { return e.Err }
+
+// IDError is a uid or gid that cannot be mapped.
+type IDError struct {
+	Kind string // "uid" or "gid"
+	Err  error
+}
+
+func (e *IDError) Error() string { return fmt.Sprintf("%s: %v", e.Kind, e.Err) }
+func (e *IDError) Unwrap() error { return e.Err }

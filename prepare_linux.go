@@ -1,34 +1,14 @@
 package nsrun
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 )
-
-// DirError is a working directory that cannot be used.
-type DirError struct {
-	Dir string
-	Err error
-}
-
-func (e *DirError) Error() string { return fmt.Sprintf("directory %s: %v", e.Dir, e.Err) }
-func (e *DirError) Unwrap() error { return e.Err }
-
-// IDError is a uid or gid that cannot be mapped.
-type IDError struct {
-	Kind string // "uid" or "gid"
-	Err  error
-}
-
-func (e *IDError) Error() string { return fmt.Sprintf("%s: %v", e.Kind, e.Err) }
-func (e *IDError) Unwrap() error { return e.Err }
 
 // prepared is a Cmd turned into what the kernel needs.
 type prepared struct {
@@ -178,74 +158,6 @@ func internalRules(root string, hostNet bool) []canonRule {
 		}
 	}
 	return rules
-}
-
-// visible reports whether the host directory q shows inside at the same
-// place with the same content.
-func visible(root string, rules []canonRule, q string) bool {
-	r, ok := cover(rules, q)
-	if !ok {
-		if root == "/" {
-			return true
-		}
-		fi, err := os.Stat(filepath.Join(root, q))
-		return err == nil && fi.IsDir()
-	}
-	return r.Access == ReadOnly || r.Access == ReadWrite
-}
-
-func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error) {
-	if c.Dir != "" {
-		dir := absPath(c.Dir, cwd)
-		r, ok := cover(rules, dir)
-		if ok && (r.Access == Tmpfs || r.Access == Deny) {
-			if dir == r.Canon {
-				return dir, nil
-			}
-			return "", &DirError{Dir: c.Dir, Err: fmt.Errorf("%s is inside %s %s, which starts empty", dir, r.Access, r.Canon)}
-		}
-		host := dir
-		if !ok && root != "/" {
-			host = filepath.Join(root, dir)
-		}
-		fi, err := os.Stat(host)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return "", &DirError{Dir: c.Dir, Err: errors.New("no such directory inside the sandbox")}
-			}
-			return "", &DirError{Dir: c.Dir, Err: err}
-		}
-		if !fi.IsDir() {
-			return "", &DirError{Dir: c.Dir, Err: fmt.Errorf("is %s, not a directory", fileKind(fi.Mode()))}
-		}
-		return dir, nil
-	}
-	if canon, err := filepath.EvalSymlinks(cwd); err == nil && visible(root, rules, canon) {
-		return canon, nil
-	}
-	for _, r := range rules {
-		if !r.internal && r.Access == ReadWrite && r.Dir {
-			return r.Canon, nil
-		}
-	}
-	return "/", nil
-}
-
-// fixTmpdir points TMPDIR at /tmp when it names a place the payload cannot
-// write, so tools that honour it keep working.
-func (c *Cmd) fixTmpdir(env []string, rules []canonRule) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
-			r, covered := cover(rules, filepath.Clean(v))
-			if !filepath.IsAbs(v) || !covered || (r.Access != ReadWrite && r.Access != Tmpfs) {
-				c.warnf("TMPDIR=%s is not writable inside; the payload gets TMPDIR=/tmp", v)
-				kv = "TMPDIR=/tmp"
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 func baseReport(plan *mounts.Plan, hostNet bool) Report {

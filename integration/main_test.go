@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package integration drives the built nsrun binary as a user would and
 // asserts exact outcomes: the errno inside, the exit status, the host left
 // unchanged, no process left behind.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/nsrun/nsrun"
 )
@@ -56,8 +55,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 
 	// Signals to nsrun go to the payload; the sandbox's init passes them on.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
-		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
+	signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
 
 	err = cmd.Start()

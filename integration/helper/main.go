@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command helper runs inside test sandboxes and reports the outcome of one
 // operation as "ok" or the errno's name, so tests can assert exact errors
 // without depending on a shell's wording.
