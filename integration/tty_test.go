@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -52,7 +53,8 @@ func TestInteractiveShellJobControl(t *testing.T) {
 	s := &tmuxSession{t: t, socket: "nsrun-test-" + itoa(time.Now().Nanosecond())}
 	defer exec.Command("tmux", "-L", s.socket, "kill-server").Run()
 	s.cmd("new-session", "-d", "-s", "nsrun", "-x", "80", "-y", "24",
-		"env PS1='nsrun$ ' "+nsrunBin+" --rw "+ws+" -- /bin/bash --norc --noprofile -i; echo nsrun-exit=$?; sleep 30")
+		"env PS1='nsrun$ ' "+nsrunBin+" --rw "+ws+" -- /bin/bash --norc --noprofile -i; echo nsrun-exit=$?; "+
+			"echo outside:$(echo | "+helperBin+" tiocsti 2); echo inside:$(echo | "+nsrunBin+" -- "+helperBin+" tiocsti 2); sleep 30")
 	s.waitFor("nsrun$")
 
 	s.send("sleep 100 &", "Enter")
@@ -82,4 +84,12 @@ func TestInteractiveShellJobControl(t *testing.T) {
 
 	s.send("exit 5", "Enter")
 	s.waitFor("nsrun-exit=5")
+
+	// Without the terminal on stdin the sandbox has no controlling
+	// terminal, so it cannot push input into the caller's through the
+	// terminal it still writes to; the same call outside works.
+	if b, err := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti"); err != nil || strings.TrimSpace(string(b)) == "1" {
+		s.waitFor("outside:ok")
+	}
+	s.waitFor("inside:EPERM")
 }

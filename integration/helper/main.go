@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -107,6 +108,14 @@ func run(op string, args []string) (string, error) {
 			return "", err
 		}
 		c.Close()
+		return "ok", nil
+	case "tiocsti": // tiocsti FD: push one byte into the terminal's input
+		fd, _ := strconv.Atoi(args[0])
+		c := byte('#')
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+		if errno != 0 {
+			return "", errno
+		}
 		return "ok", nil
 	case "ids":
 		return fmt.Sprintf("%d %d %d", os.Getuid(), os.Getgid(), os.Getppid()), nil
