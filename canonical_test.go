@@ -2,6 +2,7 @@ package nsrun
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -160,4 +161,10 @@ func TestExitCode(t *testing.T) {
 			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)
 		}
 	}
+}
+
+func ExampleExitCode() {
+	fmt.Println(ExitCode(nil), ExitCode(&ExitError{Code: 137, Signal: 9}), ExitCode(&SetupError{Code: ExitNotFound}),
+		ExitCode(&RuleError{Rule: Rule{Path: "ws", Access: ReadWrite}, Err: errors.New("no such file or directory")}))
+	// Output: 0 137 127 125
 }

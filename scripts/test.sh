@@ -23,12 +23,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	CGO_ENABLED=0 go build -tags netgo,osusergo -o "$dir/nsrun" ./cmd/nsrun
 	CGO_ENABLED=0 go build -tags netgo,osusergo -o "$dir/helper" ./integration/helper
 	go test -c -o "$dir/integration.test" ./integration
+	go test -c -o "$dir/library.test" .
 	chmod -R a+rX "$dir"
 	# The test binary reads no source files; run it from a directory the
 	# user can enter.
 	(cd "$dir" && runuser -u "$TEST_USER" -- env \
 		NSRUN_BIN="$dir/nsrun" NSRUN_HELPER="$dir/helper" \
 		NSRUN_INTEGRATION="${NSRUN_INTEGRATION:-}" HOME="/home/$TEST_USER" PATH="$PATH" \
-		./integration.test -test.count=1)
-	echo "ok  	integration as $TEST_USER"
+		sh -c './integration.test -test.count=1 && ./library.test -test.count=1')
+	echo "ok  	integration and library as $TEST_USER"
 fi

@@ -1,0 +1,133 @@
+package nsrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	// The sandbox's init is this test binary started again.
+	if code, ran := Init(); ran {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if p := ProbeHost(); !p.UserNamespaces.OK {
+		if os.Getenv("NSRUN_INTEGRATION") == "1" {
+			t.Fatal(p.UserNamespaces.Detail)
+		}
+		t.Skip(p.UserNamespaces.Detail)
+	}
+}
+
+func TestLibraryPipesAndReport(t *testing.T) {
+	needSandbox(t)
+	var out bytes.Buffer
+	cmd := Command(nil, "/bin/sh", "-c", "cat; echo err >&2; exit 3")
+	cmd.Stdin = strings.NewReader("from stdin\n")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 3 || ExitCode(err) != 3 {
+		t.Fatalf("got %v", err)
+	}
+	if out.String() != "from stdin\nerr\n" {
+		t.Errorf("output %q", out.String())
+	}
+	r := cmd.Report()
+	if r.Exit.Code != 3 || r.Exit.Signal != nil || r.Enforcement != "partial" || !r.Namespaces.Net || r.TimingsMS.Setup <= 0 {
+		t.Errorf("report %+v", r)
+	}
+	if err := cmd.Start(); err == nil {
+		t.Error("a Cmd must not start twice")
+	}
+}
+
+func TestLibraryContextKillsTheSandbox(t *testing.T) {
+	needSandbox(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := CommandContext(ctx, nil, "/bin/sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	err := cmd.Wait()
+	var ee *ExitError
+	if !errors.As(err, &ee) || !ee.TimedOut || ee.Code != ExitTimeout {
+		t.Fatalf("got %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+}
+
+func TestLibrarySetupErrors(t *testing.T) {
+	needSandbox(t)
+	err := Command(&Policy{Rules: []Rule{{Path: "/no/such/path", Access: ReadOnly}}}, "/bin/true").Run()
+	var re *RuleError
+	if !errors.As(err, &re) || re.Rule.Path != "/no/such/path" || ExitCode(err) != ExitSetup {
+		t.Errorf("missing path: %v", err)
+	}
+	err = Command(nil, "no-such-command-nsrun").Run()
+	var se *SetupError
+	if !errors.As(err, &se) || se.Code != ExitNotFound {
+		t.Errorf("missing command: %v", err)
+	}
+	if err := (&Cmd{}).Wait(); err == nil {
+		t.Error("Wait without Start must fail")
+	}
+}
+
+func countFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+func TestLibraryConcurrentLaunchesLeakNothing(t *testing.T) {
+	needSandbox(t)
+	fds, goroutines := countFDs(t), runtime.NumGoroutine()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out bytes.Buffer
+			cmd := Command(nil, "/bin/echo", "hi")
+			cmd.Stdout = &out
+			if err := cmd.Run(); err != nil || out.String() != "hi\n" {
+				errs <- errors.Join(err, errors.New("output "+out.String()))
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// Goroutines of finished commands may take a moment to return.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := countFDs(t); n != fds {
+		t.Errorf("%d descriptors open after, %d before", n, fds)
+	}
+	if n := runtime.NumGoroutine(); n > goroutines {
+		t.Errorf("%d goroutines after, %d before", n, goroutines)
+	}
+}
