@@ -149,29 +149,63 @@ func TestProcIsPrivateAndGuarded(t *testing.T) {
 	expect(t, "signal a host pid", helper(t, nil, "kill", itoa(os.Getpid()), "0"), "ESRCH")
 }
 
+// Both ways of setting mount attributes are checked: mount_setattr, and the
+// remount of each mount that kernels before 5.12 need.
 func TestEveryMountNosuidNodevAndRootReadOnly(t *testing.T) {
-	ws := workspace(t)
-	r := run(t, "/", "--rw", ws, "--", "/bin/cat", "/proc/self/mountinfo")
-	if r.code != 0 {
-		t.Fatal(r)
+	for _, mode := range []string{"mount_setattr", "remount"} {
+		t.Run(mode, func(t *testing.T) {
+			var env []string
+			if mode == "remount" {
+				env = []string{"NSRUN_FORCE_REMOUNT=1"}
+			}
+			ws := workspace(t)
+			writeFile(t, filepath.Join(ws, ".git", "config"), "x")
+			r := runEnv(t, "/", env, "--rw", ws, "--ro", filepath.Join(ws, ".git"), "--deny", "/etc/hostname", "--",
+				"/bin/sh", "-c", "cat /proc/self/mountinfo; echo =; "+helperBin+" write /etc/x; "+helperBin+" write "+ws+"/.git/config; "+helperBin+" write "+ws+"/ok")
+			if r.code != 0 {
+				t.Fatal(r)
+			}
+			info, results, _ := strings.Cut(r.stdout, "\n=\n")
+			expect(t, "writes", results, "EROFS\nEROFS\nok")
+			checkMountinfo(t, info, ws)
+		})
 	}
-	for _, line := range strings.Split(r.stdout, "\n") {
+}
+
+func checkMountinfo(t *testing.T, info, ws string) {
+	type entry struct{ id, parent, mp, opts string }
+	var all []entry
+	for _, line := range strings.Split(info, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 6 {
-			continue
+		if len(f) >= 6 {
+			all = append(all, entry{f[0], f[1], f[4], f[5]})
 		}
-		mp, opts := f[4], f[5]
+	}
+	covered := map[string]bool{}
+	for _, e := range all {
+		for _, p := range all {
+			if p.id == e.parent && p.mp == e.mp {
+				covered[p.id] = true
+			}
+		}
+	}
+	for _, e := range all {
+		if covered[e.id] {
+			continue // mounted over: nothing inside can reach it
+		}
+		mp, opts := e.mp, e.opts
 		if !strings.Contains(opts, "nosuid") {
-			t.Errorf("%s lacks nosuid: %s", mp, line)
+			t.Errorf("%s lacks nosuid: %s", mp, opts)
 		}
 		dev := mp == "/dev" || strings.HasPrefix(mp, "/dev/")
 		if !dev && !strings.Contains(opts, "nodev") {
-			t.Errorf("%s lacks nodev: %s", mp, line)
+			t.Errorf("%s lacks nodev: %s", mp, opts)
 		}
+		procRO := mp == "/proc/sys" || mp == "/proc/sysrq-trigger" || mp == "/proc/irq" || mp == "/proc/bus"
 		writable := mp == ws || mp == "/tmp" || mp == "/run" || mp == "/var/run" || mp == "/dev/shm" || mp == "/dev/pts" ||
-			dev && mp != "/dev" || mp == "/proc" || strings.HasPrefix(mp, "/proc/") && !strings.HasPrefix(mp, "/proc/sys") && mp != "/proc/sysrq-trigger" && mp != "/proc/irq" && mp != "/proc/bus"
+			dev && mp != "/dev" || mp == "/proc" || strings.HasPrefix(mp, "/proc/") && !procRO
 		if !writable && !strings.HasPrefix(opts, "ro") {
-			t.Errorf("%s is not read-only: %s", mp, line)
+			t.Errorf("%s is not read-only: %s", mp, opts)
 		}
 	}
 }

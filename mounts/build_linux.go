@@ -19,46 +19,80 @@ func Build(p *Plan) error {
 	if err := unix.Mount("", "/", "", unix.MS_SLAVE|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("make / rslave: %w", err)
 	}
-	root, err := cloneSource(p.Root)
+	b := &builder{attrs: attrs{remount: p.Remount}}
+	defer b.scratch.close()
+	root, err := b.cloneSource(p.Root)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(root)
 	trees := make([]int, len(p.Ops))
-	for i, op := range p.Ops {
+	for i := range trees {
 		trees[i] = -1
-		if op.Kind != OpBind {
-			continue
-		}
-		if trees[i], err = cloneSource(op); err != nil {
-			closeAll(trees[:i])
-			return err
-		}
 	}
 	defer closeAll(trees)
-	nodes, err := cloneDevNodes()
+	for i, op := range p.Ops {
+		if op.Kind == OpBind {
+			if trees[i], err = b.cloneSource(op); err != nil {
+				return err
+			}
+		}
+	}
+	nodes, err := b.cloneDevNodes()
+	defer closeAll(nodes)
 	if err != nil {
 		return err
 	}
-	defer closeAll(nodes)
 
 	// The new root is stacked on the old one; pivot_root(".", ".") later
 	// swaps them without needing a scratch directory.
 	if err := unix.MoveMount(root, "", unix.AT_FDCWD, "/", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 		return fmt.Errorf("move_mount %s on /: %w", p.Root.Source, err)
 	}
-	var scratch scratchFS
-	defer scratch.close()
+	b.root, b.attrs.root = root, root
+	if err := b.attrs.moved(root); err != nil {
+		return fmt.Errorf("attributes of %s: %w", p.Root.Source, err)
+	}
 	for i, op := range p.Ops {
-		if err := apply(root, op, trees[i], nodes, &scratch); err != nil {
+		if err := b.apply(op, trees[i], nodes); err != nil {
 			return err
 		}
 	}
 	return pivot(root)
 }
 
-func apply(root int, op Op, tree int, nodes []int, scratch *scratchFS) error {
-	target, err := resolve(root, op.Path)
+// builder holds what building one view needs across ops.
+type builder struct {
+	root    int
+	attrs   attrs
+	scratch scratchFS
+}
+
+// attach moves the detached mount fd onto target and applies attributes
+// that had to wait for it to be attached.
+func (b *builder) attach(fd, target int, name string) error {
+	if err := unix.MoveMount(fd, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount on %s: %w", name, err)
+	}
+	if err := b.attrs.moved(fd); err != nil {
+		return fmt.Errorf("attributes of %s: %w", name, err)
+	}
+	return nil
+}
+
+// attachAt is attach onto a name inside the directory dir.
+func (b *builder) attachAt(fd, dir int, name, display string) error {
+	if err := unix.MoveMount(fd, "", dir, name, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount on %s: %w", display, err)
+	}
+	if err := b.attrs.moved(fd); err != nil {
+		return fmt.Errorf("attributes of %s: %w", display, err)
+	}
+	return nil
+}
+
+func (b *builder) apply(op Op, tree int, nodes []int) error {
+	target, err := resolve(b.root, op.Path)
 	if err != nil {
 		if op.Optional && errors.Is(err, unix.ENOENT) {
 			return nil
@@ -68,15 +102,15 @@ func apply(root int, op Op, tree int, nodes []int, scratch *scratchFS) error {
 	defer unix.Close(target)
 	switch op.Kind {
 	case OpBind:
-		return bind(root, op, tree, target)
+		return b.bind(op, tree, target)
 	case OpTmpfs:
-		return mountTmpfs(op, target)
+		return b.mountTmpfs(op, target)
 	case OpEmptyFile:
-		return mountEmptyFile(op, target, scratch)
+		return b.mountEmptyFile(op, target)
 	case OpDev:
-		return mountDev(op.Path, target, nodes)
+		return b.mountDev(op.Path, target, nodes)
 	case OpProc:
-		return mountProc(op.Path, target)
+		return b.mountProc(op.Path, target)
 	}
 	return fmt.Errorf("mount %s: unknown op %d", op.Path, op.Kind)
 }
@@ -106,7 +140,7 @@ func explainResolve(err error) error {
 
 // cloneSource opens op.Source without following symlinks, checks it is the
 // inode the planner saw, and clones its mount tree with the op's attributes.
-func cloneSource(op Op) (int, error) {
+func (b *builder) cloneSource(op Op) (int, error) {
 	fd, err := unix.Openat2(unix.AT_FDCWD, op.Source, &unix.OpenHow{
 		Flags:   unix.O_PATH | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
@@ -129,7 +163,7 @@ func cloneSource(op Op) (int, error) {
 	if op.ReadOnly {
 		attr |= unix.MOUNT_ATTR_RDONLY
 	}
-	if err := setattr(tree, attr, true); err != nil {
+	if err := b.attrs.set(tree, attr, true, false); err != nil {
 		unix.Close(tree)
 		return -1, fmt.Errorf("mount_setattr %s: %w", op.Source, err)
 	}
@@ -151,19 +185,11 @@ func checkIdentity(fd int, name string, want Identity) error {
 	return nil
 }
 
-func setattr(fd int, set uint64, recursive bool) error {
-	flags := uint(unix.AT_EMPTY_PATH)
-	if recursive {
-		flags |= unix.AT_RECURSIVE
+func (b *builder) bind(op Op, tree, target int) error {
+	if err := b.attach(tree, target, op.Path); err != nil {
+		return fmt.Errorf("bind %s: %w", op.Source, err)
 	}
-	return unix.MountSetattr(fd, "", flags, &unix.MountAttr{Attr_set: set})
-}
-
-func bind(root int, op Op, tree, target int) error {
-	if err := unix.MoveMount(tree, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
-		return fmt.Errorf("move_mount %s on %s: %w", op.Source, op.Path, err)
-	}
-	mounted, err := resolve(root, op.Path)
+	mounted, err := resolve(b.root, op.Path)
 	if err != nil {
 		return fmt.Errorf("reopen %s after mounting: %w", op.Path, err)
 	}
@@ -196,7 +222,7 @@ func newFS(fstype string, options map[string]string, attr int) (int, error) {
 	return mnt, nil
 }
 
-func mountTmpfs(op Op, target int) error {
+func (b *builder) mountTmpfs(op Op, target int) error {
 	// Created 0755 so mount points can be made without CAP_DAC_OVERRIDE;
 	// the planned mode is set afterwards.
 	mnt, err := newFS("tmpfs", map[string]string{"mode": "755"},
@@ -216,14 +242,11 @@ func mountTmpfs(op Op, target int) error {
 		}
 	}
 	if op.ReadOnly {
-		if err := setattr(mnt, unix.MOUNT_ATTR_RDONLY, false); err != nil {
+		if err := b.attrs.set(mnt, unix.MOUNT_ATTR_RDONLY, false, false); err != nil {
 			return fmt.Errorf("mount_setattr ro on %s: %w", op.Path, err)
 		}
 	}
-	if err := unix.MoveMount(mnt, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
-		return fmt.Errorf("move_mount tmpfs on %s: %w", op.Path, err)
-	}
-	return nil
+	return b.attach(mnt, target, op.Path)
 }
 
 // chmodRoot sets the mode of the root directory of a detached mount.
@@ -287,8 +310,8 @@ func (s *scratchFS) close() {
 	}
 }
 
-func mountEmptyFile(op Op, target int, scratch *scratchFS) error {
-	dir, err := scratch.emptyFile()
+func (b *builder) mountEmptyFile(op Op, target int) error {
+	dir, err := b.scratch.emptyFile()
 	if err != nil {
 		return fmt.Errorf("deny %s: %w", op.Path, err)
 	}
@@ -297,11 +320,11 @@ func mountEmptyFile(op Op, target int, scratch *scratchFS) error {
 		return fmt.Errorf("deny %s: open_tree: %w", op.Path, err)
 	}
 	defer unix.Close(tree)
-	if err := setattr(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, false); err != nil {
+	if err := b.attrs.set(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, false, false); err != nil {
 		return fmt.Errorf("deny %s: mount_setattr: %w", op.Path, err)
 	}
-	if err := unix.MoveMount(tree, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
-		return fmt.Errorf("deny %s: move_mount: %w", op.Path, err)
+	if err := b.attach(tree, target, op.Path); err != nil {
+		return fmt.Errorf("deny %s: %w", op.Path, err)
 	}
 	return nil
 }

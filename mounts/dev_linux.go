@@ -20,7 +20,7 @@ var devLinks = [][2]string{
 
 // cloneDevNodes clones the host's device nodes while the host /dev is still
 // reachable. Each must be a character device.
-func cloneDevNodes() ([]int, error) {
+func (b *builder) cloneDevNodes() ([]int, error) {
 	trees := make([]int, 0, len(devNodes))
 	for _, name := range devNodes {
 		src := "/dev/" + name
@@ -39,7 +39,7 @@ func cloneDevNodes() ([]int, error) {
 			closeAll(trees)
 			return nil, fmt.Errorf("bind %s: not a character device on the host", src)
 		}
-		if err := setattr(fd, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC, false); err != nil {
+		if err := b.attrs.set(fd, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC, false, false); err != nil {
 			closeAll(trees)
 			return nil, fmt.Errorf("mount_setattr %s: %w", src, err)
 		}
@@ -49,7 +49,7 @@ func cloneDevNodes() ([]int, error) {
 
 // mountDev builds /dev: a tmpfs holding the cloned nodes, a new devpts
 // instance, a tmpfs shm and the usual links, then made read-only itself.
-func mountDev(at string, target int, nodes []int) error {
+func (b *builder) mountDev(at string, target int, nodes []int) error {
 	dev, err := newFS("tmpfs", map[string]string{"mode": "0755", "size": "64k"},
 		unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
@@ -71,12 +71,12 @@ func mountDev(at string, target int, nodes []int) error {
 			return fmt.Errorf("symlink %s/%s: %w", at, l[0], err)
 		}
 	}
-	if err := unix.MoveMount(dev, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
-		return fmt.Errorf("move_mount tmpfs on %s: %w", at, err)
+	if err := b.attach(dev, target, at); err != nil {
+		return err
 	}
 	for i, name := range devNodes {
-		if err := unix.MoveMount(nodes[i], "", dev, name, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return fmt.Errorf("move_mount /dev/%s on %s/%s: %w", name, at, name, err)
+		if err := b.attachAt(nodes[i], dev, name, at+"/"+name); err != nil {
+			return err
 		}
 	}
 	pts, err := newFS("devpts", map[string]string{"ptmxmode": "0666", "mode": "0620"},
@@ -85,18 +85,18 @@ func mountDev(at string, target int, nodes []int) error {
 		return fmt.Errorf("%s/pts: %w", at, err)
 	}
 	defer unix.Close(pts)
-	if err := unix.MoveMount(pts, "", dev, "pts", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-		return fmt.Errorf("move_mount devpts on %s/pts: %w", at, err)
+	if err := b.attachAt(pts, dev, "pts", at+"/pts"); err != nil {
+		return err
 	}
 	shm, err := newFS("tmpfs", map[string]string{"mode": "1777"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
 	if err != nil {
 		return fmt.Errorf("%s/shm: %w", at, err)
 	}
 	defer unix.Close(shm)
-	if err := unix.MoveMount(shm, "", dev, "shm", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-		return fmt.Errorf("move_mount tmpfs on %s/shm: %w", at, err)
+	if err := b.attachAt(shm, dev, "shm", at+"/shm"); err != nil {
+		return err
 	}
-	if err := setattr(dev, unix.MOUNT_ATTR_RDONLY, false); err != nil {
+	if err := b.attrs.set(dev, unix.MOUNT_ATTR_RDONLY, false, true); err != nil {
 		return fmt.Errorf("mount_setattr ro on %s: %w", at, err)
 	}
 	return nil

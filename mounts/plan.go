@@ -97,6 +97,10 @@ type Op struct {
 type Plan struct {
 	Root Op
 	Ops  []Op
+	// Remount sets mount attributes by remounting each mount found in
+	// /proc/self/mountinfo, as Build does by itself on kernels without
+	// mount_setattr; setting it exercises that path on newer kernels.
+	Remount bool
 }
 
 // Reserved paths are built by nsrun itself; rules may not touch them, since

@@ -13,7 +13,7 @@ var procReadOnly = []string{"sys", "sysrq-trigger", "irq", "bus"}
 
 // mountProc mounts a procfs of the calling process's PID namespace and
 // makes procReadOnly read-only.
-func mountProc(at string, target int) error {
+func (b *builder) mountProc(at string, target int) error {
 	proc, err := newFS("proc", nil, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
 		if errors.Is(err, unix.EPERM) {
@@ -22,8 +22,8 @@ func mountProc(at string, target int) error {
 		return fmt.Errorf("mount proc on %s: %w", at, err)
 	}
 	defer unix.Close(proc)
-	if err := unix.MoveMount(proc, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
-		return fmt.Errorf("move_mount proc on %s: %w", at, err)
+	if err := b.attach(proc, target, at); err != nil {
+		return err
 	}
 	for _, name := range procReadOnly {
 		tree, err := unix.OpenTree(proc, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
@@ -33,9 +33,9 @@ func mountProc(at string, target int) error {
 		if err != nil {
 			return fmt.Errorf("open_tree %s/%s: %w", at, name, err)
 		}
-		err = setattr(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, true)
+		err = b.attrs.set(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, true, false)
 		if err == nil {
-			err = unix.MoveMount(tree, "", proc, name, unix.MOVE_MOUNT_F_EMPTY_PATH)
+			err = b.attachAt(tree, proc, name, at+"/"+name)
 		}
 		unix.Close(tree)
 		if err != nil {
