@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"sync"
 	"syscall"
@@ -20,7 +19,11 @@ import (
 
 // sysCmd is the running sandbox: the init process and the pipes to it.
 type sysCmd struct {
-	init       *exec.Cmd
+	pid        int
+	pidfd      int // -1 when the kernel gave none
+	stdio      *stdio
+	reaped     bool // guarded by mu; after it pid may name another process
+	wstatus    unix.WaitStatus
 	lifeline   *os.File // write end of the spec pipe; the init dies when it closes
 	status     *bufio.Reader
 	statusFile *os.File
@@ -77,15 +80,17 @@ func (c *Cmd) Start() error {
 		return fail(fmt.Errorf("pipe: %w", err))
 	}
 	uids, gids := ns.Maps(prep.uid, prep.hostUID, prep.gid, prep.hostGID)
-	s.init = &exec.Cmd{
-		Path:       reexec.Self,
-		Args:       []string{initStage},
-		Env:        []string{},
-		Stdin:      c.Stdin,
-		Stdout:     c.Stdout,
-		Stderr:     c.Stderr,
-		ExtraFiles: []*os.File{specR, statusW},
-		SysProcAttr: &syscall.SysProcAttr{
+	s.stdio, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
+	if err != nil {
+		closeFiles(specR, specW, statusR, statusW)
+		return fail(fmt.Errorf("standard streams: %w", err))
+	}
+	s.pidfd = -1
+	attr := &syscall.ProcAttr{
+		Env: []string{"GOMAXPROCS=1"},
+		Files: []uintptr{s.stdio.fds[0].Fd(), s.stdio.fds[1].Fd(), s.stdio.fds[2].Fd(),
+			specR.Fd(), statusW.Fd()},
+		Sys: &syscall.SysProcAttr{
 			Cloneflags:  ns.CloneFlags(c.policyNet() == NetHost),
 			UidMappings: uids,
 			GidMappings: gids,
@@ -93,27 +98,53 @@ func (c *Cmd) Start() error {
 			// Without a terminal to share, the sandbox gets a session of its
 			// own: no controlling terminal means no TIOCSTI into the caller's.
 			Setsid: !prep.spec.Foreground,
+			PidFD:  &s.pidfd,
 		},
 	}
 	s.lifeline, s.statusFile, s.status = specW, statusR, bufio.NewReader(statusR)
 
-	startErr := make(chan error, 1)
-	go s.forkAndHold(startErr)
-	err = <-startErr
-	c.logf("init started in new namespaces at %.2f ms", ms(time.Since(s.started)))
-	specR.Close()
-	statusW.Close()
+	// The spec goes into the pipe before the init starts; one larger than
+	// the pipe's buffer is written meanwhile, as the init reads it.
+	wrote := make(chan error, 1)
+	spec, err := encodeSpec(&prep.spec)
 	if err != nil {
-		specW.Close()
+		closeFiles(specR, specW, statusR, statusW)
+		s.stdio.closeChildEnds()
+		s.stdio.closeParentEnds()
+		return fail(err)
+	}
+	if size, perr := unix.FcntlInt(specW.Fd(), unix.F_GETPIPE_SZ, 0); perr == nil && len(spec) <= size {
+		_, err := specW.Write(spec)
+		wrote <- err
+	} else {
+		go func() {
+			_, err := specW.Write(spec)
+			wrote <- err
+		}()
+	}
+
+	startErr := make(chan error, 1)
+	go s.forkAndHold(attr, startErr)
+	err = <-startErr
+	runtime.KeepAlive(s.stdio)
+	closeFiles(specR, statusW)
+	s.stdio.closeChildEnds()
+	if err != nil {
+		specW.Close() // ends the spec writer
+		<-wrote
 		statusR.Close()
+		s.stdio.closeParentEnds()
 		err = ns.Explain(err, ns.ReadSettings(), prep.hostUID)
 		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error()})
 	}
-	go s.watch(c)
+	c.logf("init started in new namespaces at %.2f ms", ms(time.Since(s.started)))
+	if c.Timeout > 0 || c.ctx != nil && c.ctx.Done() != nil {
+		go s.watch(c)
+	}
 
-	if err := writeSpec(specW, &prep.spec); err != nil {
+	if err := <-wrote; err != nil {
 		s.abort()
-		return fail(&SetupError{Code: ExitSetup, Msg: err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
 	}
 	msg, err := s.next()
 	if err != nil || msg.Kind != msgStarted {
@@ -121,7 +152,7 @@ func (c *Cmd) Start() error {
 		if err == nil && msg.Kind == msgError {
 			return fail(&SetupError{Code: msg.Code, Msg: msg.Msg})
 		}
-		return fail(&SetupError{Code: ExitSetup, Msg: fmt.Sprintf("sandbox init ended before the payload started (%v)", s.init.ProcessState)})
+		return fail(&SetupError{Code: ExitSetup, Msg: "sandbox init ended before the payload started (" + describeWait(s.wstatus) + ")"})
 	}
 	s.running = time.Now()
 	c.report.TimingsMS.Setup = ms(s.running.Sub(s.started))
@@ -132,10 +163,11 @@ func (c *Cmd) Start() error {
 // forkAndHold starts the init from a locked thread and keeps that thread
 // alive until Wait is done: the init's parent-death signal follows the
 // thread that forked it, not the process.
-func (s *sysCmd) forkAndHold(started chan<- error) {
+func (s *sysCmd) forkAndHold(attr *syscall.ProcAttr, started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	err := s.init.Start()
+	pid, err := syscall.ForkExec(reexec.Self, []string{initStage}, attr)
+	s.pid = pid
 	started <- err
 	if err != nil {
 		return
@@ -165,7 +197,39 @@ func (s *sysCmd) watch(c *Cmd) {
 	s.timedOut = true
 	s.mu.Unlock()
 	// Killing pid 1 of the PID namespace kills every process in it.
-	_ = s.init.Process.Kill()
+	_ = s.signal(unix.SIGKILL)
+}
+
+// signal sends sig to the init, through its pidfd where there is one so
+// that a recycled pid can never be hit.
+func (s *sysCmd) signal(sig unix.Signal) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reaped {
+		return os.ErrProcessDone
+	}
+	if s.pidfd >= 0 {
+		return unix.PidfdSendSignal(s.pidfd, sig, nil, 0)
+	}
+	return unix.Kill(s.pid, sig)
+}
+
+// reap waits for the init to exit.
+func (s *sysCmd) reap() {
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(s.pid, &ws, 0, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	s.mu.Lock()
+	s.reaped, s.wstatus = true, ws
+	if s.pidfd >= 0 {
+		unix.Close(s.pidfd)
+		s.pidfd = -1
+	}
+	s.mu.Unlock()
 }
 
 func (s *sysCmd) next() (initMsg, error) {
@@ -179,8 +243,9 @@ func (s *sysCmd) next() (initMsg, error) {
 
 // abort kills and reaps an init whose payload never started.
 func (s *sysCmd) abort() {
-	_ = s.init.Process.Kill()
-	_ = s.init.Wait()
+	_ = s.signal(unix.SIGKILL)
+	s.reap()
+	_ = s.stdio.wait()
 	s.finish()
 }
 
@@ -199,7 +264,8 @@ func (c *Cmd) Wait() error {
 		return errors.New("nsrun: Wait without a successful Start")
 	}
 	msg, msgErr := s.next()
-	waitErr := s.init.Wait()
+	s.reap()
+	ioErr := s.stdio.wait()
 	c.logf("sandbox gone at %.2f ms", ms(time.Since(s.started)))
 	s.finish()
 	s.restoreForeground()
@@ -214,16 +280,10 @@ func (c *Cmd) Wait() error {
 		ee.Code, ee.TimedOut = ExitTimeout, true
 	case msgErr == nil && msg.Kind == msgExit:
 		ee.Code, ee.Signal = msg.Code, msg.Signal
+	case s.wstatus.Signaled():
+		ee.Code, ee.Signal = 128+int(s.wstatus.Signal()), int(s.wstatus.Signal())
 	default:
-		ws, _ := s.init.ProcessState.Sys().(syscall.WaitStatus)
-		switch {
-		case ws.Signaled():
-			ee.Code, ee.Signal = 128+int(ws.Signal()), int(ws.Signal())
-		case ws.Exited():
-			ee.Code = ws.ExitStatus()
-		default:
-			return fmt.Errorf("nsrun: wait for init: %w", waitErr)
-		}
+		ee.Code = s.wstatus.ExitStatus()
 	}
 	c.report.Exit = ExitReport{Code: ee.Code, TimedOut: ee.TimedOut}
 	if ee.Signal != 0 {
@@ -231,6 +291,9 @@ func (c *Cmd) Wait() error {
 		c.report.Exit.Signal = &sig
 	}
 	if ee.Code == 0 {
+		if ioErr != nil {
+			return fmt.Errorf("nsrun: copy output: %w", ioErr)
+		}
 		return nil
 	}
 	return ee
@@ -239,10 +302,27 @@ func (c *Cmd) Wait() error {
 // Signal sends sig to the sandbox's init, which passes it on to the
 // payload.
 func (c *Cmd) Signal(sig os.Signal) error {
-	if c.sys == nil || c.sys.init.Process == nil {
+	if c.sys == nil || c.sys.running.IsZero() {
 		return errors.New("nsrun: Signal before Start")
 	}
-	return c.sys.init.Process.Signal(sig)
+	ss, ok := sig.(syscall.Signal)
+	if !ok {
+		return fmt.Errorf("nsrun: unsupported signal %v", sig)
+	}
+	return c.sys.signal(unix.Signal(ss))
+}
+
+func describeWait(ws unix.WaitStatus) string {
+	if ws.Signaled() {
+		return "killed by " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exit status %d", ws.ExitStatus())
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
 }
 
 // takeForeground reports whether stdin is the terminal this process group

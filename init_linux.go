@@ -41,6 +41,14 @@ func runInit() int {
 	// payload must be forked from the thread that dropped them.
 	runtime.LockOSThread()
 	debug.SetGCPercent(-1)
+	// Registering signals waits on the runtime's signal thread once per
+	// signal; doing it meanwhile keeps it off the startup path.
+	sigs := make(chan os.Signal, 16)
+	notified := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD}, forwarded...)...)
+		close(notified)
+	}()
 	status := os.NewFile(statusFD, "status")
 	fail := func(code int, err error) int {
 		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
@@ -95,8 +103,7 @@ func runInit() int {
 		return fail(execCode(err), err)
 	}
 
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD}, forwarded...)...)
+	<-notified
 	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
 	if spec.Foreground {
 		attr.Sys.Setpgid, attr.Sys.Foreground, attr.Sys.Ctty = true, true, 0

@@ -30,17 +30,18 @@ type initSpec struct {
 // allocate without limit.
 const maxSpec = 64 << 20
 
-func writeSpec(w io.Writer, s *initSpec) error {
+// encodeSpec frames the spec as a 4-byte big-endian length and JSON.
+func encodeSpec(s *initSpec) ([]byte, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("encode spec: %w", err)
 	}
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(len(b)))
-	if _, err := w.Write(append(n[:], b...)); err != nil {
-		return fmt.Errorf("send spec to init: %w", err)
+	if len(b) > maxSpec {
+		return nil, fmt.Errorf("spec of %d bytes is over the %d limit", len(b), maxSpec)
 	}
-	return nil
+	out := make([]byte, 4, 4+len(b))
+	binary.BigEndian.PutUint32(out, uint32(len(b)))
+	return append(out, b...), nil
 }
 
 func readSpec(r io.Reader) (*initSpec, error) {

@@ -15,11 +15,11 @@ func TestSpecRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := &initSpec{Plan: plan, Args: []string{"sh", "-c", "x"}, Env: []string{"A=1"}, Dir: "/w", Loopback: true}
-	var buf bytes.Buffer
-	if err := writeSpec(&buf, in); err != nil {
+	b, err := encodeSpec(in)
+	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := readSpec(&buf)
+	out, err := readSpec(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}

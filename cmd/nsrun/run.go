@@ -54,8 +54,10 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	}
 
 	// Signals to nsrun go to the payload; the sandbox's init passes them on.
+	// Registering takes a round trip to the runtime's signal thread per
+	// signal, so it overlaps with building the sandbox.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwardedSignals...)
+	go signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
 
 	err = cmd.Start()
