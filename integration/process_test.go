@@ -227,3 +227,49 @@ func assertGone(t *testing.T, name string) {
 	}
 	t.Errorf("process %s still running on the host (pid %d)", name, findProcess(name))
 }
+
+func TestOnlyStandardDescriptorsReachThePayload(t *testing.T) {
+	need(t)
+	// A descriptor the caller leaked without close-on-exec must not reach
+	// the payload either.
+	leak, err := os.Open("/etc/hostname")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leak.Close()
+	cmd := exec.Command(nsrunBin, "--", "/bin/sh", "-c", "ls /proc/$$/fd")
+	// Fds 3 and 4 of nsrun are replaced in the init by its own pipes; the
+	// higher ones would be inherited if nothing closed them.
+	cmd.ExtraFiles = []*os.File{leak, leak, leak, leak, leak, leak, leak, leak}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, "open descriptors", strings.Join(strings.Fields(string(out)), " "), "0 1 2")
+}
+
+func TestNamespacesAreNew(t *testing.T) {
+	host := strings.Fields(func() string {
+		var out []string
+		for _, n := range []string{"user", "mnt", "pid", "ipc", "uts", "cgroup", "net"} {
+			l, err := os.Readlink("/proc/self/ns/" + n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, l)
+		}
+		return strings.Join(out, " ")
+	}())
+	for _, net := range []string{"none", "host"} {
+		inside := strings.Fields(helper(t, []string{"--net", net}, "ns"))
+		if len(inside) != len(host) {
+			t.Fatalf("got %v", inside)
+		}
+		for i := range host {
+			shared := inside[i] == host[i]
+			if wantShared := net == "host" && strings.HasPrefix(host[i], "net:"); shared != wantShared {
+				t.Errorf("--net %s: %s inside, %s on the host", net, inside[i], host[i])
+			}
+		}
+	}
+}

@@ -117,6 +117,16 @@ func run(op string, args []string) (string, error) {
 			return "", errno
 		}
 		return "ok", nil
+	case "ns": // the namespace links of this process
+		var out []string
+		for _, n := range []string{"user", "mnt", "pid", "ipc", "uts", "cgroup", "net"} {
+			l, err := os.Readlink("/proc/self/ns/" + n)
+			if err != nil {
+				return "", err
+			}
+			out = append(out, l)
+		}
+		return strings.Join(out, " "), nil
 	case "ids":
 		return fmt.Sprintf("%d %d %d", os.Getuid(), os.Getgid(), os.Getppid()), nil
 	}
