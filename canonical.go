@@ -37,7 +37,11 @@ func canonical(p, cwd string) (string, fs.FileInfo, error) {
 	if strings.ContainsRune(p, 0) {
 		return "", nil, errors.New("path contains a NUL byte")
 	}
-	canon, err := filepath.EvalSymlinks(absPath(p, cwd))
+	abs := absPath(p, cwd)
+	if canon, info, ok := canonicalFast(abs, p); ok {
+		return canon, info, nil
+	}
+	canon, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, errors.New("no such file or directory")

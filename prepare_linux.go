@@ -79,8 +79,10 @@ func (c *Cmd) prepare() (*prepared, error) {
 				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
 			}
 		}
-		if fi, err := os.Lstat(absPath(r.Path, cwd)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+		if abs := absPath(r.Path, cwd); abs != cr.Canon {
+			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+			}
 		}
 		rules = append(rules, cr)
 	}
@@ -176,6 +178,7 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 	if !plan.Root.ReadOnly {
 		r.Filesystem.RW = append(r.Filesystem.RW, "/")
 	}
+	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
 	for _, op := range plan.Ops {
 		switch {
 		case op.Kind == mounts.OpBind && op.ReadOnly:

@@ -13,8 +13,12 @@ import (
 // CAP_SYS_ADMIN; on return the process root and working directory are the
 // new root and the host tree is detached.
 //
-// Every source is opened and cloned before anything is mounted, so no rule
-// can hide another rule's source.
+// The new root is stacked on the old one, but the process root stays the
+// old root until pivot_root, so every source path (absolute) is still
+// resolved in the host's tree, which nothing here mounts on: no rule can
+// hide or redirect another rule's source. Each source is cloned just before
+// it is attached, which keeps one detached tree alive at a time (the kernel
+// slows down with many).
 func Build(p *Plan) error {
 	if err := unix.Mount("", "/", "", unix.MS_SLAVE|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("make / rslave: %w", err)
@@ -26,26 +30,6 @@ func Build(p *Plan) error {
 		return err
 	}
 	defer unix.Close(root)
-	trees := make([]int, len(p.Ops))
-	for i := range trees {
-		trees[i] = -1
-	}
-	defer closeAll(trees)
-	for i, op := range p.Ops {
-		if op.Kind == OpBind {
-			if trees[i], err = b.cloneSource(op); err != nil {
-				return err
-			}
-		}
-	}
-	nodes, err := b.cloneDevNodes()
-	defer closeAll(nodes)
-	if err != nil {
-		return err
-	}
-
-	// The new root is stacked on the old one; pivot_root(".", ".") later
-	// swaps them without needing a scratch directory.
 	if err := unix.MoveMount(root, "", unix.AT_FDCWD, "/", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 		return fmt.Errorf("move_mount %s on /: %w", p.Root.Source, err)
 	}
@@ -53,8 +37,8 @@ func Build(p *Plan) error {
 	if err := b.attrs.moved(root); err != nil {
 		return fmt.Errorf("attributes of %s: %w", p.Root.Source, err)
 	}
-	for i, op := range p.Ops {
-		if err := b.apply(op, trees[i], nodes); err != nil {
+	for _, op := range p.Ops {
+		if err := b.apply(op); err != nil {
 			return err
 		}
 	}
@@ -91,7 +75,7 @@ func (b *builder) attachAt(fd, dir int, name, display string) error {
 	return nil
 }
 
-func (b *builder) apply(op Op, tree int, nodes []int) error {
+func (b *builder) apply(op Op) error {
 	target, err := resolve(b.root, op.Path)
 	if err != nil {
 		if op.Optional && errors.Is(err, unix.ENOENT) {
@@ -102,13 +86,13 @@ func (b *builder) apply(op Op, tree int, nodes []int) error {
 	defer unix.Close(target)
 	switch op.Kind {
 	case OpBind:
-		return b.bind(op, tree, target)
+		return b.bind(op, target)
 	case OpTmpfs:
 		return b.mountTmpfs(op, target)
 	case OpEmptyFile:
 		return b.mountEmptyFile(op, target)
 	case OpDev:
-		return b.mountDev(op.Path, target, nodes)
+		return b.mountDev(op.Path, target)
 	case OpProc:
 		return b.mountProc(op.Path, target)
 	}
@@ -185,7 +169,12 @@ func checkIdentity(fd int, name string, want Identity) error {
 	return nil
 }
 
-func (b *builder) bind(op Op, tree, target int) error {
+func (b *builder) bind(op Op, target int) error {
+	tree, err := b.cloneSource(op)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(tree)
 	if err := b.attach(tree, target, op.Path); err != nil {
 		return fmt.Errorf("bind %s: %w", op.Source, err)
 	}

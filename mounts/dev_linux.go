@@ -18,8 +18,8 @@ var devLinks = [][2]string{
 	{"stderr", "/proc/self/fd/2"},
 }
 
-// cloneDevNodes clones the host's device nodes while the host /dev is still
-// reachable. Each must be a character device.
+// cloneDevNodes clones the host's device nodes (from the old root, as all
+// sources). Each must be a character device.
 func (b *builder) cloneDevNodes() ([]int, error) {
 	trees := make([]int, 0, len(devNodes))
 	for _, name := range devNodes {
@@ -49,7 +49,12 @@ func (b *builder) cloneDevNodes() ([]int, error) {
 
 // mountDev builds /dev: a tmpfs holding the cloned nodes, a new devpts
 // instance, a tmpfs shm and the usual links, then made read-only itself.
-func (b *builder) mountDev(at string, target int, nodes []int) error {
+func (b *builder) mountDev(at string, target int) error {
+	nodes, err := b.cloneDevNodes()
+	if err != nil {
+		return err
+	}
+	defer closeAll(nodes)
 	dev, err := newFS("tmpfs", map[string]string{"mode": "0755", "size": "64k"},
 		unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {

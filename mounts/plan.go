@@ -97,6 +97,9 @@ type Op struct {
 type Plan struct {
 	Root Op
 	Ops  []Op
+	// Unchanged are read-only rules left out because an ancestor already
+	// shows the same host tree read-only at the same place.
+	Unchanged []string
 	// Remount sets mount attributes by remounting each mount found in
 	// /proc/self/mountinfo, as Build does by itself on kernels without
 	// mount_setattr; setting it exercises that path on newer kernels.
@@ -155,17 +158,24 @@ func Make(in Input) (*Plan, error) {
 		last[r.Path] = r
 	}
 
-	rules := make([]Rule, 0, len(last))
-	for _, r := range last {
-		rules = append(rules, r)
+	type ranked struct {
+		Rule
+		depth int
 	}
-	sort.Slice(rules, func(i, j int) bool {
-		di, dj := Depth(rules[i].Path), Depth(rules[j].Path)
-		if di != dj {
-			return di < dj
+	sorted := make([]ranked, 0, len(last))
+	for _, r := range last {
+		sorted = append(sorted, ranked{r, Depth(r.Path)})
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].depth != sorted[j].depth {
+			return sorted[i].depth < sorted[j].depth
 		}
-		return rules[i].Path < rules[j].Path
+		return sorted[i].Path < sorted[j].Path
 	})
+	rules := make([]Rule, len(sorted))
+	for i, r := range sorted {
+		rules[i] = r.Rule
+	}
 
 	ops := []Op{
 		{Kind: OpDev, Path: "/dev", Dir: true},
@@ -174,7 +184,12 @@ func Make(in Input) (*Plan, error) {
 	index := map[string]int{}
 	for _, r := range rules {
 		op := opFor(r)
-		if parent := nearest(index, r.Path); parent >= 0 {
+		parent := nearest(index, r.Path)
+		if redundant(op, plan.Root, ops, parent) {
+			plan.Unchanged = append(plan.Unchanged, r.Path)
+			continue
+		}
+		if parent >= 0 {
 			p := &ops[parent]
 			if !p.Dir {
 				return nil, fmt.Errorf("%s %s: %s is a file and cannot hold it", r.Access, r.Path, p.Path)
@@ -189,6 +204,21 @@ func Make(in Input) (*Plan, error) {
 	}
 	plan.Ops = ops
 	return plan, nil
+}
+
+// redundant reports whether op, a read-only bind of a host path onto the
+// same place, would show exactly what its nearest ancestor already shows
+// there: the host's tree, read-only, nosuid, nodev. Such a bind is left
+// out; a sandbox with many read-only rules then costs no more to build.
+func redundant(op, root Op, ops []Op, parent int) bool {
+	if op.Kind != OpBind || !op.ReadOnly {
+		return false
+	}
+	if parent < 0 {
+		return root.ReadOnly && root.Source == "/"
+	}
+	p := ops[parent]
+	return p.Kind == OpBind && p.ReadOnly
 }
 
 func checkRule(r Rule) error {

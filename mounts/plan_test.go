@@ -28,9 +28,14 @@ func TestMake(t *testing.T) {
 			want:  []string{"bind /w rw", "bind /w/.git ro"},
 		},
 		{
+			name:  "ro that changes nothing is left out",
+			rules: []Rule{dir("/usr", ReadOnly), dir("/usr/lib", ReadOnly), dir("/w", ReadWrite), dir("/w/.git", ReadOnly), dir("/w/.git/hooks", ReadOnly)},
+			want:  []string{"bind /w rw", "bind /w/.git ro"},
+		},
+		{
 			name:  "same path: last wins",
-			rules: []Rule{dir("/w", ReadWrite), dir("/w", ReadOnly)},
-			want:  []string{"bind /w ro"},
+			rules: []Rule{dir("/w", ReadOnly), dir("/w", Tmpfs), dir("/v", Tmpfs), dir("/v", ReadWrite)},
+			want:  []string{"bind /v rw", "tmpfs /w 755"},
 		},
 		{
 			name:  "deny dir with a deeper grant gets its mount point",
@@ -58,7 +63,7 @@ func TestMake(t *testing.T) {
 		{name: "dev", rules: []Rule{dir("/dev", ReadOnly)}, err: "/dev is built by nsrun"},
 		{name: "tmpfs on a file", rules: []Rule{file("/etc/hosts", Tmpfs)}, err: "not a directory"},
 		{name: "deny root", rules: []Rule{dir("/", Deny)}, err: "the root can only be"},
-		{name: "under a file", rules: []Rule{file("/f", ReadOnly), dir("/f/x", ReadOnly)}, err: "/f is a file"},
+		{name: "under a file", rules: []Rule{file("/f", ReadWrite), dir("/f/x", ReadOnly)}, err: "/f is a file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Make(Input{Rules: tc.rules})
@@ -88,6 +93,31 @@ func TestMake(t *testing.T) {
 	}
 }
 
+func TestMakeKeepsReadOnlyThatChangesSomething(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   Input
+	}{
+		{"another root", Input{Root: "/srv/root", Rules: []Rule{{Path: "/usr", Access: ReadOnly, Dir: true}}}},
+		{"writable root", Input{Rules: []Rule{{Path: "/", Access: ReadWrite, Dir: true}, {Path: "/usr", Access: ReadOnly, Dir: true}}}},
+		{"under a tmpfs", Input{Rules: []Rule{{Path: "/t", Access: Tmpfs, Dir: true}, {Path: "/t/x", Access: ReadOnly, Dir: true}}}},
+		{"under a deny", Input{Rules: []Rule{{Path: "/d", Access: Deny, Dir: true}, {Path: "/d/x", Access: ReadOnly, Dir: true}}}},
+	} {
+		p, err := Make(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := p.Ops[len(p.Ops)-1]
+		if last.Kind != OpBind || !last.ReadOnly || len(p.Unchanged) != 0 {
+			t.Errorf("%s: the read-only bind was dropped: %+v", tc.name, p)
+		}
+	}
+	p, _ := Make(Input{Rules: []Rule{{Path: "/usr", Access: ReadOnly, Dir: true}}})
+	if !reflect.DeepEqual(p.Unchanged, []string{"/usr"}) {
+		t.Errorf("unchanged: %v", p.Unchanged)
+	}
+}
+
 func TestMakeRootAccess(t *testing.T) {
 	p, err := Make(Input{Root: "/srv/root", Rules: []Rule{{Path: "/", Access: ReadWrite, Dir: true}}})
 	if err != nil {
@@ -104,12 +134,12 @@ func TestMakeRootAccess(t *testing.T) {
 
 // Planning must stay linear in the number of rules.
 func TestMakeManyRules(t *testing.T) {
-	var rules []Rule
+	rules := []Rule{{Path: "/data", Access: ReadWrite, Dir: true}}
 	for i := 0; i < 5000; i++ {
 		rules = append(rules, Rule{Path: fmt.Sprintf("/data/d%d", i), Access: ReadOnly, Dir: true})
 	}
 	p, err := Make(Input{Rules: rules})
-	if err != nil || len(p.Ops) != 5002 {
+	if err != nil || len(p.Ops) != 5003 {
 		t.Fatalf("%v, %d ops", err, len(p.Ops))
 	}
 }
