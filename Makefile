@@ -8,7 +8,9 @@ GOFLAGS_BUILD = -tags netgo,osusergo -trimpath -ldflags "-s -w -X main.version=$
 
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: build demo test cross clean
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: build demo test cross lint clean bench
 build:
 	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o bin/nsrun ./cmd/nsrun
 
@@ -24,5 +26,13 @@ cross:
 	GOOS=darwin $(GO) build ./... && GOOS=darwin $(GO) vet ./...
 	GOOS=windows $(GO) build ./... && GOOS=windows $(GO) vet ./...
 
+lint:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
+	GOBIN=$(CURDIR)/bin $(GO) install $(STATICCHECK)
+	for os in linux darwin windows; do GOOS=$$os bin/staticcheck ./... || exit 1; done
+
 clean:
 	rm -rf bin
+
+bench:
+	bench/startup.sh

@@ -366,4 +366,10 @@ func (c *Cmd) policyNet() Net {
 	return c.Policy.Net
 }
 
+func (c *Cmd) logf(format string, a ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "nsrun: "+format+"\n", a...)
+	}
+}
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -2,13 +2,21 @@
 
 package nsrun
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
+// sysCmd marks a Cmd as started.
 type sysCmd struct{}
 
 // Start returns ErrUnsupported: this system has no backend yet.
 func (c *Cmd) Start() error {
-	c.report = Report{Version: 1, Enforcement: "none", Error: ErrUnsupported.Error()}
+	if c.sys != nil {
+		return errors.New("nsrun: Start called twice")
+	}
+	c.sys = &sysCmd{}
+	c.report = Report{Version: 1, Enforcement: "none", Error: ErrUnsupported.Error(), Exit: ExitReport{Code: ExitSetup}}
 	return ErrUnsupported
 }
 
