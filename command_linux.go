@@ -87,7 +87,7 @@ func (c *Cmd) Start() error {
 	}
 	s.pidfd = -1
 	attr := &syscall.ProcAttr{
-		Env: []string{"GOMAXPROCS=1"},
+		Env: []string{},
 		Files: []uintptr{s.stdio.fds[0].Fd(), s.stdio.fds[1].Fd(), s.stdio.fds[2].Fd(),
 			specR.Fd(), statusW.Fd()},
 		Sys: &syscall.SysProcAttr{
