@@ -264,6 +264,10 @@ func (c *Cmd) Wait() error {
 		return errors.New("nsrun: Wait without a successful Start")
 	}
 	msg, msgErr := s.next()
+	for msgErr == nil && msg.Kind == msgStopped {
+		s.suspend()
+		msg, msgErr = s.next()
+	}
 	s.reap()
 	ioErr := s.stdio.wait()
 	c.logf("sandbox gone at %.2f ms", ms(time.Since(s.started)))
@@ -357,6 +361,20 @@ func (s *sysCmd) restoreForeground() {
 	}
 	_ = unix.IoctlSetPointerInt(s.tty, unix.TIOCSPGRP, unix.Getpgrp())
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+}
+
+// suspend stops this process as a shell job stops, because the payload
+// holding the terminal was stopped (Ctrl-Z). Once continued it tells the
+// init to continue the payload, with the terminal if this process group
+// has it again (fg) and without it otherwise (bg).
+func (s *sysCmd) suspend() {
+	s.restoreForeground()
+	_ = unix.Kill(unix.Getpid(), unix.SIGSTOP)
+	ctl := byte(ctlBackground)
+	if pgrp, err := unix.IoctlGetInt(s.tty, unix.TIOCGPGRP); err == nil && pgrp == unix.Getpgrp() {
+		ctl = ctlForeground
+	}
+	_, _ = s.lifeline.Write([]byte{ctl})
 }
 
 func (c *Cmd) policyNet() Net {

@@ -116,18 +116,23 @@ func runInit() int {
 	send(status, initMsg{Kind: msgStarted})
 	step("payload started")
 
-	lifeline := make(chan struct{})
-	go waitParentExit(lifeline)
+	control := make(chan byte)
+	go readControl(control)
 	for {
 		select {
-		case <-lifeline:
-			return ExitSetup
+		case b, ok := <-control:
+			if !ok {
+				return ExitSetup // the parent is gone
+			}
+			resume(pid, b == ctlForeground)
 		case sig := <-sigs:
 			if sig != unix.SIGCHLD {
 				_ = unix.Kill(pid, sig.(unix.Signal))
 				continue
 			}
-			if ws, done := reap(pid); done {
+			ws, ended := reap(pid)
+			switch {
+			case ended:
 				m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
 				if ws.Signaled() {
 					m.Signal = int(ws.Signal())
@@ -135,29 +140,50 @@ func runInit() int {
 				}
 				send(status, m)
 				return m.Code
+			case ws.Stopped() && spec.Foreground && terminalStop(ws.StopSignal()):
+				// The payload has the terminal and was stopped from it
+				// (Ctrl-Z): nsrun stops too, as a shell job would.
+				send(status, initMsg{Kind: msgStopped})
 			}
 		}
 	}
 }
 
-// reap collects every exited child, traced or stopped ones included, and
-// reports whether pid was among them.
-func reap(pid int) (unix.WaitStatus, bool) {
-	var payload unix.WaitStatus
-	found := false
+// reap collects every child that exited, traced ones included, and returns
+// the payload's status if it exited (ended) or just stopped.
+func reap(pid int) (payload unix.WaitStatus, ended bool) {
 	for {
 		var ws unix.WaitStatus
-		got, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WALL, nil)
+		got, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WALL|unix.WUNTRACED, nil)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil || got <= 0 {
-			return payload, found
+			return payload, ended
 		}
-		if got == pid && (ws.Exited() || ws.Signaled()) {
-			payload, found = ws, true
+		if got == pid && !ended {
+			payload, ended = ws, ws.Exited() || ws.Signaled()
 		}
 	}
+}
+
+func terminalStop(sig unix.Signal) bool {
+	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU
+}
+
+// resume continues the payload's process group after nsrun itself was
+// continued, giving it the terminal back when nsrun is in the foreground.
+// The init is in the background then, so SIGTTOU is blocked meanwhile.
+func resume(pid int, foreground bool) {
+	if foreground {
+		var set, old unix.Sigset_t
+		set.Val[0] = 1 << (uint(unix.SIGTTOU) - 1)
+		if unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old) == nil {
+			_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pid)
+			_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+		}
+	}
+	_ = unix.Kill(-pid, unix.SIGCONT)
 }
 
 // parentGone reports whether the parent has already exited (the lifeline
@@ -169,15 +195,20 @@ func parentGone() bool {
 	return err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLIN) != 0
 }
 
-// waitParentExit returns when the parent closes its end of the lifeline.
-func waitParentExit(gone chan<- struct{}) {
+// readControl passes on the bytes the parent writes after the spec and
+// closes out when the parent closes its end: that is, when it exits.
+func readControl(out chan<- byte) {
 	var b [1]byte
 	for {
-		_, err := unix.Read(specFD, b[:])
-		if err != unix.EINTR {
-			close(gone)
+		n, err := unix.Read(specFD, b[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			close(out)
 			return
 		}
+		out <- b[0]
 	}
 }
 

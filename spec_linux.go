@@ -76,4 +76,12 @@ const (
 	msgStarted = "started"
 	msgError   = "error"
 	msgExit    = "exit"
+	msgStopped = "stopped" // the payload was stopped from the terminal
+)
+
+// Control bytes the parent writes to the init after the spec, once it was
+// itself continued after a msgStopped.
+const (
+	ctlForeground = 'f' // continue the payload and give it the terminal
+	ctlBackground = 'b' // continue the payload without the terminal
 )

@@ -93,3 +93,30 @@ func TestInteractiveShellJobControl(t *testing.T) {
 	}
 	s.waitFor("inside:EPERM")
 }
+
+// Ctrl-Z on a payload that is not a shell stops nsrun as a job of the
+// caller's shell; fg resumes it with the terminal.
+func TestCtrlZStopsAndResumesAPlainPayload(t *testing.T) {
+	need(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	s := &tmuxSession{t: t, socket: "nsrun-test-z-" + itoa(time.Now().Nanosecond())}
+	defer exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+	s.cmd("new-session", "-d", "-s", "nsrun", "-x", "100", "-y", "30",
+		"env PS1='outer$ ' /bin/bash --norc --noprofile -i")
+	s.waitFor("outer$")
+	s.send(nsrunBin+" -- /bin/sh -c 'read line; echo got-$line'", "Enter")
+	time.Sleep(500 * time.Millisecond)
+	s.send("C-z")
+	s.waitFor("Stopped")
+	s.send("jobs -l; echo jobs-done", "Enter")
+	s.waitFor("jobs-done")
+	s.send("fg", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	// The payload has the terminal again: it reads what is typed.
+	s.send("hello", "Enter")
+	s.waitFor("got-hello")
+	s.send("echo rc=$?", "Enter")
+	s.waitFor("rc=0")
+}
