@@ -369,7 +369,11 @@ func (s *sysCmd) restoreForeground() {
 // has it again (fg) and without it otherwise (bg).
 func (s *sysCmd) suspend() {
 	s.restoreForeground()
-	_ = unix.Kill(unix.Getpid(), unix.SIGSTOP)
+	// Directed at this thread, the stop takes effect before the call
+	// returns; sent to the process, another thread might take it later.
+	runtime.LockOSThread()
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
+	runtime.UnlockOSThread()
 	ctl := byte(ctlBackground)
 	if pgrp, err := unix.IoctlGetInt(s.tty, unix.TIOCGPGRP); err == nil && pgrp == unix.Getpgrp() {
 		ctl = ctlForeground
