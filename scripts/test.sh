@@ -12,13 +12,17 @@ scripts/setup.sh
 echo "== go vet"
 go vet ./...
 
+log="$(mktemp /var/tmp/nsrun-test-log.XXXXXX)"
+trap 'rm -f "$log"' EXIT
+
 echo "== unit and integration tests as $(id -un)"
-go test -count=1 ./...
+go test -count=1 -v ./... >"$log" 2>&1 || { grep -vE '^(=== |    --- PASS|--- PASS|PASS$)' "$log"; exit 1; }
+grep -E '^(ok|\?) ' "$log"
 
 if [ "$(id -u)" -eq 0 ]; then
 	echo "== integration tests as $TEST_USER"
 	dir="$(mktemp -d /var/tmp/nsrun-it.XXXXXX)"
-	trap 'rm -rf "$dir"' EXIT
+	trap 'rm -rf "$dir" "$log"' EXIT
 	chmod 755 "$dir"
 	CGO_ENABLED=0 go build -tags netgo,osusergo -o "$dir/nsrun" ./cmd/nsrun
 	CGO_ENABLED=0 go build -tags netgo,osusergo -o "$dir/helper" ./integration/helper
@@ -27,9 +31,18 @@ if [ "$(id -u)" -eq 0 ]; then
 	chmod -R a+rX "$dir"
 	# The test binary reads no source files; run it from a directory the
 	# user can enter.
+	user_log="$dir/user.log"
 	(cd "$dir" && runuser -u "$TEST_USER" -- env \
 		NSRUN_BIN="$dir/nsrun" NSRUN_HELPER="$dir/helper" \
 		NSRUN_INTEGRATION="${NSRUN_INTEGRATION:-}" HOME="/home/$TEST_USER" PATH="$PATH" \
-		sh -c './integration.test -test.count=1 && ./library.test -test.count=1')
+		sh -c './integration.test -test.count=1 -test.v && ./library.test -test.count=1 -test.v') >"$user_log" 2>&1 ||
+		{ grep -vE '^(=== |    --- PASS|--- PASS|PASS$)' "$user_log"; exit 1; }
 	echo "ok  	integration and library as $TEST_USER"
+	cat "$user_log" >>"$log"
 fi
+
+passed=$(grep -cE '^ *--- PASS' "$log" || true)
+skipped=$(grep -cE '^ *--- SKIP' "$log" || true)
+failed=$(grep -cE '^ *--- FAIL' "$log" || true)
+grep -E '^ *--- SKIP' -A1 "$log" | sed 's/^/skipped: /' || true
+echo "tests: $passed passed, $failed failed, $skipped skipped"
