@@ -44,5 +44,5 @@ fi
 passed=$(grep -cE '^ *--- PASS' "$log" || true)
 skipped=$(grep -cE '^ *--- SKIP' "$log" || true)
 failed=$(grep -cE '^ *--- FAIL' "$log" || true)
-grep -E '^ *--- SKIP' -A1 "$log" | sed 's/^/skipped: /' || true
+grep -E '^ *--- SKIP' -B1 "$log" | grep -v '^--$' | sed 's/^/skipped: /' || true
 echo "tests: $passed passed, $failed failed, $skipped skipped"
