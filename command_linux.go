@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -33,6 +34,8 @@ type sysCmd struct {
 	running    time.Time
 	foreground bool
 	tty        int
+	direct     bool   // the payload is the process started (Landlock-only), not an init
+	tmpDir     string // removed once the sandbox is gone
 	mu         sync.Mutex
 	timedOut   bool
 }
@@ -40,6 +43,7 @@ type sysCmd struct {
 func init() {
 	// Registration cannot fail here: the names are this package's own.
 	_ = reexec.Register(initStage, runInit)
+	_ = reexec.Register(landlockStage, runLandlockStage)
 	_ = reexec.Register(probeStage, func() int { return 0 })
 
 }
@@ -59,15 +63,21 @@ func (c *Cmd) Start() error {
 		}
 		c.report.Error = err.Error()
 		c.report.Exit.Code = ExitCode(err)
+		s.removeTmp()
 		return err
 	}
 	prep, err := c.prepare()
 	if err != nil {
 		return fail(err)
 	}
-	c.report = prep.report
+	c.report, s.tmpDir = prep.report, prep.tmpDir
+	s.direct = prep.spec.Plan == nil
 	prep.spec.Foreground = s.takeForeground(c.Stdin)
-	c.logf("plan: %d mounts over %s", len(prep.spec.Plan.Ops)+1, prep.spec.Plan.Root.Source)
+	if s.direct {
+		c.logf("Landlock only: no namespaces, no mounts")
+	} else {
+		c.logf("plan: %d mounts over %s", len(prep.spec.Plan.Ops)+1, prep.spec.Plan.Root.Source)
+	}
 
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -79,7 +89,6 @@ func (c *Cmd) Start() error {
 		specW.Close()
 		return fail(fmt.Errorf("pipe: %w", err))
 	}
-	uids, gids := ns.Maps(prep.uid, prep.hostUID, prep.gid, prep.hostGID)
 	s.stdio, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
 	if err != nil {
 		closeFiles(specR, specW, statusR, statusW)
@@ -91,15 +100,24 @@ func (c *Cmd) Start() error {
 		Files: []uintptr{s.stdio.fds[0].Fd(), s.stdio.fds[1].Fd(), s.stdio.fds[2].Fd(),
 			specR.Fd(), statusW.Fd()},
 		Sys: &syscall.SysProcAttr{
-			Cloneflags:  ns.CloneFlags(c.policyNet() == NetHost),
-			UidMappings: uids,
-			GidMappings: gids,
-			AmbientCaps: ns.SetupCaps,
 			// Without a terminal to share, the sandbox gets a session of its
 			// own: no controlling terminal means no TIOCSTI into the caller's.
 			Setsid: !prep.spec.Foreground,
 			PidFD:  &s.pidfd,
 		},
+	}
+	stage := initStage
+	if s.direct {
+		// The stage becomes the payload: it gets the terminal itself, and
+		// dies with nsrun (there is no PID namespace to end it otherwise).
+		stage = landlockStage
+		attr.Sys.Setpgid, attr.Sys.Foreground, attr.Sys.Ctty = prep.spec.Foreground, prep.spec.Foreground, 0
+		attr.Sys.Pdeathsig = syscall.SIGKILL
+	} else {
+		uids, gids := ns.Maps(prep.uid, prep.hostUID, prep.gid, prep.hostGID)
+		attr.Sys.Cloneflags = ns.CloneFlags(c.policyNet() == NetHost)
+		attr.Sys.UidMappings, attr.Sys.GidMappings = uids, gids
+		attr.Sys.AmbientCaps = ns.SetupCaps
 	}
 	s.lifeline, s.statusFile, s.status = specW, statusR, bufio.NewReader(statusR)
 
@@ -124,7 +142,7 @@ func (c *Cmd) Start() error {
 	}
 
 	startErr := make(chan error, 1)
-	go s.forkAndHold(attr, startErr)
+	go s.forkAndHold(stage, attr, startErr)
 	err = <-startErr
 	runtime.KeepAlive(s.stdio)
 	closeFiles(specR, statusW)
@@ -147,7 +165,10 @@ func (c *Cmd) Start() error {
 		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
 	}
 	msg, err := s.next()
-	if err != nil || msg.Kind != msgStarted {
+	// The Landlock-only stage says nothing when all went well: its status
+	// pipe closes as it executes the payload.
+	startedDirect := s.direct && errors.Is(err, io.EOF)
+	if !startedDirect && (err != nil || msg.Kind != msgStarted) {
 		s.abort()
 		if err == nil && msg.Kind == msgError {
 			return fail(&SetupError{Code: msg.Code, Msg: msg.Msg})
@@ -163,10 +184,10 @@ func (c *Cmd) Start() error {
 // forkAndHold starts the init from a locked thread and keeps that thread
 // alive until Wait is done: the init's parent-death signal follows the
 // thread that forked it, not the process.
-func (s *sysCmd) forkAndHold(attr *syscall.ProcAttr, started chan<- error) {
+func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	pid, err := syscall.ForkExec(reexec.Self, []string{initStage}, attr)
+	pid, err := syscall.ForkExec(reexec.Self, []string{stage}, attr)
 	s.pid = pid
 	started <- err
 	if err != nil {
@@ -196,8 +217,25 @@ func (s *sysCmd) watch(c *Cmd) {
 	s.mu.Lock()
 	s.timedOut = true
 	s.mu.Unlock()
-	// Killing pid 1 of the PID namespace kills every process in it.
+	// Killing pid 1 of the PID namespace kills every process in it;
+	// without one, the payload's process group is what can be reached.
 	_ = s.signal(unix.SIGKILL)
+	s.killGroup()
+}
+
+// killGroup ends what is left of a Landlock-only payload's process group.
+// The group id cannot be reused while any process of the group is alive.
+func (s *sysCmd) killGroup() {
+	if s.direct {
+		_ = unix.Kill(-s.pid, unix.SIGKILL)
+	}
+}
+
+func (s *sysCmd) removeTmp() {
+	if s.tmpDir != "" {
+		os.RemoveAll(s.tmpDir)
+		s.tmpDir = ""
+	}
 }
 
 // signal sends sig to the init, through its pidfd where there is one so
@@ -214,14 +252,27 @@ func (s *sysCmd) signal(sig unix.Signal) error {
 	return unix.Kill(s.pid, sig)
 }
 
-// reap waits for the init to exit.
+// reap waits for the init (or the Landlock-only payload) to exit. A
+// Landlock-only payload stopped from the terminal stops nsrun too, as the
+// init arranges it otherwise.
 func (s *sysCmd) reap() {
 	var ws unix.WaitStatus
 	for {
-		_, err := unix.Wait4(s.pid, &ws, 0, nil)
-		if err != unix.EINTR {
-			break
+		_, err := unix.Wait4(s.pid, &ws, unix.WUNTRACED, nil)
+		if err == unix.EINTR {
+			continue
 		}
+		if err == nil && ws.Stopped() {
+			if s.direct && s.foreground && (ws.StopSignal() == unix.SIGTSTP || ws.StopSignal() == unix.SIGTTIN || ws.StopSignal() == unix.SIGTTOU) {
+				s.stopSelf()
+				if s.haveTerminal() {
+					setForeground(s.tty, s.pid)
+				}
+				_ = unix.Kill(-s.pid, unix.SIGCONT)
+			}
+			continue
+		}
+		break
 	}
 	s.mu.Lock()
 	s.reaped, s.wstatus = true, ws
@@ -250,6 +301,8 @@ func (s *sysCmd) abort() {
 }
 
 func (s *sysCmd) finish() {
+	s.killGroup()
+	s.removeTmp()
 	close(s.done)
 	close(s.release)
 	s.lifeline.Close()
@@ -345,13 +398,17 @@ func (s *sysCmd) takeForeground(stdin any) bool {
 	return true
 }
 
-// restoreForeground gives the terminal back to this process group. A
-// background process group must block SIGTTOU to do that; the mask is
-// per thread, so the thread is locked meanwhile.
+// restoreForeground gives the terminal back to this process group.
 func (s *sysCmd) restoreForeground() {
-	if !s.foreground {
-		return
+	if s.foreground {
+		setForeground(s.tty, unix.Getpgrp())
 	}
+}
+
+// setForeground makes pgrp the foreground of the terminal tty. A background
+// process group must block SIGTTOU to do that; the mask is per thread, so
+// the thread is locked meanwhile.
+func setForeground(tty, pgrp int) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var set, old unix.Sigset_t
@@ -359,7 +416,7 @@ func (s *sysCmd) restoreForeground() {
 	if unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old) != nil {
 		return
 	}
-	_ = unix.IoctlSetPointerInt(s.tty, unix.TIOCSPGRP, unix.Getpgrp())
+	_ = unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pgrp)
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 }
 
@@ -368,17 +425,29 @@ func (s *sysCmd) restoreForeground() {
 // init to continue the payload, with the terminal if this process group
 // has it again (fg) and without it otherwise (bg).
 func (s *sysCmd) suspend() {
-	s.restoreForeground()
-	// Directed at this thread, the stop takes effect before the call
-	// returns; sent to the process, another thread might take it later.
-	runtime.LockOSThread()
-	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
-	runtime.UnlockOSThread()
+	s.stopSelf()
 	ctl := byte(ctlBackground)
-	if pgrp, err := unix.IoctlGetInt(s.tty, unix.TIOCGPGRP); err == nil && pgrp == unix.Getpgrp() {
+	if s.haveTerminal() {
 		ctl = ctlForeground
 	}
 	_, _ = s.lifeline.Write([]byte{ctl})
+}
+
+// stopSelf gives the terminal back and stops this process until the shell
+// continues it. Directed at this thread, the stop takes effect before the
+// call returns; sent to the process, another thread might take it later.
+func (s *sysCmd) stopSelf() {
+	s.restoreForeground()
+	runtime.LockOSThread()
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
+	runtime.UnlockOSThread()
+}
+
+// haveTerminal reports whether this process group is in the foreground of
+// the terminal again.
+func (s *sysCmd) haveTerminal() bool {
+	pgrp, err := unix.IoctlGetInt(s.tty, unix.TIOCGPGRP)
+	return err == nil && pgrp == unix.Getpgrp()
 }
 
 func (c *Cmd) policyNet() Net {

@@ -77,3 +77,13 @@ type IDError struct {
 
 func (e *IDError) Error() string { return fmt.Sprintf("%s: %v", e.Kind, e.Err) }
 func (e *IDError) Unwrap() error { return e.Err }
+
+// IsolationError is a setting that needs namespaces, asked for with
+// IsolationLandlock.
+type IsolationError struct {
+	Setting string // "root", "tmpfs", "hostname", "uid" or "gid"
+}
+
+func (e *IsolationError) Error() string {
+	return e.Setting + " needs namespaces, which IsolationLandlock does not create"
+}

@@ -3,6 +3,9 @@ module github.com/nsrun/nsrun
 go 1.26.8
 
 require (
+	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/moby/sys/userns v0.2.1
 	golang.org/x/sys v0.50.0
 )
+
+require kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect

@@ -15,8 +15,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // The init inherits these descriptors from the parent.
@@ -89,12 +91,21 @@ func runInit() int {
 		}
 		step("lo up")
 	}
-	// Landlock goes here, after the last mount (issue 3).
+	// Landlock after the last mount: mount and pivot_root fail under it.
+	if spec.Landlock != nil {
+		if err := landlock.Apply(*spec.Landlock); err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("landlock applied")
+	}
 	if err := ns.DropPrivileges(); err != nil {
 		return fail(ExitSetup, err)
 	}
 	step("capabilities dropped, no_new_privs set")
-	// seccomp goes here, last before the payload (issue 4).
+	// seccomp last, so nothing above is filtered.
+	if err := seccomp.Load(spec.Seccomp); err != nil {
+		return fail(ExitSetup, err)
+	}
 	if err := unix.Chdir(spec.Dir); err != nil {
 		return fail(ExitSetup, fmt.Errorf("chdir %s inside the sandbox: %w", spec.Dir, err))
 	}
@@ -173,15 +184,9 @@ func terminalStop(sig unix.Signal) bool {
 
 // resume continues the payload's process group after nsrun itself was
 // continued, giving it the terminal back when nsrun is in the foreground.
-// The init is in the background then, so SIGTTOU is blocked meanwhile.
 func resume(pid int, foreground bool) {
 	if foreground {
-		var set, old unix.Sigset_t
-		set.Val[0] = 1 << (uint(unix.SIGTTOU) - 1)
-		if unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old) == nil {
-			_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pid)
-			_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
-		}
+		setForeground(0, pid)
 	}
 	_ = unix.Kill(-pid, unix.SIGCONT)
 }

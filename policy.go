@@ -52,6 +52,33 @@ const (
 	NetHost
 )
 
+// Isolation selects the mechanisms a sandbox is built from.
+type Isolation int
+
+const (
+	// IsolationFull uses namespaces, mounts, Landlock and seccomp.
+	IsolationFull Isolation = iota
+	// IsolationLandlock uses Landlock and seccomp alone, for hosts that
+	// forbid user namespaces; it is reported as partial.
+	IsolationLandlock
+)
+
+// LandlockMode says whether the Landlock layer is applied.
+type LandlockMode int
+
+const (
+	// LandlockAuto applies what the kernel supports and reports the rest.
+	LandlockAuto LandlockMode = iota
+	// LandlockOff leaves the layer out.
+	LandlockOff
+)
+
+// PortRange is a range of ports of one protocol, "tcp" or "udp".
+type PortRange struct {
+	Proto       string
+	First, Last uint16
+}
+
 // Policy is what a sandbox may see and do. The zero value shows the host
 // root read-only with a private /tmp and no network.
 type Policy struct {
@@ -65,6 +92,17 @@ type Policy struct {
 	Hostname string
 	// UID and GID are the ids the payload sees; nil means the caller's.
 	UID, GID *int
+	// Isolation selects namespaces and mounts (the default) or Landlock
+	// alone.
+	Isolation Isolation
+	// Landlock turns the Landlock layer off when set to LandlockOff.
+	Landlock LandlockMode
+	// AllowConnect and AllowBind, when not empty, are the only ports the
+	// payload may connect to and bind (TCP from Landlock ABI 4, UDP from
+	// ABI 10).
+	AllowConnect, AllowBind []PortRange
+	// Strict refuses to start unless every layer is fully enforced.
+	Strict bool
 }
 
 // RuleError is a rule (or the root) that cannot be applied as asked.

@@ -16,6 +16,14 @@ type prepared struct {
 	report           Report
 	uid, gid         int
 	hostUID, hostGID int
+	tmpDir           string // created for a Landlock-only sandbox; removed after it
+}
+
+// cleanup removes what preparing created.
+func (p *prepared) cleanup() {
+	if p.tmpDir != "" {
+		os.RemoveAll(p.tmpDir)
+	}
 }
 
 var reservedPaths = []string{"/dev", "/proc"}
@@ -54,8 +62,52 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("current directory: %w", err)
 	}
+	var user []canonRule
+	for _, r := range p.Rules {
+		cr, err := canonicalRule(r, cwd)
+		if err != nil {
+			return nil, err
+		}
+		for _, res := range reservedPaths {
+			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) {
+				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
+			}
+		}
+		if abs := absPath(r.Path, cwd); abs != cr.Canon {
+			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+			}
+		}
+		user = append(user, cr)
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	var prep *prepared
+	if p.Isolation == IsolationLandlock {
+		prep, err = c.prepareLandlockOnly(p, user, cwd, env)
+	} else {
+		prep, err = c.prepareFull(p, user, cwd, env)
+	}
+	if err != nil {
+		return nil, err
+	}
+	prep.spec.Args, prep.spec.Verbose = c.Args, c.Log != nil
+	prep.report.Enforcement = enforcement(&prep.report)
+	if p.Strict {
+		if err := strictError(&prep.report, p.Isolation); err != nil {
+			prep.cleanup()
+			return nil, err
+		}
+	}
+	return prep, nil
+}
+
+func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
 	root := "/"
 	var rootInfo os.FileInfo
+	var err error
 	if p.Root != "" {
 		root, rootInfo, err = canonical(p.Root, cwd)
 		if err == nil && !rootInfo.IsDir() {
@@ -67,25 +119,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	} else if rootInfo, err = os.Stat("/"); err != nil {
 		return nil, fmt.Errorf("stat /: %w", err)
 	}
-
-	rules := internalRules(root, p.Net == NetHost)
-	for _, r := range p.Rules {
-		cr, err := canonicalRule(r, cwd)
-		if err != nil {
-			return nil, err
-		}
-		for _, res := range reservedPaths {
-			if mounts.Within(cr.Canon, res) {
-				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
-			}
-		}
-		if abs := absPath(r.Path, cwd); abs != cr.Canon {
-			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
-			}
-		}
-		rules = append(rules, cr)
-	}
+	rules := append(internalRules(root, p.Net == NetHost), user...)
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo)}
 	for _, r := range rules {
@@ -120,25 +154,25 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if err := ns.CheckID(int64(prep.gid)); err != nil {
 		return nil, &IDError{Kind: "gid", Err: err}
 	}
-
 	dir, err := c.workDir(root, rules, cwd)
 	if err != nil {
 		return nil, err
 	}
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
+	l, err := c.planLayers(p, fullGrants(plan), 0, false)
+	if err != nil {
+		return nil, err
 	}
 	prep.spec = initSpec{
 		Plan:     plan,
-		Args:     c.Args,
 		Env:      c.fixTmpdir(env, rules),
 		Dir:      dir,
 		Hostname: p.Hostname,
 		Loopback: p.Net != NetHost,
-		Verbose:  c.Log != nil,
+		Landlock: l.landlock,
+		Seccomp:  l.seccomp,
 	}
 	prep.report = baseReport(plan, p.Net == NetHost)
+	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
 	return prep, nil
 }
 
@@ -167,13 +201,10 @@ func internalRules(root string, hostNet bool) []canonRule {
 
 func baseReport(plan *mounts.Plan, hostNet bool) Report {
 	r := Report{
-		Version:     1,
-		Backend:     "linux",
-		Enforcement: "partial",
-		Namespaces:  NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
-		Filesystem:  FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
-		Landlock:    LayerReport{Status: "off", Reason: "this build has no Landlock layer yet"},
-		Seccomp:     LayerReport{Status: "off", Reason: "this build has no seccomp layer yet"},
+		Version:    1,
+		Backend:    "linux",
+		Namespaces: NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
+		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
 	}
 	if !plan.Root.ReadOnly {
 		r.Filesystem.RW = append(r.Filesystem.RW, "/")

@@ -30,7 +30,7 @@ func ProbeHost() Probe {
 	} else {
 		p.MountSetattr = ProbeItem{OK: true, Detail: "recursive read-only binds in one call"}
 	}
-	if abi, err := landlock.ABI(); err != nil {
+	if abi, _, err := landlock.ABI(); err != nil {
 		p.Landlock = ProbeItem{Detail: err.Error()}
 	} else {
 		p.Landlock, p.LandlockABI = ProbeItem{OK: true, Detail: fmt.Sprintf("ABI %d (nsrun does not apply it yet)", abi)}, abi

@@ -8,8 +8,8 @@ type Report struct {
 	Enforcement string           `json:"enforcement"` // full, partial or none
 	Namespaces  NamespaceReport  `json:"namespaces"`
 	Filesystem  FilesystemReport `json:"filesystem"`
-	Landlock    LayerReport      `json:"landlock"`
-	Seccomp     LayerReport      `json:"seccomp"`
+	Landlock    LandlockReport   `json:"landlock"`
+	Seccomp     SeccompReport    `json:"seccomp"`
 	Exit        ExitReport       `json:"exit"`
 	TimingsMS   TimingsReport    `json:"timings_ms"`
 	Error       string           `json:"error,omitempty"`
@@ -36,10 +36,23 @@ type FilesystemReport struct {
 	Tmpfs []string `json:"tmpfs"`
 }
 
-// LayerReport is the state of one security layer.
-type LayerReport struct {
-	Status string `json:"status"` // full, partial, none or off
-	Reason string `json:"reason,omitempty"`
+// LandlockReport is the state of the Landlock layer: what the kernel
+// offers (ABI), what the policy needed (RequestedABI), and what it asked
+// for and did not get (Dropped).
+type LandlockReport struct {
+	Status       string   `json:"status"` // full, partial, none or off
+	ABI          int      `json:"abi"`
+	RequestedABI int      `json:"requested_abi"`
+	Dropped      []string `json:"dropped"`
+	Reason       string   `json:"reason,omitempty"`
+}
+
+// SeccompReport is the state of the seccomp layer.
+type SeccompReport struct {
+	Status          string `json:"status"` // full, partial, none or off
+	Profile         string `json:"profile,omitempty"`
+	SyscallsBlocked int    `json:"syscalls_blocked"`
+	Reason          string `json:"reason,omitempty"`
 }
 
 // ExitReport is how the payload ended; Signal is null unless a signal

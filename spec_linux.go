@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // initStage is argv[0] of the re-executed init; it is all /proc/1/cmdline
@@ -24,6 +26,9 @@ type initSpec struct {
 	Loopback   bool         `json:"loopback"`
 	Foreground bool         `json:"foreground"`
 	Verbose    bool         `json:"verbose"`
+	// Landlock and Seccomp are applied last, in that order, when set.
+	Landlock *landlock.Ruleset     `json:"landlock,omitempty"`
+	Seccomp  []seccomp.Instruction `json:"seccomp,omitempty"`
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it

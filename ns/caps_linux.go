@@ -19,10 +19,38 @@ const noRootBits = 1<<0 | 1<<1 | // SECBIT_NOROOT, _LOCKED
 // DropPrivileges sets NO_NEW_PRIVS and empties every capability set of the
 // calling thread, bounding and ambient included. The caller must have
 // locked the goroutine to its thread and fork the payload from it.
+//
+// Without CAP_SETPCAP (an unprivileged caller outside a user namespace)
+// the bounding set and securebits cannot be changed; there is nothing in
+// the other sets either then, and NO_NEW_PRIVS keeps execve from adding
+// any.
 func DropPrivileges() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl PR_SET_NO_NEW_PRIVS: %w", err)
 	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data[0].Effective&(1<<unix.CAP_SETPCAP) != 0 {
+		if err := dropBounding(); err != nil {
+			return err
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_CAP_AMBIENT_CLEAR_ALL: %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset to empty: %w", err)
+	}
+	return nil
+}
+
+// dropBounding empties the bounding set and locks the securebits that
+// would let uid 0 regain capabilities at execve.
+func dropBounding() error {
 	last, err := lastCap()
 	if err != nil {
 		return err
@@ -34,14 +62,6 @@ func DropPrivileges() error {
 	}
 	if err := unix.Prctl(unix.PR_SET_SECUREBITS, noRootBits, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl PR_SET_SECUREBITS: %w", err)
-	}
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl PR_CAP_AMBIENT_CLEAR_ALL: %w", err)
-	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capset to empty: %w", err)
 	}
 	return nil
 }

@@ -151,11 +151,67 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.report = v
 		return nil
 	}), "report", "")
+	fs.Var(funcFlag(func(v string) error {
+		switch v {
+		case "full":
+			p.Isolation = nsrun.IsolationFull
+		case "landlock":
+			p.Isolation = nsrun.IsolationLandlock
+		default:
+			return errors.New("want full or landlock")
+		}
+		return nil
+	}), "isolation", "")
+	fs.Var(funcFlag(func(v string) error {
+		switch v {
+		case "auto":
+			p.Landlock = nsrun.LandlockAuto
+		case "off":
+			p.Landlock = nsrun.LandlockOff
+		default:
+			return errors.New("want auto or off")
+		}
+		return nil
+	}), "landlock", "")
+	fs.Var(funcFlag(func(v string) error {
+		r, err := parsePorts(v)
+		p.AllowConnect = append(p.AllowConnect, r)
+		return err
+	}), "allow-connect", "")
+	fs.Var(funcFlag(func(v string) error {
+		r, err := parsePorts(v)
+		p.AllowBind = append(p.AllowBind, r)
+		return err
+	}), "allow-bind", "")
+	fs.BoolVar(&p.Strict, "strict", false, "")
 	fs.BoolVar(&o.verbose, "v", false, "")
 	fs.BoolVar(&o.quiet, "q", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
 	fs.BoolVar(&o.help, "help", false, "")
 	return fs
+}
+
+// parsePorts takes PORT or FIRST-LAST, optionally after "tcp:" or "udp:"
+// (TCP when not said).
+func parsePorts(v string) (nsrun.PortRange, error) {
+	r := nsrun.PortRange{Proto: "tcp"}
+	if proto, rest, ok := strings.Cut(v, ":"); ok {
+		if proto != "tcp" && proto != "udp" {
+			return r, errors.New("want tcp: or udp: before the port")
+		}
+		r.Proto, v = proto, rest
+	}
+	first, last, isRange := strings.Cut(v, "-")
+	a, err := strconv.ParseUint(first, 10, 16)
+	b := a
+	if err == nil && isRange {
+		b, err = strconv.ParseUint(last, 10, 16)
+	}
+	if err != nil || a == 0 || b < a {
+		return r, errors.New("want a port from 1 to 65535 or a range FIRST-LAST")
+	}
+	r.First, r.Last = uint16(a), uint16(b)
+	return r, nil
 }
 
 // parseTimeout takes a Go duration ("90s", "1m30s") or whole seconds.

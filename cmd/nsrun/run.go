@@ -116,6 +116,10 @@ func describe(err error) string {
 	if errors.As(err, &ie) {
 		return fmt.Sprintf("--%s: %v", ie.Kind, ie.Err)
 	}
+	var ise *nsrun.IsolationError
+	if errors.As(err, &ise) {
+		return fmt.Sprintf("--%s: needs namespaces, which --isolation landlock does not create", ise.Setting)
+	}
 	return err.Error()
 }
 
@@ -198,6 +202,12 @@ Process:
   --timeout D       end the whole sandbox after D (30s, 2m, or seconds); exit 124
 Network:
   --net none|host   own namespace with only lo (default), or the host's
+  --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock)
+  --allow-bind [tcp:|udp:]PORT[-LAST]      the only ports to bind (Landlock)
+Security layers:
+  --isolation full|landlock   namespaces+mounts+Landlock (default), or Landlock alone
+  --landlock auto|off         apply what the kernel offers (default), or not at all
+  --strict                    refuse to run unless every layer is fully enforced
 Output:
   --report FILE     write the JSON report after the run ("-" for stderr)
   -v                log each setup step     -q   no warnings

@@ -1,0 +1,100 @@
+package landlock
+
+import (
+	"errors"
+	"fmt"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// ABI returns the Landlock ABI version the running kernel offers and the
+// errata it has fixed. It fails with ENOSYS when the kernel lacks Landlock
+// and EOPNOTSUPP when Landlock is built in but not enabled at boot.
+func ABI() (version int, errata uint64, err error) {
+	version, err = ll.LandlockGetABIVersion()
+	if err != nil {
+		return 0, 0, fmt.Errorf("landlock_create_ruleset version: %w", err)
+	}
+	e, err := ll.LandlockGetErrata()
+	if err != nil {
+		// Kernels before the errata query have fixed none.
+		return version, 0, nil
+	}
+	return version, uint64(e), nil
+}
+
+// Apply enforces rs on the calling thread, which the caller has locked and
+// from which it starts the payload; NO_NEW_PRIVS is set first, as Landlock
+// requires without CAP_SYS_ADMIN and as nsrun wants also with it.
+func Apply(rs Ruleset) error {
+	if rs.Handled.empty() {
+		return nil
+	}
+	attr := ll.RulesetAttr{
+		HandledAccessFS:  uint64(rs.Handled.FS),
+		HandledAccessNet: uint64(rs.Handled.Net),
+		Scoped:           uint64(rs.Handled.Scope),
+	}
+	fd, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return fmt.Errorf("landlock_create_ruleset %s / %s / %s: %w", rs.Handled.FS, rs.Handled.Net, rs.Handled.Scope, err)
+	}
+	defer unix.Close(fd)
+	for _, r := range rs.Paths {
+		if err := addPath(fd, r); err != nil {
+			return err
+		}
+	}
+	for _, r := range rs.Ports {
+		if r.Access&rs.Handled.Net == 0 {
+			continue
+		}
+		err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: uint64(r.Access & rs.Handled.Net), Port: uint64(r.Port)}, 0)
+		if err != nil {
+			return fmt.Errorf("landlock_add_rule port %d %s: %w", r.Port, r.Access, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_SET_NO_NEW_PRIVS: %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, 0); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return nil
+}
+
+// addPath adds one rule, opening the path without following a symlink: a
+// rule must never land on what a link points to.
+func addPath(ruleset int, r PathRule) error {
+	access := r.Access
+	if !r.Dir {
+		access &= FileRights
+	}
+	if access == 0 {
+		return nil
+	}
+	fd, err := unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			// Gone since the rules were made: nothing to grant.
+			return nil
+		}
+		return fmt.Errorf("landlock rule on %s: open: %w", r.Path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("landlock rule on %s: fstat: %w", r.Path, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return nil
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access &= FileRights
+	}
+	if err := ll.LandlockAddPathBeneathRule(ruleset, &ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: uint64(access)}, 0); err != nil {
+		return fmt.Errorf("landlock_add_rule %s %s: %w", r.Path, access, err)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package landlock
+
+import (
+	"path"
+	"sort"
+	"strings"
+)
+
+// Grant asks for Access on Path and everything below it, down to a deeper
+// Grant. Access 0 is a hole: no rights there.
+type Grant struct {
+	Path   string // clean and absolute
+	Access FS
+	Dir    bool
+}
+
+// Entry is one name in a directory.
+type Entry struct {
+	Name    string
+	Dir     bool
+	Symlink bool
+}
+
+// Lister lists a directory; Rules calls it only when carving.
+type Lister func(dir string) ([]Entry, error)
+
+// PathRule is one Landlock rule: Access on Path and beneath.
+type PathRule struct {
+	Path   string
+	Access FS
+	Dir    bool
+}
+
+// Rules turns grants into Landlock rules, with rights limited to handled
+// and files given file rights only.
+//
+// Landlock only adds rights along a path, so a grant with a deeper grant
+// of fewer rights (a hole: a deny, or read-only inside writable) cannot be
+// made as asked. Without carve, such grants are made anyway: the mounts
+// enforce the hole and Landlock is defence in depth. With carve, the
+// outer grant is given instead to each entry of the directories along the
+// way to the hole (symlinks get nothing), so the hole really has fewer
+// rights; the directories along the way then get no rights of their own:
+// they can be walked through but not listed or changed.
+func Rules(grants []Grant, handled FS, carve bool, list Lister) ([]PathRule, error) {
+	byPath := map[string]Grant{}
+	for _, g := range grants {
+		g.Access &= handled
+		if !g.Dir {
+			g.Access &= FileRights
+		}
+		byPath[g.Path] = g
+	}
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	if !carve {
+		var out []PathRule
+		for _, p := range paths {
+			if g := byPath[p]; g.Access != 0 {
+				out = append(out, PathRule{Path: p, Access: g.Access, Dir: g.Dir})
+			}
+		}
+		return out, nil
+	}
+	c := carver{grants: byPath, paths: paths, list: list}
+	for _, p := range paths {
+		if c.outermost(p) {
+			if err := c.place(byPath[p], 0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c.out, nil
+}
+
+type carver struct {
+	grants map[string]Grant
+	paths  []string // sorted
+	list   Lister
+	out    []PathRule
+}
+
+func below(p, base string) bool {
+	return base == "/" && p != "/" || strings.HasPrefix(p, base+"/")
+}
+
+// outermost reports whether no other grant covers p.
+func (c *carver) outermost(p string) bool {
+	for d := p; d != "/"; {
+		d = path.Dir(d)
+		if _, ok := c.grants[d]; ok {
+			return false
+		}
+	}
+	return true
+}
+
+// descendants returns the grants strictly below p.
+func (c *carver) descendants(p string) []Grant {
+	i := sort.SearchStrings(c.paths, p)
+	var out []Grant
+	for ; i < len(c.paths); i++ {
+		q := c.paths[i]
+		if q == p {
+			continue
+		}
+		if !below(q, p) {
+			if !strings.HasPrefix(q, p) {
+				break
+			}
+			continue
+		}
+		out = append(out, c.grants[q])
+	}
+	return out
+}
+
+// place makes g hold, given the rights inherited from rules above it.
+func (c *carver) place(g Grant, inherited FS) error {
+	desc := c.descendants(g.Path)
+	hole := false
+	for _, d := range desc {
+		if g.Access&^d.Access != 0 {
+			hole = true
+			break
+		}
+	}
+	if !hole || !g.Dir {
+		if add := g.Access &^ inherited; add != 0 {
+			c.out = append(c.out, PathRule{Path: g.Path, Access: add, Dir: g.Dir})
+		}
+		for _, d := range direct(desc) {
+			if err := c.place(d, inherited|g.Access); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	entries, err := c.list(g.Path)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Symlink {
+			continue
+		}
+		child := path.Join(g.Path, e.Name)
+		if cg, ok := c.grants[child]; ok {
+			if err := c.place(cg, inherited); err != nil {
+				return err
+			}
+			continue
+		}
+		sub := Grant{Path: child, Access: g.Access, Dir: e.Dir}
+		if !e.Dir {
+			sub.Access &= FileRights
+		}
+		if len(c.descendants(child)) > 0 {
+			if err := c.place(sub, inherited); err != nil {
+				return err
+			}
+			continue
+		}
+		if add := sub.Access &^ inherited; add != 0 {
+			c.out = append(c.out, PathRule{Path: child, Access: add, Dir: e.Dir})
+		}
+	}
+	return nil
+}
+
+// direct returns the grants of desc that no other grant of desc covers.
+func direct(desc []Grant) []Grant {
+	var out []Grant
+	for _, d := range desc {
+		covered := false
+		for _, e := range desc {
+			if below(d.Path, e.Path) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/seccomp"
+)
+
+// The Landlock-only stage is started without namespaces; it restricts
+// itself and executes the payload in its place.
+const landlockStage = "nsrun-landlock"
+
+// landlockDevices are the host devices a Landlock-only sandbox may use;
+// the rest of the host's /dev gets no rights at all.
+var landlockDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// prepareLandlockOnly builds a sandbox from Landlock (and seccomp) alone:
+// the host root readable, the rules' paths with their access, a private
+// temporary directory, no /dev but a few devices, /proc read-only. Holes
+// (deny, read-only inside writable) are carved out of the grants around
+// them, since nothing else enforces them here.
+func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
+	switch {
+	case p.Root != "":
+		return nil, &IsolationError{Setting: "root"}
+	case p.Hostname != "":
+		return nil, &IsolationError{Setting: "hostname"}
+	case p.UID != nil:
+		return nil, &IsolationError{Setting: "uid"}
+	case p.GID != nil:
+		return nil, &IsolationError{Setting: "gid"}
+	}
+	for _, r := range user {
+		if r.Access == Tmpfs {
+			return nil, &IsolationError{Setting: "tmpfs"}
+		}
+	}
+	if p.Landlock == LandlockOff {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock with --landlock off would leave nothing enforced"}
+	}
+	tmp, err := privateTmp()
+	if err != nil {
+		return nil, err
+	}
+	prep := &prepared{hostUID: os.Getuid(), hostGID: os.Getgid(), tmpDir: tmp}
+	prep.uid, prep.gid = prep.hostUID, prep.hostGID
+
+	grants := []landlock.Grant{
+		{Path: "/", Access: landlock.ReadExec, Dir: true},
+		{Path: "/dev", Access: 0, Dir: true},
+		{Path: "/dev/pts", Access: llDev, Dir: true},
+		{Path: "/proc", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
+		{Path: tmp, Access: llRW, Dir: true},
+	}
+	for _, d := range landlockDevices {
+		grants = append(grants, landlock.Grant{Path: d, Access: llDev})
+	}
+	report := Report{
+		Version: 1, Backend: "landlock",
+		Filesystem: FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
+	}
+	for _, r := range user {
+		access := map[Access]landlock.FS{ReadWrite: llRW, ReadOnly: landlock.ReadExec}[r.Access]
+		grants = append(grants, landlock.Grant{Path: r.Canon, Access: access, Dir: r.Dir})
+		switch r.Access {
+		case ReadWrite:
+			report.Filesystem.RW = append(report.Filesystem.RW, r.Canon)
+		case ReadOnly:
+			report.Filesystem.RO = append(report.Filesystem.RO, r.Canon)
+		case Deny:
+			report.Filesystem.Deny = append(report.Filesystem.Deny, r.Canon)
+		}
+	}
+	// Without a network namespace, --net none is Landlock denying every
+	// port (UDP only from ABI 10).
+	var noNet landlock.Net
+	if p.Net == NetNone {
+		noNet = landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
+		if len(p.AllowConnect)+len(p.AllowBind) > 0 {
+			prep.cleanup()
+			return nil, &SetupError{Code: ExitSetup, Msg: "port rules need --net host"}
+		}
+	}
+	l, err := c.planLayers(p, grants, noNet, true)
+	if err != nil {
+		prep.cleanup()
+		return nil, err
+	}
+	dir, err := c.workDir("/", user, cwd)
+	if err != nil {
+		prep.cleanup()
+		return nil, err
+	}
+	report.Landlock, report.Seccomp = l.lreport, l.sreport
+	prep.report = report
+	prep.spec = initSpec{Env: withTmpdir(env, tmp), Dir: dir, Landlock: l.landlock, Seccomp: l.seccomp}
+	return prep, nil
+}
+
+// withTmpdir points TMPDIR at dir.
+func withTmpdir(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMPDIR="+dir)
+}
+
+// runLandlockStage restricts itself and becomes the payload. It runs with
+// the caller's credentials in the caller's namespaces; capabilities (a
+// root caller's) are dropped like in the init.
+func runLandlockStage() int {
+	// Landlock, NO_NEW_PRIVS, capabilities and seccomp are per thread; execve
+	// from this same thread hands them to the payload.
+	runtime.LockOSThread()
+	status := os.NewFile(statusFD, "status")
+	fail := func(code int, err error) int {
+		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
+		return code
+	}
+	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
+	}
+	spec, err := readSpec(os.NewFile(specFD, "spec"))
+	if err != nil {
+		return fail(ExitSetup, err)
+	}
+	if spec.Landlock == nil {
+		return fail(ExitSetup, errors.New("no Landlock ruleset for a Landlock-only sandbox"))
+	}
+	if err := landlock.Apply(*spec.Landlock); err != nil {
+		return fail(ExitSetup, err)
+	}
+	if err := ns.DropPrivileges(); err != nil {
+		return fail(ExitSetup, err)
+	}
+	if err := seccomp.Load(spec.Seccomp); err != nil {
+		return fail(ExitSetup, err)
+	}
+	if err := unix.Chdir(spec.Dir); err != nil {
+		return fail(ExitSetup, fmt.Errorf("chdir %s: %w", spec.Dir, err))
+	}
+	path, err := lookPath(spec.Args[0], spec.Env)
+	if err != nil {
+		return fail(execCode(err), err)
+	}
+	err = unix.Exec(path, spec.Args, spec.Env)
+	err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
+	return fail(execCode(err), err)
+}
