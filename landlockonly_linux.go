@@ -18,13 +18,19 @@ import (
 // itself and executes the payload in its place.
 const landlockStage = "nsrun-landlock"
 
+// execDirs are where system programs live; in a Landlock-only sandbox
+// they, the writable rules and the read-only rules can execute, and
+// nothing else: a program dropped in a world-writable place cannot run.
+var execDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}
+
 // landlockDevices are the host devices a Landlock-only sandbox may use;
 // the rest of the host's /dev gets no rights at all.
 var landlockDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
 
 // prepareLandlockOnly builds a sandbox from Landlock (and seccomp) alone:
-// the host root readable, the rules' paths with their access, a private
-// temporary directory, no /dev but a few devices, /proc read-only. Holes
+// the host root readable, programs executable only from the system's
+// directories and the rules' paths, the rules' paths with their access, a
+// private temporary directory, no /dev but a few devices, /proc read-only. Holes
 // (deny, read-only inside writable) are carved out of the grants around
 // them, since nothing else enforces them here.
 func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
@@ -54,7 +60,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	prep.uid, prep.gid = prep.hostUID, prep.hostGID
 
 	grants := []landlock.Grant{
-		{Path: "/", Access: landlock.ReadExec, Dir: true},
+		{Path: "/", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
 		{Path: "/dev", Access: 0, Dir: true},
 		{Path: "/dev/pts", Access: llDev, Dir: true},
 		{Path: "/proc", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
@@ -62,6 +68,11 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	for _, d := range landlockDevices {
 		grants = append(grants, landlock.Grant{Path: d, Access: llDev})
+	}
+	for _, d := range execDirs {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			grants = append(grants, landlock.Grant{Path: d, Access: landlock.ReadExec, Dir: true})
+		}
 	}
 	report := Report{
 		Version: 1, Backend: "landlock",

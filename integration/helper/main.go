@@ -127,6 +127,29 @@ func run(op string, args []string) (string, error) {
 			out = append(out, l)
 		}
 		return strings.Join(out, " "), nil
+	case "connect": // connect PORT [mptcp]: TCP to 127.0.0.1
+		proto := unix.IPPROTO_TCP
+		if len(args) > 1 && args[1] == "mptcp" {
+			proto = 262
+		}
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, proto)
+		if err != nil {
+			return "", err
+		}
+		defer unix.Close(fd)
+		port, _ := strconv.Atoi(args[0])
+		return "ok", unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
+	case "bind": // bind PORT: TCP on 127.0.0.1
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return "", err
+		}
+		defer unix.Close(fd)
+		port, _ := strconv.Atoi(args[0])
+		return "ok", unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
+	case "exec": // exec PATH: run it and report whether it could start
+		err := unix.Exec(args[0], args, nil)
+		return "", err
 	case "ids":
 		return fmt.Sprintf("%d %d %d", os.Getuid(), os.Getgid(), os.Getppid()), nil
 	}
