@@ -37,6 +37,23 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
+func TestParseLayerOptions(t *testing.T) {
+	o, err := parseArgs([]string{"--isolation", "landlock", "--landlock", "off", "--strict",
+		"--allow-connect", "443", "--allow-connect", "udp:53", "--allow-bind", "tcp:8000-8010", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := o.policy
+	if p.Isolation != nsrun.IsolationLandlock || p.Landlock != nsrun.LandlockOff || !p.Strict {
+		t.Errorf("policy %+v", p)
+	}
+	wantC := []nsrun.PortRange{{Proto: "tcp", First: 443, Last: 443}, {Proto: "udp", First: 53, Last: 53}}
+	wantB := []nsrun.PortRange{{Proto: "tcp", First: 8000, Last: 8010}}
+	if !reflect.DeepEqual(p.AllowConnect, wantC) || !reflect.DeepEqual(p.AllowBind, wantB) {
+		t.Errorf("ports %+v %+v", p.AllowConnect, p.AllowBind)
+	}
+}
+
 func TestParseArgsErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -54,6 +71,12 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--net", "all", "x"}, "want none or host"},
 		{[]string{"--hostname", strings.Repeat("h", 65), "x"}, "1 to 64"},
 		{[]string{"--rw", "ws"}, "no command given"},
+		{[]string{"--isolation", "none", "x"}, "want full or landlock"},
+		{[]string{"--landlock", "on", "x"}, "want auto or off"},
+		{[]string{"--allow-connect", "0", "x"}, "from 1 to 65535"},
+		{[]string{"--allow-connect", "70000", "x"}, "from 1 to 65535"},
+		{[]string{"--allow-bind", "90-80", "x"}, "range"},
+		{[]string{"--allow-bind", "sctp:80", "x"}, "tcp: or udp:"},
 		{[]string{"--", ""}, "no command given"},
 	} {
 		_, err := parseArgs(tc.args)

@@ -1,0 +1,81 @@
+package nsrun
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/mounts"
+)
+
+func TestFullGrantsFollowTheMountPlan(t *testing.T) {
+	plan, err := mounts.Make(mounts.Input{Rules: []mounts.Rule{
+		{Path: "/tmp", Access: mounts.Tmpfs, Dir: true},
+		{Path: "/w", Access: mounts.ReadWrite, Dir: true},
+		{Path: "/w/.git", Access: mounts.ReadOnly, Dir: true},
+		{Path: "/home/me/.ssh", Access: mounts.Deny, Dir: true},
+		{Path: "/etc/shadow", Access: mounts.Deny},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]landlock.FS{}
+	for _, g := range fullGrants(plan) {
+		got[g.Path] = g.Access
+	}
+	want := map[string]landlock.FS{
+		"/": landlock.ReadExec, "/dev": llDev, "/dev/shm": llRW, "/proc": llProc,
+		"/tmp": llRW, "/w": llRW, "/w/.git": landlock.ReadExec,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+func TestNetRequest(t *testing.T) {
+	handled, ports := netRequest(&Policy{
+		AllowConnect: []PortRange{{Proto: "tcp", First: 80, Last: 81}, {Proto: "udp", First: 53, Last: 53}},
+		AllowBind:    []PortRange{{Proto: "tcp", First: 8080, Last: 8080}},
+	})
+	if handled != landlock.ConnectTCP|landlock.ConnectSendUDP|landlock.BindTCP {
+		t.Errorf("handled %v", handled)
+	}
+	want := []landlock.PortRule{{Port: 80, Access: landlock.ConnectTCP}, {Port: 81, Access: landlock.ConnectTCP},
+		{Port: 53, Access: landlock.ConnectSendUDP}, {Port: 8080, Access: landlock.BindTCP}}
+	if !reflect.DeepEqual(ports, want) {
+		t.Errorf("ports %v", ports)
+	}
+	if h, p := netRequest(&Policy{}); h != 0 || p != nil {
+		t.Errorf("no options: %v %v", h, p)
+	}
+}
+
+func TestEnforcementAndStrict(t *testing.T) {
+	all := NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: true, Cgroup: true}
+	for _, tc := range []struct {
+		r       Report
+		iso     Isolation
+		want    string
+		missing []string
+	}{
+		{Report{Namespaces: all, Landlock: LandlockReport{Status: "full"}, Seccomp: SeccompReport{Status: "full"}}, IsolationFull, "full", nil},
+		{Report{Namespaces: all, Landlock: LandlockReport{Status: "partial", Dropped: []string{"ioctl_dev"}}, Seccomp: SeccompReport{Status: "full"}}, IsolationFull, "partial", []string{"landlock: ioctl_dev"}},
+		{Report{Namespaces: all, Landlock: LandlockReport{Status: "full"}, Seccomp: SeccompReport{Status: "off", Reason: "r"}}, IsolationFull, "partial", []string{"seccomp: off"}},
+		{Report{Landlock: LandlockReport{Status: "full"}, Seccomp: SeccompReport{Status: "full"}}, IsolationLandlock, "partial", []string{"namespaces"}},
+		{Report{Landlock: LandlockReport{Status: "none"}, Seccomp: SeccompReport{Status: "off"}}, IsolationLandlock, "none", []string{"namespaces", "landlock: none"}},
+	} {
+		if got := enforcement(&tc.r); got != tc.want {
+			t.Errorf("%+v: enforcement %s, want %s", tc.r, got, tc.want)
+		}
+		err := strictError(&tc.r, tc.iso)
+		if (err == nil) != (tc.missing == nil) {
+			t.Errorf("%+v: strict error %v", tc.r, err)
+		}
+		for _, m := range tc.missing {
+			if err == nil || !strings.Contains(err.Error(), m) {
+				t.Errorf("strict error %v lacks %q", err, m)
+			}
+		}
+	}
+}
