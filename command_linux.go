@@ -152,8 +152,12 @@ func (c *Cmd) Start() error {
 		<-wrote
 		statusR.Close()
 		s.stdio.closeParentEnds()
+		if s.direct {
+			return fail(&SetupError{Code: ExitSetup, Msg: "start the Landlock-only stage: " + err.Error()})
+		}
 		err = ns.Explain(err, ns.ReadSettings(), prep.hostUID)
-		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error() +
+			"; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
 	c.logf("init started in new namespaces at %.2f ms", ms(time.Since(s.started)))
 	if c.Timeout > 0 || c.ctx != nil && c.ctx.Done() != nil {

@@ -30,10 +30,10 @@ func ProbeHost() Probe {
 	} else {
 		p.MountSetattr = ProbeItem{OK: true, Detail: "recursive read-only binds in one call"}
 	}
-	if abi, _, err := landlock.ABI(); err != nil {
+	if abi, errata, err := landlock.ABI(); err != nil {
 		p.Landlock = ProbeItem{Detail: err.Error()}
 	} else {
-		p.Landlock, p.LandlockABI = ProbeItem{OK: true, Detail: fmt.Sprintf("ABI %d (nsrun does not apply it yet)", abi)}, abi
+		p.Landlock, p.LandlockABI = ProbeItem{OK: true, Detail: fmt.Sprintf("ABI %d, errata %#x", abi, errata)}, abi
 	}
 	p.Seccomp = probeSeccomp()
 	p.CgroupV2, p.CgroupV2Path = probeCgroup2()
@@ -62,7 +62,7 @@ func probeSeccomp() ProbeItem {
 	if !strings.Contains(string(b), "kill_process") {
 		return ProbeItem{Detail: "the kernel lacks the kill_process action"}
 	}
-	return ProbeItem{OK: true, Detail: "filters available (nsrun does not apply one yet)"}
+	return ProbeItem{OK: true, Detail: "filters available (nsrun loads only its MPTCP filter so far)"}
 }
 
 func probeCgroup2() (ProbeItem, string) {

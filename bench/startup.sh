@@ -27,7 +27,9 @@ hyperfine -N --warmup 30 --runs "$RUNS" --style none --export-json "$out/startup
 	-n true "/bin/true" \
 	-n bwrap "$bwrap_cmd" \
 	-n nsrun "$nsrun --rw $ws -- /bin/true" \
-	-n "nsrun --net host" "$nsrun --net host --rw $ws -- /bin/true" >/dev/null
+	-n "nsrun --landlock off" "$nsrun --landlock off --rw $ws -- /bin/true" \
+	-n "nsrun --net host" "$nsrun --net host --rw $ws -- /bin/true" \
+	-n "nsrun --isolation landlock" "$nsrun --isolation landlock --rw $ws -- /bin/true" >/dev/null
 go run ./bench/report -baseline bwrap "$out/startup.json"
 echo
 echo "bwrap: $bwrap_cmd"
