@@ -12,10 +12,10 @@ type Instruction struct {
 // Classic BPF opcodes and seccomp return values, as in the kernel's UAPI;
 // spelled out so the filter builds on every system.
 const (
-	bpfLdWAbs = 0x00 | 0x00 | 0x20 // BPF_LD | BPF_W | BPF_ABS
-	bpfJeqK   = 0x05 | 0x10 | 0x00 // BPF_JMP | BPF_JEQ | BPF_K
-	bpfJgeK   = 0x05 | 0x30 | 0x00 // BPF_JMP | BPF_JGE | BPF_K
-	bpfRetK   = 0x06 | 0x00        // BPF_RET | BPF_K
+	bpfLdWAbs = 0x20 // BPF_LD | BPF_W | BPF_ABS
+	bpfJeqK   = 0x15 // BPF_JMP | BPF_JEQ | BPF_K
+	bpfJgeK   = 0x35 // BPF_JMP | BPF_JGE | BPF_K
+	bpfRetK   = 0x06 // BPF_RET | BPF_K
 
 	retKillProcess = 0x80000000
 	retErrno       = 0x00050000
