@@ -91,27 +91,9 @@ func runInit() int {
 		}
 		step("lo up")
 	}
-	// Landlock after the last mount: mount and pivot_root fail under it.
-	if spec.Landlock != nil {
-		if err := landlock.Apply(*spec.Landlock); err != nil {
-			return fail(ExitSetup, err)
-		}
-		step("landlock applied")
-	}
-	if err := ns.DropPrivileges(); err != nil {
-		return fail(ExitSetup, err)
-	}
-	step("capabilities dropped, no_new_privs set")
-	// seccomp last, so nothing above is filtered.
-	if err := seccomp.Load(spec.Seccomp); err != nil {
-		return fail(ExitSetup, err)
-	}
-	if err := unix.Chdir(spec.Dir); err != nil {
-		return fail(ExitSetup, fmt.Errorf("chdir %s inside the sandbox: %w", spec.Dir, err))
-	}
-	path, err := lookPath(spec.Args[0], spec.Env)
+	path, code, err := lockDown(spec, step)
 	if err != nil {
-		return fail(execCode(err), err)
+		return fail(code, err)
 	}
 
 	<-notified
@@ -229,6 +211,35 @@ func stepLogger(verbose bool) func(string) {
 			fmt.Fprintf(os.Stderr, "nsrun: init: %s (%.2f ms)\n", s, ms(time.Since(start)))
 		}
 	}
+}
+
+// lockDown applies the last layers on the calling thread, in the order
+// that keeps each possible: Landlock (after the last mount: mount and
+// pivot_root fail under it), capabilities and NO_NEW_PRIVS, seccomp last
+// so nothing above is filtered. Then it enters the working directory and
+// finds the command, returning the exit code that goes with an error.
+func lockDown(spec *initSpec, step func(string)) (path string, code int, err error) {
+	if spec.Landlock != nil {
+		if err := landlock.Apply(*spec.Landlock); err != nil {
+			return "", ExitSetup, err
+		}
+		step("landlock applied")
+	}
+	if err := ns.DropPrivileges(); err != nil {
+		return "", ExitSetup, err
+	}
+	step("capabilities dropped, no_new_privs set")
+	if err := seccomp.Load(spec.Seccomp); err != nil {
+		return "", ExitSetup, err
+	}
+	if err := unix.Chdir(spec.Dir); err != nil {
+		return "", ExitSetup, fmt.Errorf("chdir %s inside the sandbox: %w", spec.Dir, err)
+	}
+	path, err = lookPath(spec.Args[0], spec.Env)
+	if err != nil {
+		return "", execCode(err), err
+	}
+	return path, 0, nil
 }
 
 var errNotFound = errors.New("command not found")

@@ -10,8 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/landlock"
-	"github.com/nsrun/nsrun/ns"
-	"github.com/nsrun/nsrun/seccomp"
 )
 
 // The Landlock-only stage is started without namespaces; it restricts
@@ -149,21 +147,9 @@ func runLandlockStage() int {
 	if spec.Landlock == nil {
 		return fail(ExitSetup, errors.New("no Landlock ruleset for a Landlock-only sandbox"))
 	}
-	if err := landlock.Apply(*spec.Landlock); err != nil {
-		return fail(ExitSetup, err)
-	}
-	if err := ns.DropPrivileges(); err != nil {
-		return fail(ExitSetup, err)
-	}
-	if err := seccomp.Load(spec.Seccomp); err != nil {
-		return fail(ExitSetup, err)
-	}
-	if err := unix.Chdir(spec.Dir); err != nil {
-		return fail(ExitSetup, fmt.Errorf("chdir %s: %w", spec.Dir, err))
-	}
-	path, err := lookPath(spec.Args[0], spec.Env)
+	path, code, err := lockDown(spec, stepLogger(spec.Verbose))
 	if err != nil {
-		return fail(execCode(err), err)
+		return fail(code, err)
 	}
 	err = unix.Exec(path, spec.Args, spec.Env)
 	err = fmt.Errorf("exec %s: %w", spec.Args[0], err)

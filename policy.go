@@ -2,36 +2,25 @@ package nsrun
 
 import (
 	"fmt"
+
+	"github.com/nsrun/nsrun/mounts"
 )
 
 // Access is what a rule grants on a path and everything below it, down to
-// a deeper rule.
-type Access int
+// a deeper rule: ReadOnly, ReadWrite, Deny or Tmpfs.
+type Access = mounts.Access
 
+// The accesses a Rule can give.
 const (
 	// ReadOnly shows the host path read-only.
-	ReadOnly Access = iota + 1
+	ReadOnly = mounts.ReadOnly
 	// ReadWrite shows the host path writable.
-	ReadWrite
+	ReadWrite = mounts.ReadWrite
 	// Deny hides the host path behind an empty read-only directory or file.
-	Deny
+	Deny = mounts.Deny
 	// Tmpfs puts a fresh empty writable tmpfs at the path.
-	Tmpfs
+	Tmpfs = mounts.Tmpfs
 )
-
-func (a Access) String() string {
-	switch a {
-	case ReadOnly:
-		return "ro"
-	case ReadWrite:
-		return "rw"
-	case Deny:
-		return "deny"
-	case Tmpfs:
-		return "tmpfs"
-	}
-	return fmt.Sprintf("Access(%d)", int(a))
-}
 
 // Rule gives a host path an Access. The path appears at the same
 // (canonical) place inside; a relative path is taken from the current

@@ -36,19 +36,6 @@ func identity(info os.FileInfo) mounts.Identity {
 	return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
 }
 
-func toMountAccess(a Access) mounts.Access {
-	switch a {
-	case ReadOnly:
-		return mounts.ReadOnly
-	case ReadWrite:
-		return mounts.ReadWrite
-	case Deny:
-		return mounts.Deny
-	case Tmpfs:
-		return mounts.Tmpfs
-	}
-	return 0
-}
 
 func (c *Cmd) prepare() (*prepared, error) {
 	p := c.Policy
@@ -123,7 +110,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo)}
 	for _, r := range rules {
-		mr := mounts.Rule{Path: r.Canon, Access: toMountAccess(r.Access), Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
+		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {
 			mr.ID = identity(r.info)
 		}

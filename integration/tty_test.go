@@ -44,17 +44,24 @@ func (s *tmuxSession) waitFor(want string) {
 	s.t.Fatalf("screen never showed %q:\n%s", want, screen)
 }
 
-func TestInteractiveShellJobControl(t *testing.T) {
+// newTmux starts command in a detached tmux session of its own, ended
+// when the test ends.
+func newTmux(t *testing.T, width, height int, command string) *tmuxSession {
+	t.Helper()
 	need(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	ws := workspace(t)
 	s := &tmuxSession{t: t, socket: "nsrun-test-" + itoa(time.Now().Nanosecond())}
-	defer exec.Command("tmux", "-L", s.socket, "kill-server").Run()
-	s.cmd("new-session", "-d", "-s", "nsrun", "-x", "80", "-y", "24",
-		"env PS1='nsrun$ ' "+nsrunBin+" --rw "+ws+" -- /bin/bash --norc --noprofile -i; echo nsrun-exit=$?; "+
-			"echo outside:$(echo | "+helperBin+" tiocsti 2); echo inside:$(echo | "+nsrunBin+" -- "+helperBin+" tiocsti 2); sleep 30")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.cmd("new-session", "-d", "-s", "nsrun", "-x", itoa(width), "-y", itoa(height), command)
+	return s
+}
+
+func TestInteractiveShellJobControl(t *testing.T) {
+	ws := workspace(t)
+	s := newTmux(t, 80, 24, "env PS1='nsrun$ ' "+nsrunBin+" --rw "+ws+" -- /bin/bash --norc --noprofile -i; echo nsrun-exit=$?; "+
+		"echo outside:$(echo | "+helperBin+" tiocsti 2); echo inside:$(echo | "+nsrunBin+" -- "+helperBin+" tiocsti 2); sleep 30")
 	s.waitFor("nsrun$")
 
 	s.send("sleep 100 &", "Enter")
@@ -97,26 +104,23 @@ func TestInteractiveShellJobControl(t *testing.T) {
 // Ctrl-Z on a payload that is not a shell stops nsrun as a job of the
 // caller's shell; fg resumes it with the terminal.
 func TestCtrlZStopsAndResumesAPlainPayload(t *testing.T) {
-	need(t)
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
+	for _, mode := range []string{"full", "landlock"} {
+		t.Run(mode, func(t *testing.T) {
+			s := newTmux(t, 100, 30, "env PS1='outer$ ' /bin/bash --norc --noprofile -i")
+			s.waitFor("outer$")
+			s.send(nsrunBin+" --isolation "+mode+" -- /bin/sh -c 'read line; echo got-$line'", "Enter")
+			time.Sleep(500 * time.Millisecond)
+			s.send("C-z")
+			s.waitFor("Stopped")
+			s.send("jobs -l; echo jobs-done", "Enter")
+			s.waitFor("jobs-done")
+			s.send("fg", "Enter")
+			time.Sleep(300 * time.Millisecond)
+			// The payload has the terminal again: it reads what is typed.
+			s.send("hello", "Enter")
+			s.waitFor("got-hello")
+			s.send("echo rc=$?", "Enter")
+			s.waitFor("rc=0")
+		})
 	}
-	s := &tmuxSession{t: t, socket: "nsrun-test-z-" + itoa(time.Now().Nanosecond())}
-	defer exec.Command("tmux", "-L", s.socket, "kill-server").Run()
-	s.cmd("new-session", "-d", "-s", "nsrun", "-x", "100", "-y", "30",
-		"env PS1='outer$ ' /bin/bash --norc --noprofile -i")
-	s.waitFor("outer$")
-	s.send(nsrunBin+" -- /bin/sh -c 'read line; echo got-$line'", "Enter")
-	time.Sleep(500 * time.Millisecond)
-	s.send("C-z")
-	s.waitFor("Stopped")
-	s.send("jobs -l; echo jobs-done", "Enter")
-	s.waitFor("jobs-done")
-	s.send("fg", "Enter")
-	time.Sleep(300 * time.Millisecond)
-	// The payload has the terminal again: it reads what is typed.
-	s.send("hello", "Enter")
-	s.waitFor("got-hello")
-	s.send("echo rc=$?", "Enter")
-	s.waitFor("rc=0")
 }
