@@ -36,7 +36,6 @@ func identity(info os.FileInfo) mounts.Identity {
 	return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
 }
 
-
 func (c *Cmd) prepare() (*prepared, error) {
 	p := c.Policy
 	if p == nil {
