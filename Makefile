@@ -2,9 +2,9 @@
 # commands; each installs what it needs on a fresh Debian machine.
 GO       ?= go
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-# Pure Go for now; the seccomp layer (cgo, libseccomp) switches this to
-# CGO_ENABLED=1 with -linkmode external -extldflags -static.
-GOFLAGS_BUILD = -tags netgo,osusergo -trimpath -ldflags "-s -w -X main.version=$(VERSION)"
+# Static: cgo for libseccomp, linked externally with -static, and the
+# netgo/osusergo tags so nothing else needs libc at run time.
+GOFLAGS_BUILD = -tags netgo,osusergo -trimpath -ldflags "-linkmode external -extldflags -static -s -w -X main.version=$(VERSION)"
 
 export PATH := $(PATH):/usr/local/go/bin
 
@@ -12,10 +12,10 @@ STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: build demo test cross lint clean bench
 build:
-	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o bin/nsrun ./cmd/nsrun
+	scripts/setup.sh
+	CGO_ENABLED=1 $(GO) build $(GOFLAGS_BUILD) -o bin/nsrun ./cmd/nsrun
 
 demo:
-	scripts/setup.sh
 	$(MAKE) build
 	scripts/demo.sh
 

@@ -87,3 +87,13 @@ type IsolationError struct {
 func (e *IsolationError) Error() string {
 	return e.Setting + " needs namespaces, which IsolationLandlock does not create"
 }
+
+// SeccompError is a seccomp profile that cannot be read, understood or
+// compiled; nothing ran.
+type SeccompError struct {
+	Path string // "" or "default" for the default filter
+	Err  error
+}
+
+func (e *SeccompError) Error() string { return fmt.Sprintf("seccomp %s: %v", e.Path, e.Err) }
+func (e *SeccompError) Unwrap() error { return e.Err }

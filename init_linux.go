@@ -229,8 +229,13 @@ func lockDown(spec *initSpec, step func(string)) (path string, code int, err err
 		return "", ExitSetup, err
 	}
 	step("capabilities dropped, no_new_privs set")
-	if err := seccomp.Load(spec.Seccomp); err != nil {
-		return "", ExitSetup, err
+	for _, prog := range spec.Seccomp {
+		if err := seccomp.Load(prog); err != nil {
+			return "", ExitSetup, err
+		}
+	}
+	if len(spec.Seccomp) > 0 {
+		step("seccomp filter loaded")
 	}
 	if err := unix.Chdir(spec.Dir); err != nil {
 		return "", ExitSetup, fmt.Errorf("chdir %s inside the sandbox: %w", spec.Dir, err)

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/seccomp"
@@ -23,7 +25,7 @@ const (
 // what the report says of them.
 type layers struct {
 	landlock *landlock.Ruleset
-	seccomp  []seccomp.Instruction
+	seccomp  [][]seccomp.Instruction
 	lreport  LandlockReport
 	sreport  SeccompReport
 }
@@ -55,46 +57,88 @@ func netRequest(p *Policy) (landlock.Net, []landlock.PortRule) {
 // only thing keeping a sandbox off the network). carve makes Landlock
 // enforce holes on its own (see landlock.Rules).
 func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, extraNet landlock.Net, carve bool) (*layers, error) {
-	l := &layers{
-		lreport: LandlockReport{Status: "off", Dropped: []string{}},
-		sreport: SeccompReport{Status: "off", Reason: "this build has no seccomp layer yet"},
-	}
+	l := &layers{lreport: LandlockReport{Status: "off", Dropped: []string{}}}
 	netRights, ports := netRequest(p)
+	tcp := false
 	if p.Landlock == LandlockOff {
 		if netRights != 0 || extraNet != 0 {
 			return nil, &SetupError{Code: ExitSetup, Msg: "port rules and --isolation landlock need Landlock, which is off"}
 		}
-		return l, nil
-	}
-	req := landlock.Request{FS: llRW, Net: netRights | extraNet, Scope: landlock.AbstractUnixSocket | landlock.Signal}
-	abi, errata, err := landlock.ABI()
-	if err != nil {
-		abi, errata = 0, 0
-	}
-	d := landlock.Decide(req, abi, errata)
-	l.lreport = LandlockReport{Status: d.Status, ABI: d.ABI, RequestedABI: d.RequestedABI, Dropped: d.Dropped, Reason: d.Reason}
-	if l.lreport.Dropped == nil {
-		l.lreport.Dropped = []string{}
-	}
-	if d.Status != "full" {
-		c.warnf("landlock: %s", d.Reason)
-	}
-	rules, err := landlock.Rules(grants, d.Handled.FS, carve, listDir)
-	if err != nil {
-		return nil, &SetupError{Code: ExitSetup, Msg: "landlock rules: " + err.Error()}
-	}
-	l.landlock = &landlock.Ruleset{Handled: d.Handled, Paths: rules, Ports: ports}
-	if d.Handled.Net&(landlock.BindTCP|landlock.ConnectTCP) != 0 {
-		// TCP port rules do not cover MPTCP: refuse MPTCP sockets.
-		prog, err := seccomp.MPTCP(runtime.GOARCH)
+	} else {
+		req := landlock.Request{FS: llRW, Net: netRights | extraNet, Scope: landlock.AbstractUnixSocket | landlock.Signal}
+		abi, errata, err := landlock.ABI()
 		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: "TCP port rules need MPTCP blocked: " + err.Error()}
+			abi, errata = 0, 0
 		}
-		l.seccomp = prog
-		l.sreport = SeccompReport{Status: "partial", Profile: "mptcp", SyscallsBlocked: 1,
-			Reason: "only MPTCP sockets are refused (so that TCP port rules hold); the default filter is not in this build yet"}
+		d := landlock.Decide(req, abi, errata)
+		l.lreport = LandlockReport{Status: d.Status, ABI: d.ABI, RequestedABI: d.RequestedABI, Dropped: d.Dropped, Reason: d.Reason}
+		if l.lreport.Dropped == nil {
+			l.lreport.Dropped = []string{}
+		}
+		if d.Status != "full" {
+			c.warnf("landlock: %s", d.Reason)
+		}
+		rules, err := landlock.Rules(grants, d.Handled.FS, carve, listDir)
+		if err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: "landlock rules: " + err.Error()}
+		}
+		l.landlock = &landlock.Ruleset{Handled: d.Handled, Paths: rules, Ports: ports}
+		tcp = d.Handled.Net&(landlock.BindTCP|landlock.ConnectTCP) != 0
 	}
-	return l, nil
+	return l, c.planSeccomp(p, l, tcp)
+}
+
+// planSeccomp compiles the seccomp profile, and the filter that refuses
+// MPTCP when TCP ports are restricted: Landlock's TCP rules do not see it.
+func (c *Cmd) planSeccomp(p *Policy, l *layers, tcp bool) error {
+	var prof seccomp.Profile
+	switch p.Seccomp {
+	case "off":
+		if tcp {
+			return &SetupError{Code: ExitSetup, Msg: "port rules need seccomp to refuse MPTCP sockets, which Landlock does not see; seccomp is off"}
+		}
+		l.sreport = SeccompReport{Status: "off"}
+		return nil
+	case "", "default":
+		prof = seccomp.Default(seccomp.Options{AllowUserns: p.AllowUserns})
+	default:
+		data, err := os.ReadFile(p.Seccomp)
+		if err != nil {
+			return &SeccompError{Path: p.Seccomp, Err: err}
+		}
+		prof, err = seccomp.ParseOCI(data, filepath.Base(p.Seccomp), seccompHost())
+		if err != nil {
+			return &SeccompError{Path: p.Seccomp, Err: err}
+		}
+	}
+	compiled, err := seccomp.Compile(prof)
+	if err != nil {
+		return &SeccompError{Path: p.Seccomp, Err: err}
+	}
+	if len(compiled.Skipped) > 0 {
+		c.warnf("seccomp profile %s allows calls this system cannot name; they stay denied: %s", prof.Name, strings.Join(compiled.Skipped, ", "))
+	}
+	l.seccomp = [][]seccomp.Instruction{compiled.Program}
+	l.sreport = SeccompReport{Status: "full", Profile: prof.Name, SyscallsBlocked: compiled.Blocked}
+	if tcp {
+		mptcp, err := seccomp.MPTCP(runtime.GOARCH)
+		if err != nil {
+			return &SetupError{Code: ExitSetup, Msg: "TCP port rules need MPTCP refused: " + err.Error()}
+		}
+		l.seccomp = append(l.seccomp, mptcp)
+		l.sreport.SyscallsBlocked++
+	}
+	return nil
+}
+
+// seccompHost is what decides which rules of a Docker profile apply here.
+func seccompHost() seccomp.Host {
+	h := seccomp.Host{Arch: map[string]string{"amd64": "SCMP_ARCH_X86_64", "arm64": "SCMP_ARCH_AARCH64"}[runtime.GOARCH]}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &h.Kernel[0], &h.Kernel[1])
+	}
+	return h
 }
 
 // listDir lists a directory for carving Landlock rules.

@@ -45,7 +45,7 @@ func TestLibraryPipesAndReport(t *testing.T) {
 		t.Errorf("output %q", out.String())
 	}
 	r := cmd.Report()
-	if r.Exit.Code != 3 || r.Exit.Signal != nil || r.Enforcement != "partial" || !r.Namespaces.Net || r.TimingsMS.Setup <= 0 {
+	if r.Exit.Code != 3 || r.Exit.Signal != nil || r.Enforcement != "full" || r.Seccomp.Status != "full" || !r.Namespaces.Net || r.TimingsMS.Setup <= 0 {
 		t.Errorf("report %+v", r)
 	}
 	if err := cmd.Start(); err == nil {

@@ -90,6 +90,12 @@ type Policy struct {
 	// payload may connect to and bind (TCP from Landlock ABI 4, UDP from
 	// ABI 10).
 	AllowConnect, AllowBind []PortRange
+	// Seccomp is the seccomp profile: "" or "default" for nsrun's default
+	// filter, "off" for none, or the path of an OCI/Docker JSON profile.
+	Seccomp string
+	// AllowUserns lets the payload create namespaces, e.g. to run a nested
+	// sandbox.
+	AllowUserns bool
 	// Strict refuses to start unless every layer is fully enforced.
 	Strict bool
 }

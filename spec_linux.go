@@ -28,7 +28,7 @@ type initSpec struct {
 	Verbose    bool         `json:"verbose"`
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset     `json:"landlock,omitempty"`
-	Seccomp  []seccomp.Instruction `json:"seccomp,omitempty"`
+	Seccomp  [][]seccomp.Instruction `json:"seccomp,omitempty"`
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it

@@ -91,7 +91,7 @@ func TestReportJSON(t *testing.T) {
 	}
 	got := readFile(t, report)
 	for _, want := range []string{
-		`"version": 1`, `"enforcement": "partial"`, `"user": true`, `"net": true`,
+		`"version": 1`, `"enforcement": "full"`, `"profile": "default"`, `"user": true`, `"net": true`,
 		`"rw": [` + "\n      \"" + ws + `"`, `"landlock": {` + "\n    \"status\": \"full\"",
 		`"code": 4`, `"signal": null`, `"timed_out": false`, `"/tmp"`,
 	} {

@@ -24,7 +24,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	dir="$(mktemp -d /var/tmp/nsrun-it.XXXXXX)"
 	trap 'rm -rf "$dir" "$log"' EXIT
 	chmod 755 "$dir"
-	CGO_ENABLED=0 go build -tags netgo,osusergo -o "$dir/nsrun" ./cmd/nsrun
+	CGO_ENABLED=1 go build -tags netgo,osusergo -ldflags '-linkmode external -extldflags -static' -o "$dir/nsrun" ./cmd/nsrun
 	CGO_ENABLED=0 go build -tags netgo,osusergo -o "$dir/helper" ./integration/helper
 	go test -c -o "$dir/integration.test" ./integration
 	go test -c -o "$dir/library.test" .

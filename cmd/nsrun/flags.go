@@ -183,6 +183,14 @@ func newFlagSet(o *options) *flag.FlagSet {
 		p.AllowBind = append(p.AllowBind, r)
 		return err
 	}), "allow-bind", "")
+	fs.Var(funcFlag(func(v string) error {
+		if v == "" {
+			return errors.New("want default, off or a profile file")
+		}
+		p.Seccomp = v
+		return nil
+	}), "seccomp", "")
+	fs.BoolVar(&p.AllowUserns, "allow-userns", false, "")
 	fs.BoolVar(&p.Strict, "strict", false, "")
 	fs.BoolVar(&o.verbose, "v", false, "")
 	fs.BoolVar(&o.quiet, "q", false, "")

@@ -116,6 +116,14 @@ func describe(err error) string {
 	if errors.As(err, &ie) {
 		return fmt.Sprintf("--%s: %v", ie.Kind, ie.Err)
 	}
+	var sce *nsrun.SeccompError
+	if errors.As(err, &sce) {
+		name := sce.Path
+		if name == "" {
+			name = "default"
+		}
+		return fmt.Sprintf("--seccomp %s: %v", name, sce.Err)
+	}
 	var ise *nsrun.IsolationError
 	if errors.As(err, &ise) {
 		return fmt.Sprintf("--%s: needs namespaces, which --isolation landlock does not create", ise.Setting)
@@ -207,6 +215,8 @@ Network:
 Security layers:
   --isolation full|landlock   namespaces+mounts+Landlock (default), or Landlock alone
   --landlock auto|off         apply what the kernel offers (default), or not at all
+  --seccomp default|off|FILE  nsrun's filter (default), none, or an OCI/Docker profile
+  --allow-userns              let the payload create namespaces (nested sandboxes)
   --strict                    refuse to run unless every layer is fully enforced
 Output:
   --report FILE     write the JSON report after the run ("-" for stderr)
