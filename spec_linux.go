@@ -27,7 +27,7 @@ type initSpec struct {
 	Foreground bool         `json:"foreground"`
 	Verbose    bool         `json:"verbose"`
 	// Landlock and Seccomp are applied last, in that order, when set.
-	Landlock *landlock.Ruleset     `json:"landlock,omitempty"`
+	Landlock *landlock.Ruleset       `json:"landlock,omitempty"`
 	Seccomp  [][]seccomp.Instruction `json:"seccomp,omitempty"`
 }
 

@@ -9,11 +9,11 @@ import (
 )
 
 const (
-	allow  = retAllow
-	eperm1 = retErrno | errEPERM
+	allow     = retAllow
+	eperm1    = retErrno | errEPERM
 	retENOSYS = retErrno | errENOSYS
-	eafno  = retErrno | errEAFNOSUPPORT
-	kill   = retKillProcess
+	eafno     = retErrno | errEAFNOSUPPORT
+	kill      = retKillProcess
 )
 
 func TestDefaultFilterDecisions(t *testing.T) {
