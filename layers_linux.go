@@ -58,6 +58,9 @@ func netRequest(p *Policy) (landlock.Net, []landlock.PortRule) {
 // enforce holes on its own (see landlock.Rules).
 func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, extraNet landlock.Net, carve bool) (*layers, error) {
 	l := &layers{lreport: LandlockReport{Status: "off", Dropped: []string{}}}
+	if p.AllowUserns && p.Landlock != LandlockOff {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-userns: namespaces inside are of no use under Landlock, which forbids mounting in them; add --landlock off"}
+	}
 	netRights, ports := netRequest(p)
 	tcp := false
 	if p.Landlock == LandlockOff {

@@ -27,14 +27,15 @@ import (
 var (
 	nsrunBin  string
 	helperBin string
+	syscBin   string // testdata/sysc.c, built with gcc
 	skipWhy   string
 )
 
 func TestMain(m *testing.M) { os.Exit(mainCode(m)) }
 
 func mainCode(m *testing.M) int {
-	nsrunBin, helperBin = os.Getenv("NSRUN_BIN"), os.Getenv("NSRUN_HELPER")
-	if nsrunBin == "" || helperBin == "" {
+	nsrunBin, helperBin, syscBin = os.Getenv("NSRUN_BIN"), os.Getenv("NSRUN_HELPER"), os.Getenv("NSRUN_SYSC")
+	if nsrunBin == "" || helperBin == "" || syscBin == "" {
 		dir, err := os.MkdirTemp("/var/tmp", "nsrun-it-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -45,7 +46,7 @@ func mainCode(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		nsrunBin, helperBin = filepath.Join(dir, "nsrun"), filepath.Join(dir, "helper")
+		nsrunBin, helperBin, syscBin = filepath.Join(dir, "nsrun"), filepath.Join(dir, "helper"), filepath.Join(dir, "sysc")
 		// nsrun as make build makes it (static, with libseccomp); the
 		// helper in pure Go.
 		for _, b := range []struct{ out, pkg, cgo, ldflags string }{
@@ -58,6 +59,10 @@ func mainCode(m *testing.M) int {
 				fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", b.pkg, err, out)
 				return 1
 			}
+		}
+		if out, err := exec.Command("gcc", "-O2", "-static", "-o", syscBin, "testdata/sysc.c").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "gcc testdata/sysc.c: %v\n%s", err, out)
+			return 1
 		}
 	}
 	if out, err := exec.Command(nsrunBin, "probe").CombinedOutput(); err != nil {

@@ -94,7 +94,7 @@ func (b *builder) apply(op Op) error {
 	case OpDev:
 		return b.mountDev(op.Path, target)
 	case OpProc:
-		return b.mountProc(op.Path, target)
+		return b.mountProc(op.Path, target, op.ReadOnly)
 	}
 	return fmt.Errorf("mount %s: unknown op %d", op.Path, op.Kind)
 }

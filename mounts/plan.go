@@ -55,6 +55,13 @@ type Input struct {
 	Root   string   // host directory seen as "/" inside; "" means "/"
 	RootID Identity // of Root
 	Rules  []Rule   // in the order given: for the same path the last wins
+	// ProtectProc covers /proc/sys, sysrq-trigger, irq and bus read-only.
+	// A sandbox whose user is the host's root needs it (those files are
+	// root's and its writes would reach the host); for others the files'
+	// owner already refuses, and leaving /proc uncovered lets a nested
+	// sandbox mount a procfs of its own (the kernel wants the outer one
+	// fully visible).
+	ProtectProc bool
 }
 
 // OpKind says how an Op mounts.
@@ -69,7 +76,8 @@ const (
 	OpEmptyFile
 	// OpDev mounts the sandbox's /dev on Path.
 	OpDev
-	// OpProc mounts a procfs of the sandbox's PID namespace on Path.
+	// OpProc mounts a procfs of the sandbox's PID namespace on Path; with
+	// ReadOnly, the entries that change the host are covered read-only.
 	OpProc
 )
 
@@ -179,7 +187,7 @@ func Make(in Input) (*Plan, error) {
 
 	ops := []Op{
 		{Kind: OpDev, Path: "/dev", Dir: true},
-		{Kind: OpProc, Path: "/proc", Dir: true},
+		{Kind: OpProc, Path: "/proc", Dir: true, ReadOnly: in.ProtectProc},
 	}
 	index := map[string]int{}
 	for _, r := range rules {

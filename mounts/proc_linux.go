@@ -11,9 +11,9 @@ import (
 // the host (sysctls, sysrq, interrupt affinity, bus devices).
 var procReadOnly = []string{"sys", "sysrq-trigger", "irq", "bus"}
 
-// mountProc mounts a procfs of the calling process's PID namespace and
-// makes procReadOnly read-only.
-func (b *builder) mountProc(at string, target int) error {
+// mountProc mounts a procfs of the calling process's PID namespace and,
+// with protect, makes procReadOnly read-only.
+func (b *builder) mountProc(at string, target int, protect bool) error {
 	proc, err := newFS("proc", nil, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
 		if errors.Is(err, unix.EPERM) {
@@ -24,6 +24,9 @@ func (b *builder) mountProc(at string, target int) error {
 	defer unix.Close(proc)
 	if err := b.attach(proc, target, at); err != nil {
 		return err
+	}
+	if !protect {
+		return nil
 	}
 	for _, name := range procReadOnly {
 		tree, err := unix.OpenTree(proc, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)

@@ -26,6 +26,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	chmod 755 "$dir"
 	CGO_ENABLED=1 go build -tags netgo,osusergo -ldflags '-linkmode external -extldflags -static' -o "$dir/nsrun" ./cmd/nsrun
 	CGO_ENABLED=0 go build -tags netgo,osusergo -o "$dir/helper" ./integration/helper
+	gcc -O2 -static -o "$dir/sysc" integration/testdata/sysc.c
 	go test -c -o "$dir/integration.test" ./integration
 	go test -c -o "$dir/library.test" .
 	chmod -R a+rX "$dir"
@@ -33,7 +34,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	# user can enter.
 	user_log="$dir/user.log"
 	(cd "$dir" && runuser -u "$TEST_USER" -- env \
-		NSRUN_BIN="$dir/nsrun" NSRUN_HELPER="$dir/helper" \
+		NSRUN_BIN="$dir/nsrun" NSRUN_HELPER="$dir/helper" NSRUN_SYSC="$dir/sysc" \
 		NSRUN_INTEGRATION="${NSRUN_INTEGRATION:-}" HOME="/home/$TEST_USER" PATH="$PATH" \
 		sh -c './integration.test -test.count=1 -test.v && ./library.test -test.count=1 -test.v') >"$user_log" 2>&1 ||
 		{ grep -vE '^(=== |    --- PASS|--- PASS|PASS$)' "$user_log"; exit 1; }

@@ -78,10 +78,6 @@ func Default(o Options) Profile {
 			"io_uring_setup", "io_uring_enter", "io_uring_register"),
 		eperm("loading kernel modules or a new kernel",
 			"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load"),
-		eperm("mounts are the launcher's to make; the payload must not change its view",
-			"mount", "umount2", "pivot_root", "chroot"),
-		enosys("the new mount API, refused as if absent so tools fall back to mount(2), which is refused",
-			"open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "open_tree_attr"),
 		enosys("clone3 passes its flags in memory, where no filter can check them: libc falls back to clone",
 			"clone3"),
 		eperm("open_by_handle_at opens files by handle, around every path rule (the 'shocker' escape)",
@@ -96,7 +92,15 @@ func Default(o Options) Profile {
 		eperm("modify_ldt has a long history of kernel bugs and no modern use", "modify_ldt"),
 	)
 	if !o.AllowUserns {
-		add(eperm("setns joins namespaces; the sandbox must stay in its own", "setns"))
+		// With namespaces allowed, a nested sandbox mounts in its own mount
+		// namespace, which only a user namespace of its own makes possible.
+		add(
+			eperm("mounts are the launcher's to make; the payload must not change its view",
+				"mount", "umount2", "pivot_root", "chroot"),
+			enosys("the new mount API, refused as if absent so tools fall back to mount(2), which is refused",
+				"open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "open_tree_attr"),
+			eperm("setns joins namespaces; the sandbox must stay in its own", "setns"),
+		)
 		for _, f := range cloneNewFlags {
 			reason := "new namespaces (" + f.name + "): a user namespace gives capabilities back"
 			add(Rule{Names: []string{"unshare"}, Action: Action{Kind: ActErrno, Errno: errEPERM},
