@@ -36,3 +36,4 @@ clean:
 
 bench:
 	bench/startup.sh
+	bench/syscalls.sh

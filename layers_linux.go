@@ -208,7 +208,11 @@ func strictError(r *Report, isolation Isolation) error {
 		missing = append(missing, fmt.Sprintf("landlock: %s", what))
 	}
 	if r.Seccomp.Status != "full" {
-		missing = append(missing, "seccomp: "+r.Seccomp.Status+" ("+r.Seccomp.Reason+")")
+		what := "seccomp: " + r.Seccomp.Status
+		if r.Seccomp.Reason != "" {
+			what += " (" + r.Seccomp.Reason + ")"
+		}
+		missing = append(missing, what)
 	}
 	if len(missing) == 0 {
 		return nil

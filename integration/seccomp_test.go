@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -188,5 +189,29 @@ func TestNestedSandbox(t *testing.T) {
 	r = run(t, "/", "--", "/usr/bin/unshare", "-Ur", "true")
 	if r.code == 0 {
 		t.Errorf("unshare -Ur inside the sandbox worked: %v", r)
+	}
+}
+
+func TestStrictPassesWhenEverythingIsEnforced(t *testing.T) {
+	if hostABI(t) < 6 {
+		t.Skip("this kernel's Landlock cannot enforce the default request")
+	}
+	ws := workspace(t)
+	rep := filepath.Join(ws, "r.json")
+	r := run(t, ws, "--strict", "--rw", ws, "--report", rep, "--", "/bin/true")
+	if got := readReport(t, rep); r.code != 0 || got.Enforcement != "full" {
+		t.Errorf("--strict on a fully enforced sandbox: %v %+v", r, got)
+	}
+	r = run(t, ws, "--strict", "--seccomp", "off", "--", "/bin/true")
+	if r.code != 125 || !strings.Contains(r.stderr, "seccomp: off") {
+		t.Errorf("--strict with --seccomp off: %v", r)
+	}
+}
+
+func TestBinaryIsStatic(t *testing.T) {
+	need(t)
+	out, _ := exec.Command("ldd", nsrunBin).CombinedOutput()
+	if !strings.Contains(string(out), "not a dynamic executable") {
+		t.Errorf("ldd %s: %s", nsrunBin, out)
 	}
 }

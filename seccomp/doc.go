@@ -1,14 +1,75 @@
-// Package seccomp builds and loads nsrun's seccomp filters as classic BPF.
+// Package seccomp builds nsrun's seccomp filters and loads them.
 //
-// So far it has one filter, MPTCP: it refuses socket(..., IPPROTO_MPTCP)
-// with EPROTONOSUPPORT (programs such as Go's net package then fall back to
-// plain TCP), because Landlock's TCP port rules do not cover MPTCP and
-// would be bypassed by it. Calls from another architecture than the
-// native one, and x32 calls on amd64, kill the process: a denylist that let
-// them through would be bypassed by them. The default filter of the
-// seccomp layer comes with issue 4.
+// A Profile is decided in Go (Default, ParseOCI), compiled to classic BPF
+// by libseccomp in the launcher (Compile, cgo), and loaded by the sandbox's
+// init with the raw seccomp(2) call on the thread that starts the payload
+// (Load), so the init does no cgo work.
 //
-// Load installs a filter on the calling thread only (no TSYNC), after
-// setting NO_NEW_PRIVS; callers lock the thread and start the payload from
-// it. Kernel minimum: 3.17 (seccomp(2)); amd64 and arm64.
+// The default filter is a denylist: everything not listed is allowed.
+// Each entry, with the errno the call then returns:
+//
+//   - add_key, request_key, keyctl (EPERM): kernel keyrings are not
+//     namespaced; the host user's keys would be reachable.
+//   - bpf, perf_event_open, lookup_dcookie (EPERM): expose and change
+//     kernel state.
+//   - userfaultfd (EPERM): stalls the kernel at will, a building block of
+//     kernel exploits.
+//   - io_uring_setup, io_uring_enter, io_uring_register (EPERM): run
+//     operations no syscall filter or socket rule sees.
+//   - init_module, finit_module, delete_module, kexec_load,
+//     kexec_file_load (EPERM): loading kernel code.
+//   - mount, umount2, pivot_root, chroot (EPERM); the new mount API —
+//     open_tree, move_mount, fsopen, fsconfig, fsmount, fspick,
+//     mount_setattr, open_tree_attr — (ENOSYS, as if absent, so tools fall
+//     back to mount(2)): the view is the launcher's to make.
+//   - setns (EPERM), and unshare and clone with any CLONE_NEW* flag, one
+//     rule per flag on the low 32 bits (EPERM): a new user namespace gives
+//     capabilities back.
+//   - clone3 (ENOSYS): its flags are in memory where no filter can check
+//     them; libc falls back to clone.
+//   - open_by_handle_at (EPERM): opens files around every path rule (the
+//     "shocker" escape).
+//   - settimeofday, clock_settime, clock_adjtime (EPERM): the clock is the
+//     host's.
+//   - reboot, swapon, swapoff, acct, quotactl, quotactl_fd, syslog,
+//     vhangup, iopl, ioperm, nfsservctl, uselib, ustat, sysfs, _sysctl,
+//     fanotify_init, lsm_set_self_attr (EPERM): host-wide or obsolete.
+//   - mbind, set_mempolicy, migrate_pages, move_pages,
+//     set_mempolicy_home_node (EPERM): NUMA placement affects others.
+//   - modify_ldt (EPERM): a long history of kernel bugs, no modern use.
+//   - personality with any flag bit set (EPERM), the query 0xffffffff
+//     allowed: flags turn off randomisation and other defences.
+//   - ioctl TIOCSTI and TIOCLINUX, compared on the low 32 bits (EPERM): they
+//     push input into the terminal the sandbox shares (CVE-2017-5226,
+//     CVE-2019-10063).
+//   - socket and socketpair with a family other than AF_UNIX, AF_INET,
+//     AF_INET6, AF_NETLINK, compared on the low 32 bits (EAFNOSUPPORT):
+//     vsock, packet, alg and the rest reach the host or old code.
+//
+// With Options.AllowUserns the namespace and mount entries are left out
+// (clone3 stays ENOSYS, so clone's flags remain checkable): a nested
+// sandbox mounts only in namespaces of its own. ptrace stays allowed:
+// debuggers work inside, the PID namespace bounds it, and the init reaps
+// traced children with __WALL.
+//
+// Every filter kills the process on a call from another architecture, and
+// on amd64 on an x32 call, unless a profile lists that architecture: a
+// denylist is bypassed by the numbers of another ABI otherwise. The MPTCP
+// filter, loaded beside the profile when TCP ports are restricted, refuses
+// socket(..., IPPROTO_MPTCP) with EPROTONOSUPPORT, which Landlock's TCP
+// rules do not see.
+//
+// Profiles in the OCI runtime-spec or Docker format are applied whole or
+// refused: unknown fields, actions, operators or architectures, user
+// notification and filter flags are errors, as is a restricting rule on a
+// call this system cannot name; an allowing rule for such a call is left
+// out, which keeps the call denied.
+//
+// Kernel minimums: 3.17 (seccomp(2)), 4.14 for SECCOMP_RET_KILL_PROCESS.
+// Debian's libseccomp 2.5.4 names calls up to futex_wake (454); newer ones
+// are handled by number on the native architecture.
+//
+// What it cannot do: a denylist allows every call newer than itself:
+// review it when the kernel grows. Filters apply to the thread that loads
+// them and its children only.
 package seccomp
