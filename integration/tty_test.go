@@ -89,6 +89,10 @@ func TestInteractiveShellJobControl(t *testing.T) {
 	s.send("stty size", "Enter")
 	s.waitFor("30 100")
 
+	// The payload has the terminal here; seccomp still refuses TIOCSTI.
+	s.send(helperBin+" tiocsti 0", "Enter")
+	s.waitFor("EPERM")
+
 	s.send("exit 5", "Enter")
 	s.waitFor("nsrun-exit=5")
 
