@@ -3,6 +3,7 @@
 package seccomp
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -177,4 +178,18 @@ func export(f *libseccomp.ScmpFilter) ([]Instruction, error) {
 		return nil, err
 	}
 	return decodeBPF(b)
+}
+
+// decodeBPF reads struct sock_filter records as libseccomp exports them
+// (native byte order, little endian on every architecture nsrun supports).
+func decodeBPF(b []byte) ([]Instruction, error) {
+	if len(b) == 0 || len(b)%8 != 0 {
+		return nil, fmt.Errorf("seccomp: exported program of %d bytes is not a whole number of instructions", len(b))
+	}
+	prog := make([]Instruction, len(b)/8)
+	for i := range prog {
+		r := b[8*i:]
+		prog[i] = Instruction{Code: binary.LittleEndian.Uint16(r), Jt: r[2], Jf: r[3], K: binary.LittleEndian.Uint32(r[4:])}
+	}
+	return prog, nil
 }

@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 package seccomp
 
 // newSyscalls are calls newer than what Debian's libseccomp 2.5.4 can name
