@@ -122,3 +122,32 @@ func cover(rules []canonRule, p string) (r canonRule, ok bool) {
 	}
 	return r, ok
 }
+
+// effective applies Effective to canonical rules, keeping what each rule
+// knows of its file.
+func effective(rules []canonRule) ([]canonRule, []Overruled) {
+	byPath := map[string][]canonRule{}
+	plain := make([]Rule, 0, len(rules))
+	for _, cr := range rules {
+		byPath[cr.Canon] = append(byPath[cr.Canon], cr)
+		plain = append(plain, Rule{Path: cr.Canon, Access: cr.Access, Source: cr.Source})
+	}
+	eff, overruled := Effective(plain)
+	out := make([]canonRule, 0, len(eff))
+	for _, r := range eff {
+		cands := byPath[r.Path]
+		cr := cands[0]
+		for _, c := range cands {
+			if c.Source == r.Source && c.Access == r.Access {
+				cr = c
+				break
+			}
+			if c.Source == r.Source {
+				cr = c
+			}
+		}
+		cr.Access = r.Access
+		out = append(out, cr)
+	}
+	return out, overruled
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -42,6 +43,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	case p.GID != nil:
 		return nil, &IsolationError{Setting: "gid"}
 	}
+	user, overruled := effective(user)
 	for _, r := range user {
 		if r.Access == Tmpfs {
 			return nil, &IsolationError{Setting: "tmpfs"}
@@ -109,8 +111,18 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		return nil, err
 	}
 	report.Landlock, report.Seccomp = l.lreport, l.sreport
+	report.Filesystem.Overruled = c.overruledReport(overruled)
 	prep.report = report
-	prep.spec = initSpec{Env: withTmpdir(env, tmp), Dir: dir, Landlock: l.landlock, Seccomp: l.seccomp}
+	env = withTmpdir(env, tmp)
+	if p.PrivateHome {
+		home := filepath.Join(tmp, "home")
+		if err := os.Mkdir(home, 0o700); err != nil {
+			prep.cleanup()
+			return nil, fmt.Errorf("private home: %w", err)
+		}
+		env = withPrivateHome(env, home)
+	}
+	prep.spec = initSpec{Env: env, Dir: dir, Landlock: l.landlock, Seccomp: l.seccomp}
 	return prep, nil
 }
 

@@ -22,13 +22,53 @@ const (
 	Tmpfs = mounts.Tmpfs
 )
 
+// Source says who set a rule, and so which rule wins a conflict.
+type Source int
+
+// Sources, from the weakest. The zero value counts as SourceUser.
+const (
+	// SourceInternal are nsrun's own rules (the private /tmp and /run).
+	SourceInternal Source = iota - 1
+	// SourceUser is the caller: command-line flags, Policy.Rules.
+	SourceUser
+	// SourceBaseline is a platform's or a preset's starting point.
+	SourceBaseline
+	// SourceMandatory are protections no other source can undo.
+	SourceMandatory
+)
+
+// rank orders sources: baseline < user < mandatory, nsrun's own below all.
+func (s Source) rank() int {
+	return map[Source]int{SourceInternal: 0, SourceBaseline: 1, SourceUser: 2, SourceMandatory: 3}[s]
+}
+
+func (s Source) String() string {
+	switch s {
+	case SourceInternal:
+		return "nsrun"
+	case SourceUser:
+		return "user"
+	case SourceBaseline:
+		return "baseline"
+	case SourceMandatory:
+		return "mandatory"
+	}
+	return fmt.Sprintf("Source(%d)", int(s))
+}
+
 // Rule gives a host path an Access. The path appears at the same
 // (canonical) place inside; a relative path is taken from the current
-// directory. The deepest rule covering a path decides; for the same path
-// the later rule wins.
+// directory.
+//
+// The deepest rule covering a path decides. For the same path, the rule
+// of the higher Source wins, and between rules of one Source the more
+// restrictive (deny, then ro, then tmpfs, then rw). A deny covers deeper
+// grants of lower sources (they are dropped), and a read-only rule turns
+// deeper read-write rules of lower sources read-only.
 type Rule struct {
 	Path   string
 	Access Access
+	Source Source
 }
 
 // Net says which network the sandbox has.
@@ -98,6 +138,9 @@ type Policy struct {
 	AllowUserns bool
 	// Strict refuses to start unless every layer is fully enforced.
 	Strict bool
+	// PrivateHome gives the payload a HOME of its own, empty, under the
+	// private /tmp, with the usual cache variables pointing into it.
+	PrivateHome bool
 }
 
 // RuleError is a rule (or the root) that cannot be applied as asked.

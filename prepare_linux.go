@@ -105,7 +105,12 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	} else if rootInfo, err = os.Stat("/"); err != nil {
 		return nil, fmt.Errorf("stat /: %w", err)
 	}
-	rules := append(internalRules(root, p.Net == NetHost), user...)
+	internal := internalRules(root, p.Net == NetHost)
+	if p.PrivateHome {
+		internal = append(internal, canonRule{Rule: Rule{Path: privateHome, Access: Tmpfs, Source: SourceInternal}, Canon: privateHome, Dir: true, internal: true})
+		env = withPrivateHome(env, privateHome)
+	}
+	rules, overruled := effective(append(internal, user...))
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0}
 	for _, r := range rules {
@@ -159,6 +164,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	}
 	prep.report = baseReport(plan, p.Net == NetHost)
 	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
+	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
 	return prep, nil
 }
 
@@ -168,7 +174,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 // /etc/resolv.conf points to under /run stays visible, read-only.
 func internalRules(root string, hostNet bool) []canonRule {
 	tmpfs := func(p string) canonRule {
-		return canonRule{Rule: Rule{Path: p, Access: Tmpfs}, Canon: p, Dir: true, internal: true}
+		return canonRule{Rule: Rule{Path: p, Access: Tmpfs, Source: SourceInternal}, Canon: p, Dir: true, internal: true}
 	}
 	rules := []canonRule{tmpfs("/tmp"), tmpfs("/run")}
 	if fi, err := os.Lstat(filepath.Join(root, "var/run")); err == nil && fi.IsDir() {
@@ -178,7 +184,7 @@ func internalRules(root string, hostNet bool) []canonRule {
 		target, err := filepath.EvalSymlinks("/etc/resolv.conf")
 		if err == nil && (mounts.Within(target, "/run") || mounts.Within(target, "/var/run")) {
 			if fi, err := os.Lstat(target); err == nil && fi.Mode().IsRegular() {
-				rules = append(rules, canonRule{Rule: Rule{Path: target, Access: ReadOnly}, Canon: target, info: fi, internal: true})
+				rules = append(rules, canonRule{Rule: Rule{Path: target, Access: ReadOnly, Source: SourceInternal}, Canon: target, info: fi, internal: true})
 			}
 		}
 	}

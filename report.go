@@ -34,6 +34,10 @@ type FilesystemReport struct {
 	RO    []string `json:"ro"`
 	Deny  []string `json:"deny"`
 	Tmpfs []string `json:"tmpfs"`
+	// Overruled are rules that did not take effect as written: dropped
+	// under a deny of a higher source, made read-only, or beaten on the
+	// same path.
+	Overruled []string `json:"overruled,omitempty"`
 }
 
 // LandlockReport is the state of the Landlock layer: what the kernel

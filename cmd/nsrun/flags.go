@@ -16,8 +16,11 @@ import (
 // options is the command line, parsed but not yet checked against the
 // filesystem.
 type options struct {
-	policy   nsrun.Policy
-	args     []string
+	policy     nsrun.Policy
+	policyFile string
+	preset     string
+	set        map[string]bool // the flags given
+	args       []string
 	dir      string
 	envOps   []envOp
 	clearEnv bool
@@ -126,7 +129,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.Var(idFlag{&p.UID}, "uid", "")
 	fs.Var(idFlag{&p.GID}, "gid", "")
 	fs.Var(funcFlag(func(v string) error {
-		d, err := parseTimeout(v)
+		d, err := nsrun.ParseTimeout(v)
 		if err != nil {
 			return err
 		}
@@ -174,12 +177,12 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return nil
 	}), "landlock", "")
 	fs.Var(funcFlag(func(v string) error {
-		r, err := parsePorts(v)
+		r, err := nsrun.ParsePortRange(v)
 		p.AllowConnect = append(p.AllowConnect, r)
 		return err
 	}), "allow-connect", "")
 	fs.Var(funcFlag(func(v string) error {
-		r, err := parsePorts(v)
+		r, err := nsrun.ParsePortRange(v)
 		p.AllowBind = append(p.AllowBind, r)
 		return err
 	}), "allow-bind", "")
@@ -192,6 +195,20 @@ func newFlagSet(o *options) *flag.FlagSet {
 	}), "seccomp", "")
 	fs.BoolVar(&p.AllowUserns, "allow-userns", false, "")
 	fs.BoolVar(&p.Strict, "strict", false, "")
+	fs.Var(funcFlag(func(v string) error {
+		if v == "" {
+			return errors.New("empty path")
+		}
+		o.policyFile = v
+		return nil
+	}), "policy", "")
+	fs.Var(funcFlag(func(v string) error {
+		if _, ok := nsrun.Presets[v]; !ok {
+			return fmt.Errorf("unknown preset (known: agent, build, readonly)")
+		}
+		o.preset = v
+		return nil
+	}), "preset", "")
 	fs.BoolVar(&o.verbose, "v", false, "")
 	fs.BoolVar(&o.quiet, "q", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
@@ -199,56 +216,24 @@ func newFlagSet(o *options) *flag.FlagSet {
 	return fs
 }
 
-// parsePorts takes PORT or FIRST-LAST, optionally after "tcp:" or "udp:"
-// (TCP when not said).
-func parsePorts(v string) (nsrun.PortRange, error) {
-	r := nsrun.PortRange{Proto: "tcp"}
-	if proto, rest, ok := strings.Cut(v, ":"); ok {
-		if proto != "tcp" && proto != "udp" {
-			return r, errors.New("want tcp: or udp: before the port")
-		}
-		r.Proto, v = proto, rest
+// parseOptions parses options up to the first argument that is not one.
+func parseOptions(args []string) (*options, error) {
+	o := &options{set: map[string]bool{}}
+	fs := newFlagSet(o)
+	if err := fs.Parse(args); err != nil {
+		return nil, flagError(err, args)
 	}
-	first, last, isRange := strings.Cut(v, "-")
-	a, err := strconv.ParseUint(first, 10, 16)
-	b := a
-	if err == nil && isRange {
-		b, err = strconv.ParseUint(last, 10, 16)
-	}
-	if err != nil || a == 0 || b < a {
-		return r, errors.New("want a port from 1 to 65535 or a range FIRST-LAST")
-	}
-	r.First, r.Last = uint16(a), uint16(b)
-	return r, nil
-}
-
-// parseTimeout takes a Go duration ("90s", "1m30s") or whole seconds.
-func parseTimeout(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		n, nerr := strconv.ParseUint(v, 10, 32)
-		if nerr != nil {
-			return 0, errors.New("want a duration such as 30s or 2m, or whole seconds")
-		}
-		d = time.Duration(n) * time.Second
-	}
-	if d <= 0 {
-		return 0, errors.New("must be positive")
-	}
-	return d, nil
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	o.args = fs.Args()
+	return o, nil
 }
 
 // parseArgs parses the options before the command. The command starts at
 // the first argument that is not an option, or after "--".
 func parseArgs(args []string) (*options, error) {
-	o := &options{}
-	fs := newFlagSet(o)
-	if err := fs.Parse(args); err != nil {
-		return nil, flagError(err, args)
-	}
-	o.args = fs.Args()
-	if o.help {
-		return o, nil
+	o, err := parseOptions(args)
+	if err != nil || o.help {
+		return o, err
 	}
 	if len(o.args) == 0 || o.args[0] == "" {
 		return nil, usagef("no command given (usage: nsrun [OPTIONS] [--] COMMAND [ARG...])")

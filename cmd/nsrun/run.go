@@ -22,6 +22,8 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		case "version":
 			fmt.Fprintln(stdout, "nsrun", version)
 			return 0
+		case "policy":
+			return policyCommand(args[1:], stdout, stderr)
 		}
 	}
 	o, err := parseArgs(args)
@@ -42,10 +44,14 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		defer report.Close()
 	}
 
-	cmd := nsrun.Command(&o.policy, o.args[0], o.args[1:]...)
+	m, err := merge(o, os.Environ())
+	if err != nil {
+		fmt.Fprintln(stderr, "nsrun:", err)
+		return nsrun.ExitSetup
+	}
+	cmd := nsrun.Command(m.policy, o.args[0], o.args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.Dir, cmd.Timeout = o.dir, o.timeout
-	cmd.Env = buildEnv(os.Environ(), o.clearEnv, o.envOps)
+	cmd.Dir, cmd.Timeout, cmd.Env = m.dir, m.timeout, m.env
 	if o.verbose {
 		cmd.Log = stderr
 	}
@@ -192,10 +198,12 @@ func writeReport(w io.Writer, r *nsrun.Report) error {
 
 const usage = `usage: nsrun [OPTIONS] [--] COMMAND [ARG...]
        nsrun probe [--json]
+       nsrun policy explain [OPTIONS] PATH...   which rule decides each path
+       nsrun policy show [OPTIONS]              the rules in effect
        nsrun version
 
 Filesystem (host paths; they appear at the same place inside; the deepest
-rule decides, for the same path the last one):
+rule decides, for the same path the most restrictive):
   --rw PATH         PATH writable
   --ro PATH         PATH read-only (e.g. to protect WS/.git inside --rw WS)
   --deny PATH       PATH hidden behind an empty read-only directory or file
@@ -218,6 +226,10 @@ Security layers:
   --seccomp default|off|FILE  nsrun's filter (default), none, or an OCI/Docker profile
   --allow-userns              let the payload create namespaces (nested sandboxes)
   --strict                    refuse to run unless every layer is fully enforced
+Policy:
+  --policy FILE     a JSON policy file (rules default to the baseline source);
+                    flags are the user source and apply on top
+  --preset NAME     agent, build or readonly (see nsrun policy show --preset NAME)
 Output:
   --report FILE     write the JSON report after the run ("-" for stderr)
   -v                log each setup step     -q   no warnings

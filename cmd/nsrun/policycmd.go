@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/nsrun/nsrun"
+)
+
+// policyCommand is nsrun policy explain|show.
+func policyCommand(args []string, stdout, stderr *os.File) int {
+	if len(args) == 0 || (args[0] != "explain" && args[0] != "show") {
+		fmt.Fprintln(stderr, "nsrun: policy: want explain or show (nsrun policy explain [OPTIONS] PATH..., nsrun policy show [OPTIONS])")
+		return nsrun.ExitSetup
+	}
+	o, err := parseOptions(args[1:])
+	if err == nil && args[0] == "explain" && len(o.args) == 0 {
+		err = usagef("policy explain: no path given")
+	}
+	if err == nil && args[0] == "show" && len(o.args) > 0 {
+		err = usagef("policy show: unexpected argument %q", o.args[0])
+	}
+	var m *merged
+	if err == nil {
+		m, err = merge(o, os.Environ())
+	}
+	var eff *nsrun.Effect
+	if err == nil {
+		eff, err = m.policy.Effect()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "nsrun:", describe(err))
+		return nsrun.ExitSetup
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	defer w.Flush()
+	if args[0] == "show" {
+		fmt.Fprintf(w, "root\t%s\tread-only\n", eff.Root)
+		for _, r := range eff.Rules {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", r.Access, r.Path, r.Source)
+		}
+		for _, o := range eff.Overruled {
+			fmt.Fprintf(w, "overruled\t%s\n", o)
+		}
+		fmt.Fprintf(w, "net\t%s\n", map[nsrun.Net]string{nsrun.NetNone: "none", nsrun.NetHost: "host"}[m.policy.Net])
+		if m.policy.PrivateHome {
+			fmt.Fprintf(w, "home\tprivate (HOME and caches under /tmp/home)\n")
+		}
+		return 0
+	}
+	for _, p := range o.args {
+		x := eff.Explain(p)
+		if x.Rule == nil {
+			fmt.Fprintf(w, "%s\t%s\tthe root, read-only\n", x.Path, x.Access)
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\tby %s %s (%s)\n", x.Path, x.Access, x.Rule.Access, x.Rule.Path, x.Rule.Source)
+	}
+	return 0
+}

@@ -1,0 +1,137 @@
+package nsrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// PolicyFile is a policy file: a Policy, a preset to start from, and the
+// process settings the command line can also give.
+type PolicyFile struct {
+	Policy   Policy
+	Preset   string
+	Dir      string
+	Env      []string // KEY=VALUE, in order
+	UnsetEnv []string
+	ClearEnv bool
+	Timeout  time.Duration
+}
+
+// policyJSON is the file's schema, version 1. Rules default to the
+// baseline source: a file is where an operator's starting point lives, and
+// flags (the user) apply on top.
+type policyJSON struct {
+	Version      int        `json:"version"`
+	Preset       string     `json:"preset,omitempty"`
+	Root         string     `json:"root,omitempty"`
+	Rules        []ruleJSON `json:"rules,omitempty"`
+	Net          string     `json:"net,omitempty"`
+	AllowConnect []string   `json:"allow_connect,omitempty"`
+	AllowBind    []string   `json:"allow_bind,omitempty"`
+	Hostname     string     `json:"hostname,omitempty"`
+	UID          *int       `json:"uid,omitempty"`
+	GID          *int       `json:"gid,omitempty"`
+	Isolation    string     `json:"isolation,omitempty"`
+	Landlock     string     `json:"landlock,omitempty"`
+	Seccomp      string     `json:"seccomp,omitempty"`
+	AllowUserns  bool       `json:"allow_userns,omitempty"`
+	Strict       bool       `json:"strict,omitempty"`
+	Chdir        string     `json:"chdir,omitempty"`
+	Env          []string   `json:"env,omitempty"`
+	UnsetEnv     []string   `json:"unset_env,omitempty"`
+	ClearEnv     bool       `json:"clear_env,omitempty"`
+	Timeout      string     `json:"timeout,omitempty"`
+}
+
+type ruleJSON struct {
+	Path   string `json:"path"`
+	Access string `json:"access"`
+	Source string `json:"source,omitempty"`
+}
+
+var (
+	accessByName = map[string]Access{"rw": ReadWrite, "ro": ReadOnly, "deny": Deny, "tmpfs": Tmpfs}
+	sourceByName = map[string]Source{"": SourceBaseline, "baseline": SourceBaseline, "user": SourceUser, "mandatory": SourceMandatory}
+)
+
+// ParsePolicyFile reads a policy file. Relative paths in it are taken from
+// dir, the file's directory. Unknown fields and values are errors.
+func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
+	var j policyJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return nil, err
+	}
+	if j.Version != 1 {
+		return nil, fmt.Errorf("version %d: this nsrun reads version 1", j.Version)
+	}
+	pf := &PolicyFile{Preset: j.Preset, Env: j.Env, UnsetEnv: j.UnsetEnv, ClearEnv: j.ClearEnv}
+	p := &pf.Policy
+	p.Hostname, p.UID, p.GID, p.AllowUserns, p.Strict, p.Seccomp = j.Hostname, j.UID, j.GID, j.AllowUserns, j.Strict, j.Seccomp
+	abs := func(path string) string {
+		if path == "" || filepath.IsAbs(path) {
+			return path
+		}
+		return filepath.Join(dir, path)
+	}
+	p.Root, pf.Dir = abs(j.Root), abs(j.Chdir)
+	if j.Seccomp != "" && j.Seccomp != "default" && j.Seccomp != "off" {
+		p.Seccomp = abs(j.Seccomp)
+	}
+	for i, r := range j.Rules {
+		a, ok := accessByName[r.Access]
+		if !ok {
+			return nil, fmt.Errorf("rules[%d].access %q: want rw, ro, deny or tmpfs", i, r.Access)
+		}
+		s, ok := sourceByName[r.Source]
+		if !ok {
+			return nil, fmt.Errorf("rules[%d].source %q: want baseline, user or mandatory", i, r.Source)
+		}
+		if r.Path == "" {
+			return nil, fmt.Errorf("rules[%d].path: empty", i)
+		}
+		p.Rules = append(p.Rules, Rule{Path: abs(r.Path), Access: a, Source: s})
+	}
+	var err error
+	if p.Net, err = pick("net", j.Net, map[string]Net{"": NetNone, "none": NetNone, "host": NetHost}); err != nil {
+		return nil, err
+	}
+	if p.Isolation, err = pick("isolation", j.Isolation, map[string]Isolation{"": IsolationFull, "full": IsolationFull, "landlock": IsolationLandlock}); err != nil {
+		return nil, err
+	}
+	if p.Landlock, err = pick("landlock", j.Landlock, map[string]LandlockMode{"": LandlockAuto, "auto": LandlockAuto, "off": LandlockOff}); err != nil {
+		return nil, err
+	}
+	for _, list := range []struct {
+		name string
+		in   []string
+		out  *[]PortRange
+	}{{"allow_connect", j.AllowConnect, &p.AllowConnect}, {"allow_bind", j.AllowBind, &p.AllowBind}} {
+		for _, v := range list.in {
+			r, err := ParsePortRange(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s %q: %w", list.name, v, err)
+			}
+			*list.out = append(*list.out, r)
+		}
+	}
+	if j.Timeout != "" {
+		if pf.Timeout, err = ParseTimeout(j.Timeout); err != nil {
+			return nil, fmt.Errorf("timeout %q: %w", j.Timeout, err)
+		}
+	}
+	return pf, nil
+}
+
+func pick[T any](field, v string, choices map[string]T) (T, error) {
+	c, ok := choices[v]
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("%s %q: not one of the known values", field, v)
+	}
+	return c, nil
+}
