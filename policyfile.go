@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -18,6 +19,10 @@ type PolicyFile struct {
 	UnsetEnv []string
 	ClearEnv bool
 	Timeout  time.Duration
+	// Set are the settings the file gives, by the name of the flag that
+	// also gives them ("net", "allow-userns"), so a file can set a value
+	// back to its default over a preset.
+	Set map[string]bool
 }
 
 // policyJSON is the file's schema, version 1. Rules default to the
@@ -69,7 +74,14 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 	if j.Version != 1 {
 		return nil, fmt.Errorf("version %d: this nsrun reads version 1", j.Version)
 	}
-	pf := &PolicyFile{Preset: j.Preset, Env: j.Env, UnsetEnv: j.UnsetEnv, ClearEnv: j.ClearEnv}
+	pf := &PolicyFile{Preset: j.Preset, Env: j.Env, UnsetEnv: j.UnsetEnv, ClearEnv: j.ClearEnv, Set: map[string]bool{}}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return nil, err
+	}
+	for k := range keys {
+		pf.Set[strings.ReplaceAll(k, "_", "-")] = true
+	}
 	p := &pf.Policy
 	p.Hostname, p.UID, p.GID, p.AllowUserns, p.Strict, p.Seccomp = j.Hostname, j.UID, j.GID, j.AllowUserns, j.Strict, j.Seccomp
 	abs := func(path string) string {

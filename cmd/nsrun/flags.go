@@ -21,14 +21,14 @@ type options struct {
 	preset     string
 	set        map[string]bool // the flags given
 	args       []string
-	dir      string
-	envOps   []envOp
-	clearEnv bool
-	timeout  time.Duration
-	report   string
-	verbose  bool
-	quiet    bool
-	help     bool
+	dir        string
+	envOps     []envOp
+	clearEnv   bool
+	timeout    time.Duration
+	report     string
+	verbose    bool
+	quiet      bool
+	help       bool
 }
 
 // envOp is one --env or --unset-env, applied in command-line order.

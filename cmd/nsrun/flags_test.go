@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -95,5 +96,41 @@ func TestBuildEnv(t *testing.T) {
 	got = buildEnv(base, true, []envOp{{key: "A", value: "1"}, {key: "A", unset: true}, {key: "B", value: ""}})
 	if want := []string{"B="}; !reflect.DeepEqual(got, want) {
 		t.Errorf("cleared: got %q, want %q", got, want)
+	}
+}
+
+func TestMergePresetFileAndFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/p.json"
+	if err := os.WriteFile(file, []byte(`{"version": 1, "preset": "build", "net": "none", "hostname": "fromfile",
+		"rules": [{"path": "/etc", "access": "ro", "source": "mandatory"}], "env": ["A=file"], "timeout": "5s"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseArgs([]string{"--policy", file, "--hostname", "fromflag", "--rw", "/var", "--env", "A=flag", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := merge(o, []string{"A=env", "B=env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.policy
+	// The build preset gives the host network; the file takes it back.
+	if p.Net != nsrun.NetNone || p.Hostname != "fromflag" || !p.PrivateHome || m.timeout != 5*time.Second {
+		t.Errorf("merged %+v", p)
+	}
+	last := p.Rules[len(p.Rules)-1]
+	if len(p.Rules) != 3 || p.Rules[1].Source != nsrun.SourceMandatory || last.Path != "/var" || last.Source != nsrun.SourceUser {
+		t.Errorf("rules %+v", p.Rules)
+	}
+	if !reflect.DeepEqual(m.env, []string{"A=flag", "B=env"}) {
+		t.Errorf("env %q", m.env)
+	}
+	o, _ = parseArgs([]string{"--policy", dir + "/missing.json", "x"})
+	if _, err := merge(o, nil); err == nil || !strings.Contains(err.Error(), "--policy "+dir+"/missing.json") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := parseArgs([]string{"--preset", "yolo", "x"}); err == nil || !strings.Contains(err.Error(), "unknown preset") {
+		t.Errorf("unknown preset: %v", err)
 	}
 }

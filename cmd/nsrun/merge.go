@@ -52,7 +52,7 @@ func merge(o *options, environ []string) (*merged, error) {
 	}
 	env := environ
 	if pf != nil {
-		overlay(m.policy, &pf.Policy, nil)
+		overlay(m.policy, &pf.Policy, pf.Set)
 		m.dir, m.timeout = pf.Dir, pf.Timeout
 		if pf.ClearEnv {
 			env = nil
@@ -82,46 +82,39 @@ func merge(o *options, environ []string) (*merged, error) {
 }
 
 // overlay lays top over base: rules and ports are added; scalars replace
-// base's where set says the flag was given (nil set: where top's are not
-// zero, as in a file).
+// base's where set says top gives them.
 func overlay(base, top *nsrun.Policy, set map[string]bool) {
-	given := func(flag string, nonZero bool) bool {
-		if set == nil {
-			return nonZero
-		}
-		return set[flag]
-	}
 	base.Rules = append(base.Rules, top.Rules...)
 	base.AllowConnect = append(base.AllowConnect, top.AllowConnect...)
 	base.AllowBind = append(base.AllowBind, top.AllowBind...)
-	if given("root", top.Root != "") {
+	if set["root"] {
 		base.Root = top.Root
 	}
-	if given("hostname", top.Hostname != "") {
+	if set["hostname"] {
 		base.Hostname = top.Hostname
 	}
-	if given("uid", top.UID != nil) {
+	if set["uid"] {
 		base.UID = top.UID
 	}
-	if given("gid", top.GID != nil) {
+	if set["gid"] {
 		base.GID = top.GID
 	}
-	if given("net", top.Net != nsrun.NetNone) {
+	if set["net"] {
 		base.Net = top.Net
 	}
-	if given("isolation", top.Isolation != nsrun.IsolationFull) {
+	if set["isolation"] {
 		base.Isolation = top.Isolation
 	}
-	if given("landlock", top.Landlock != nsrun.LandlockAuto) {
+	if set["landlock"] {
 		base.Landlock = top.Landlock
 	}
-	if given("seccomp", top.Seccomp != "") {
+	if set["seccomp"] {
 		base.Seccomp = top.Seccomp
 	}
-	if given("allow-userns", top.AllowUserns) {
+	if set["allow-userns"] {
 		base.AllowUserns = top.AllowUserns
 	}
-	if given("strict", top.Strict) {
+	if set["strict"] {
 		base.Strict = top.Strict
 	}
 	base.PrivateHome = base.PrivateHome || top.PrivateHome

@@ -1,0 +1,53 @@
+package nsrun
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParsePolicyFile(t *testing.T) {
+	pf, err := ParsePolicyFile([]byte(`{
+		"version": 1, "preset": "agent",
+		"rules": [{"path": "ws", "access": "rw"}, {"path": "/etc/ssl", "access": "ro", "source": "mandatory"},
+		          {"path": "/s", "access": "deny", "source": "user"}, {"path": "/c", "access": "tmpfs"}],
+		"net": "host", "allow_connect": ["443", "udp:53"], "allow_bind": ["8000-8001"],
+		"isolation": "landlock", "landlock": "auto", "seccomp": "prof.json", "allow_userns": true, "strict": true,
+		"root": "", "hostname": "h", "uid": 5, "gid": 6, "chdir": "ws", "env": ["A=1"], "unset_env": ["B"],
+		"clear_env": true, "timeout": "90s"}`), "/etc/nsrun")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pf.Policy
+	wantRules := []Rule{{Path: "/etc/nsrun/ws", Access: ReadWrite, Source: SourceBaseline}, {Path: "/etc/ssl", Access: ReadOnly, Source: SourceMandatory},
+		{Path: "/s", Access: Deny, Source: SourceUser}, {Path: "/c", Access: Tmpfs, Source: SourceBaseline}}
+	if !reflect.DeepEqual(p.Rules, wantRules) {
+		t.Errorf("rules %+v", p.Rules)
+	}
+	if p.Net != NetHost || p.Isolation != IsolationLandlock || p.Seccomp != "/etc/nsrun/prof.json" || !p.AllowUserns || !p.Strict ||
+		p.Hostname != "h" || *p.UID != 5 || *p.GID != 6 || len(p.AllowConnect) != 2 || p.AllowBind[0].Last != 8001 {
+		t.Errorf("policy %+v", p)
+	}
+	if pf.Preset != "agent" || pf.Dir != "/etc/nsrun/ws" || pf.Timeout != 90*time.Second || !pf.ClearEnv ||
+		!reflect.DeepEqual(pf.Env, []string{"A=1"}) || !reflect.DeepEqual(pf.UnsetEnv, []string{"B"}) {
+		t.Errorf("file %+v", pf)
+	}
+	for _, tc := range []struct{ json, want string }{
+		{`{"version": 1, "rulez": []}`, `unknown field "rulez"`},
+		{`{"version": 2}`, "version 2"},
+		{`{}`, "version 0"},
+		{`{"version": 1, "rules": [{"path": "/x", "access": "write"}]}`, `rules[0].access "write"`},
+		{`{"version": 1, "rules": [{"path": "/x", "access": "rw", "source": "root"}]}`, `rules[0].source "root"`},
+		{`{"version": 1, "rules": [{"path": "", "access": "rw"}]}`, "rules[0].path: empty"},
+		{`{"version": 1, "rules": [{"path": "/x", "access": "rw", "mode": 1}]}`, `unknown field "mode"`},
+		{`{"version": 1, "net": "bridge"}`, `net "bridge"`},
+		{`{"version": 1, "allow_connect": ["http"]}`, `allow_connect "http"`},
+		{`{"version": 1, "timeout": "soon"}`, `timeout "soon"`},
+		{`{"version": 1, "uid": "root"}`, "uid"},
+	} {
+		if _, err := ParsePolicyFile([]byte(tc.json), "/d"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.json, err, tc.want)
+		}
+	}
+}
