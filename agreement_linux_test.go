@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/nsrun/nsrun/landlock"
@@ -69,20 +70,14 @@ func TestMountPlanAgreesWithResolve(t *testing.T) {
 // Landlock-only rules, carved, give each existing probe path the rights
 // of the access Resolve says (deny: none; ro: read; rw: all).
 func TestCarvedLandlockRulesAgreeWithResolve(t *testing.T) {
+	// A fake tree holding every probe path as a directory.
 	tree := map[string][]landlock.Entry{}
 	for _, p := range agreementProbes {
-		for d, child := parentOf(p), p; child != "/"; d, child = parentOf(d), d {
-			name := child[len(d):]
-			if d != "/" {
-				name = child[len(d)+1:]
-			} else {
-				name = child[1:]
-			}
+		for child := p; child != "/"; child = parentOf(child) {
+			d := parentOf(child)
+			name := strings.TrimPrefix(strings.TrimPrefix(child, d), "/")
 			if !hasEntry(tree[d], name) {
 				tree[d] = append(tree[d], landlock.Entry{Name: name, Dir: true})
-			}
-			if d == "/" {
-				break
 			}
 		}
 	}
