@@ -1,6 +1,10 @@
 package nsrun
 
-import "path/filepath"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 // Effect is a policy's rules as they take effect: canonical paths, nsrun's
 // own rules included, precedence applied.
@@ -35,4 +39,33 @@ func (e *Effect) Explain(p string) Explanation {
 		x.Rule = &by
 	}
 	return x
+}
+
+// Effect canonicalizes the policy's rules, adds nsrun's own and applies
+// precedence, as a sandbox of this policy would.
+func (p *Policy) Effect() (*Effect, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("current directory: %w", err)
+	}
+	var rules []canonRule
+	for _, r := range p.Rules {
+		cr, err := canonicalRule(r, cwd)
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, cr)
+	}
+	root := "/"
+	if p.Root != "" {
+		if root, _, err = canonical(p.Root, cwd); err != nil {
+			return nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
+		}
+	}
+	eff, overruled := effective(append(ownRules(p, root), rules...))
+	e := &Effect{Root: root, Overruled: overruled}
+	for _, cr := range eff {
+		e.Rules = append(e.Rules, Rule{Path: cr.Canon, Access: cr.Access, Source: cr.Source})
+	}
+	return e, nil
 }

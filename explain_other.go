@@ -2,5 +2,6 @@
 
 package nsrun
 
-// Effect returns ErrUnsupported: this system has no backend yet.
-func (p *Policy) Effect() (*Effect, error) { return nil, ErrUnsupported }
+// ownRules are the rules nsrun adds to a policy; none where there is no
+// backend yet.
+func ownRules(p *Policy, root string) []canonRule { return nil }

@@ -28,6 +28,11 @@ func (p *prepared) cleanup() {
 
 var reservedPaths = []string{"/dev", "/proc"}
 
+// privateHome is where a preset's HOME points inside the sandbox: a tmpfs of
+// its own under the private /tmp, so caches work and nothing reaches the
+// caller's home.
+const privateHome = "/tmp/home"
+
 func identity(info os.FileInfo) mounts.Identity {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
@@ -105,12 +110,10 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	} else if rootInfo, err = os.Stat("/"); err != nil {
 		return nil, fmt.Errorf("stat /: %w", err)
 	}
-	internal := internalRules(root, p.Net == NetHost)
 	if p.PrivateHome {
-		internal = append(internal, canonRule{Rule: Rule{Path: privateHome, Access: Tmpfs, Source: SourceInternal}, Canon: privateHome, Dir: true, internal: true})
 		env = withPrivateHome(env, privateHome)
 	}
-	rules, overruled := effective(append(internal, user...))
+	rules, overruled := effective(append(ownRules(p, root), user...))
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0}
 	for _, r := range rules {
@@ -215,4 +218,18 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 		}
 	}
 	return r
+}
+
+// overruledReport lists the rules that did not take effect as written,
+// and warns about each one a caller set.
+func (c *Cmd) overruledReport(overruled []Overruled) []string {
+	var out []string
+	for _, o := range overruled {
+		if o.Rule.Source == SourceInternal {
+			continue // nsrun's own defaults give way by design
+		}
+		out = append(out, o.String())
+		c.warnf("%s", o)
+	}
+	return out
 }

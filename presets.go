@@ -13,11 +13,6 @@ import (
 var secretPaths = []string{".ssh", ".aws", ".config/gcloud", ".kube", ".docker", ".netrc", ".npmrc",
 	".pypirc", ".gnupg", ".bash_history", ".zsh_history", ".python_history"}
 
-// privateHome is where a preset's HOME points inside the sandbox: a tmpfs of
-// its own under the private /tmp, so caches work and nothing reaches the
-// caller's home.
-const privateHome = "/tmp/home"
-
 // withPrivateHome points HOME and the usual cache variables into home.
 func withPrivateHome(env []string, home string) []string {
 	set := map[string]string{
