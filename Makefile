@@ -10,7 +10,9 @@ export PATH := $(PATH):/usr/local/go/bin
 
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build demo test cross lint clean bench
+FUZZTIME ?= 30s
+
+.PHONY: build demo test cross lint clean bench fuzz
 build:
 	scripts/setup.sh
 	CGO_ENABLED=1 $(GO) build $(GOFLAGS_BUILD) -o bin/nsrun ./cmd/nsrun
@@ -30,6 +32,9 @@ lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
 	GOBIN=$(CURDIR)/bin $(GO) install $(STATICCHECK)
 	for os in linux darwin windows; do GOOS=$$os bin/staticcheck ./... || exit 1; done
+
+fuzz:
+	$(GO) test -run XXX -fuzz FuzzEffective -fuzztime $(FUZZTIME) .
 
 clean:
 	rm -rf bin
