@@ -43,7 +43,10 @@ func (e *Effect) Explain(p string) Explanation {
 
 // Effect canonicalizes the policy's rules, adds nsrun's own and applies
 // precedence, as a sandbox of this policy would.
-func (p *Policy) Effect() (*Effect, error) {
+func (p *Policy) Effect() (*Effect, error) { return p.effect(true) }
+
+// effect is Effect, with or without this system's own rules.
+func (p *Policy) effect(own bool) (*Effect, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("current directory: %w", err)
@@ -62,7 +65,10 @@ func (p *Policy) Effect() (*Effect, error) {
 			return nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
 		}
 	}
-	eff, overruled := effective(append(ownRules(p, root), rules...))
+	if own {
+		rules = append(ownRules(p, root), rules...)
+	}
+	eff, overruled := effective(rules)
 	e := &Effect{Root: root, Overruled: overruled}
 	for _, cr := range eff {
 		e.Rules = append(e.Rules, Rule{Path: cr.Canon, Access: cr.Access, Source: cr.Source})

@@ -12,6 +12,7 @@ type Probe struct {
 	Seccomp      ProbeItem `json:"seccomp"`
 	CgroupV2     ProbeItem `json:"cgroup_v2"`
 	CgroupV2Path string    `json:"cgroup_v2_path,omitempty"`
+	Seatbelt     ProbeItem `json:"seatbelt"`
 }
 
 // ProbeItem is one capability of the host.

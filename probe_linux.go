@@ -37,6 +37,7 @@ func ProbeHost() Probe {
 	}
 	p.Seccomp = probeSeccomp()
 	p.CgroupV2, p.CgroupV2Path = probeCgroup2()
+	p.Seatbelt = ProbeItem{Detail: "not on macOS"}
 	return p
 }
 

@@ -12,7 +12,9 @@ type Report struct {
 	Seccomp     SeccompReport    `json:"seccomp"`
 	Exit        ExitReport       `json:"exit"`
 	TimingsMS   TimingsReport    `json:"timings_ms"`
-	Error       string           `json:"error,omitempty"`
+	// NotEnforced lists what the backend cannot do at all (macOS, Windows).
+	NotEnforced []string `json:"not_enforced,omitempty"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // NamespaceReport says which namespaces the sandbox has of its own.

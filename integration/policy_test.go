@@ -112,3 +112,18 @@ echo "home=$HOME"`
 		t.Errorf("the commit is not in the workspace: %v", err)
 	}
 }
+
+func TestPrintProfile(t *testing.T) {
+	ws := workspace(t)
+	r := run(t, ws, "--print-profile", "--rw", ws, "--net", "host")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "(version 1)\n(deny default)") || !strings.Contains(r.stdout, "(allow network*)") ||
+		!strings.Contains(r.stdout, ";; -D P") {
+		t.Errorf("--print-profile: %v", r)
+	}
+	for _, bad := range [][]string{{"--uid", "0"}, {"--hostname", "x"}, {"--isolation", "landlock"}, {"--tmpfs", ws}} {
+		r := run(t, ws, append([]string{"--print-profile"}, bad...)...)
+		if r.code != 125 {
+			t.Errorf("--print-profile %v: %v", bad, r)
+		}
+	}
+}

@@ -29,6 +29,7 @@ type options struct {
 	verbose    bool
 	quiet      bool
 	help       bool
+	printProf  bool
 }
 
 // envOp is one --env or --unset-env, applied in command-line order.
@@ -211,6 +212,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	}), "preset", "")
 	fs.BoolVar(&o.verbose, "v", false, "")
 	fs.BoolVar(&o.quiet, "q", false, "")
+	fs.BoolVar(&o.printProf, "print-profile", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
 	fs.BoolVar(&o.help, "help", false, "")
 	return fs
@@ -232,7 +234,7 @@ func parseOptions(args []string) (*options, error) {
 // the first argument that is not an option, or after "--".
 func parseArgs(args []string) (*options, error) {
 	o, err := parseOptions(args)
-	if err != nil || o.help {
+	if err != nil || o.help || o.printProf {
 		return o, err
 	}
 	if len(o.args) == 0 || o.args[0] == "" {

@@ -36,6 +36,7 @@ func probe(args []string, stdout, stderr *os.File) int {
 			{"landlock", p.Landlock},
 			{"seccomp", p.Seccomp},
 			{"cgroup v2", p.CgroupV2},
+			{"seatbelt", p.Seatbelt},
 		} {
 			mark := "yes"
 			if !it.item.OK {
@@ -47,7 +48,7 @@ func probe(args []string, stdout, stderr *os.File) int {
 			fmt.Fprintln(stdout, "nested           yes  already inside a user namespace (a container or another sandbox)")
 		}
 	}
-	if !p.UserNamespaces.OK || !p.MountSetattr.OK {
+	if !(p.UserNamespaces.OK && p.MountSetattr.OK) && !p.Seatbelt.OK {
 		return 1
 	}
 	return 0

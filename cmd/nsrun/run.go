@@ -49,6 +49,9 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		fmt.Fprintln(stderr, "nsrun:", err)
 		return nsrun.ExitSetup
 	}
+	if o.printProf {
+		return printProfile(m.policy, stdout, stderr)
+	}
 	cmd := nsrun.Command(m.policy, o.args[0], o.args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Dir, cmd.Timeout, cmd.Env = m.dir, m.timeout, m.env
@@ -233,7 +236,23 @@ Policy:
 Output:
   --report FILE     write the JSON report after the run ("-" for stderr)
   -v                log each setup step     -q   no warnings
+  --print-profile   print the macOS Seatbelt profile of the policy, and exit
 
 Exit status: the command's; 128+N if killed by signal N; 124 timeout;
 125 nsrun or the sandbox failed (nothing ran); 126 not executable; 127 not found.
 `
+
+// printProfile prints the Seatbelt profile of p and the sandbox-exec
+// parameters that go with it.
+func printProfile(p *nsrun.Policy, stdout, stderr *os.File) int {
+	prof, err := p.SeatbeltProfile()
+	if err != nil {
+		fmt.Fprintln(stderr, "nsrun: --print-profile:", describe(err))
+		return nsrun.ExitSetup
+	}
+	fmt.Fprint(stdout, prof.Text)
+	for _, prm := range prof.Params {
+		fmt.Fprintf(stdout, ";; -D %s=%s\n", prm.Name, prm.Value)
+	}
+	return 0
+}

@@ -1,0 +1,137 @@
+package nsrun
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// sandboxExec is where macOS keeps it; it is never looked up in PATH.
+const sandboxExec = "/usr/bin/sandbox-exec"
+
+// sysCmd is the sandbox-exec process running the payload.
+type sysCmd struct {
+	cmd      *exec.Cmd
+	started  time.Time
+	done     chan struct{}
+	timedOut bool
+}
+
+// Start checks the policy, proves the profile works on /usr/bin/true (a
+// profile sandbox-exec rejects must read as a broken sandbox, not as the
+// command failing), and starts the command under it.
+func (c *Cmd) Start() error {
+	if c.sys != nil {
+		return errors.New("nsrun: Start called twice")
+	}
+	s := &sysCmd{started: time.Now(), done: make(chan struct{})}
+	c.sys = s
+	p := c.Policy
+	if p == nil {
+		p = &Policy{}
+	}
+	c.report = seatbeltReport(p)
+	fail := func(err error) error {
+		c.report.Error, c.report.Exit.Code = err.Error(), ExitCode(err)
+		return err
+	}
+	if len(c.Args) == 0 || c.Args[0] == "" {
+		return fail(&SetupError{Code: ExitSetup, Msg: "no command given"})
+	}
+	prof, err := p.SeatbeltProfile()
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := os.Stat(sandboxExec); err != nil {
+		return fail(&SetupError{Code: ExitSetup, Msg: "macOS sandbox unavailable: " + err.Error()})
+	}
+	var probeErr bytes.Buffer
+	probe := exec.Command(sandboxExec, append(prof.Args(), "/usr/bin/true")...)
+	probe.Stderr = &probeErr
+	if err := probe.Run(); err != nil {
+		return fail(&SetupError{Code: ExitSetup, Msg: fmt.Sprintf("macOS sandbox unavailable: sandbox-exec refused the profile (%v): %s", err, strings.TrimSpace(probeErr.String()))})
+	}
+	path, err := exec.LookPath(c.Args[0])
+	if err != nil {
+		code := ExitNotFound
+		if errors.Is(err, os.ErrPermission) {
+			code = ExitNotExecutable
+		}
+		return fail(&SetupError{Code: code, Msg: err.Error()})
+	}
+	s.cmd = exec.Command(sandboxExec, append(append(prof.Args(), "--", path), c.Args[1:]...)...)
+	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr, s.cmd.Env, s.cmd.Dir = c.Stdin, c.Stdout, c.Stderr, c.Env, c.Dir
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		return fail(&SetupError{Code: ExitSetup, Msg: "start sandbox-exec: " + err.Error()})
+	}
+	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
+	go s.watch(c)
+	return nil
+}
+
+// watch kills the payload's process group at the timeout or when the
+// context ends.
+func (s *sysCmd) watch(c *Cmd) {
+	var timer <-chan time.Time
+	if c.Timeout > 0 {
+		t := time.NewTimer(c.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var ctxDone <-chan struct{}
+	if c.ctx != nil {
+		ctxDone = c.ctx.Done()
+	}
+	select {
+	case <-s.done:
+		return
+	case <-timer:
+	case <-ctxDone:
+	}
+	s.timedOut = true
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// Wait waits for the payload and maps its end as on Linux.
+func (c *Cmd) Wait() error {
+	s := c.sys
+	if s == nil || s.cmd == nil {
+		return errors.New("nsrun: Wait without a successful Start")
+	}
+	_ = s.cmd.Wait()
+	close(s.done)
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	ws, _ := s.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	ee := &ExitError{Code: ws.ExitStatus()}
+	switch {
+	case s.timedOut:
+		ee.Code, ee.TimedOut = ExitTimeout, true
+	case ws.Signaled():
+		ee.Signal = int(ws.Signal())
+		ee.Code = 128 + ee.Signal
+	}
+	c.report.Exit = ExitReport{Code: ee.Code, TimedOut: ee.TimedOut}
+	if ee.Signal != 0 {
+		sig := ee.Signal
+		c.report.Exit.Signal = &sig
+	}
+	c.report.TimingsMS.Run = float64(time.Since(s.started).Microseconds())/1000 - c.report.TimingsMS.Setup
+	if ee.Code == 0 {
+		return nil
+	}
+	return ee
+}
+
+// Signal passes sig to the payload.
+func (c *Cmd) Signal(sig os.Signal) error {
+	if c.sys == nil || c.sys.cmd == nil || c.sys.cmd.Process == nil {
+		return errors.New("nsrun: Signal before Start")
+	}
+	return c.sys.cmd.Process.Signal(sig)
+}

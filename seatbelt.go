@@ -1,0 +1,81 @@
+package nsrun
+
+import (
+	"errors"
+	"os"
+
+	"github.com/nsrun/nsrun/darwin"
+)
+
+// SeatbeltProfile is the macOS Seatbelt profile of p, what the macOS
+// backend applies; nsrun --print-profile shows it on every system. Policy
+// settings Seatbelt cannot honour are errors.
+func (p *Policy) SeatbeltProfile() (darwin.Profile, error) {
+	if err := p.seatbeltCheck(); err != nil {
+		return darwin.Profile{}, err
+	}
+	e, err := p.effect(false)
+	if err != nil {
+		return darwin.Profile{}, err
+	}
+	in := darwin.Input{ReadRoots: []string{e.Root}, HostNet: p.Net == NetHost, TempDirs: seatbeltTempDirs()}
+	for _, r := range e.Rules {
+		a, ok := map[Access]darwin.Access{ReadWrite: darwin.ReadWrite, ReadOnly: darwin.ReadOnly, Deny: darwin.Deny}[r.Access]
+		if !ok {
+			return darwin.Profile{}, &RuleError{Rule: r, Err: errors.New("a fresh tmpfs needs mounts, which Seatbelt does not have")}
+		}
+		in.Rules = append(in.Rules, darwin.Rule{Path: r.Path, Access: a})
+	}
+	return darwin.Generate(in), nil
+}
+
+// seatbeltCheck refuses settings that mean nothing under Seatbelt: they
+// would be ignored otherwise.
+func (p *Policy) seatbeltCheck() error {
+	bad := func(setting string) error {
+		return &SetupError{Code: ExitSetup, Msg: setting + " has no meaning with the macOS Seatbelt backend"}
+	}
+	switch {
+	case p.UID != nil:
+		return bad("uid")
+	case p.GID != nil:
+		return bad("gid")
+	case p.Hostname != "":
+		return bad("hostname")
+	case p.Isolation != IsolationFull:
+		return bad("isolation landlock")
+	case p.Root != "":
+		return bad("root")
+	case p.AllowUserns:
+		return bad("allow-userns")
+	case len(p.AllowConnect)+len(p.AllowBind) > 0:
+		return bad("port rules (allow-connect, allow-bind)")
+	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
+		return bad("a seccomp profile")
+	case p.PrivateHome:
+		return bad("a private home (presets agent and build)")
+	}
+	return nil
+}
+
+// seatbeltTempDirs are the temporary directories a macOS process writes:
+// its per-user one ($TMPDIR, under /private/var/folders) and /private/tmp.
+func seatbeltTempDirs() []string {
+	dirs := []string{"/private/tmp"}
+	if t := os.Getenv("TMPDIR"); t != "" {
+		dirs = append(dirs, darwin.RealPath(t))
+	}
+	return dirs
+}
+
+// seatbeltReport is what the macOS backend enforces, and what it cannot.
+func seatbeltReport(p *Policy) Report {
+	return Report{
+		Version: 1, Backend: "seatbelt", Enforcement: "partial",
+		Filesystem:  FilesystemReport{Root: "/", RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
+		Landlock:    LandlockReport{Status: "none", Dropped: []string{}, Reason: "macOS has no Landlock; Seatbelt enforces the file rules"},
+		Seccomp:     SeccompReport{Status: "none", Reason: "macOS has no seccomp"},
+		Namespaces:  NamespaceReport{Net: p.Net == NetNone},
+		NotEnforced: []string{"PID isolation: processes outside stay visible", "IPC isolation", "a private /tmp (the real temp directories are writable)", "seccomp", "resource limits"},
+	}
+}
