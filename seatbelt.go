@@ -67,15 +67,3 @@ func seatbeltTempDirs() []string {
 	}
 	return dirs
 }
-
-// seatbeltReport is what the macOS backend enforces, and what it cannot.
-func seatbeltReport(p *Policy) Report {
-	return Report{
-		Version: 1, Backend: "seatbelt", Enforcement: "partial",
-		Filesystem:  FilesystemReport{Root: "/", RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
-		Landlock:    LandlockReport{Status: "none", Dropped: []string{}, Reason: "macOS has no Landlock; Seatbelt enforces the file rules"},
-		Seccomp:     SeccompReport{Status: "none", Reason: "macOS has no seccomp"},
-		Namespaces:  NamespaceReport{Net: p.Net == NetNone},
-		NotEnforced: []string{"PID isolation: processes outside stay visible", "IPC isolation", "a private /tmp (the real temp directories are writable)", "seccomp", "resource limits"},
-	}
-}
