@@ -1,0 +1,361 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	xwin "golang.org/x/sys/windows"
+
+	win "github.com/nsrun/nsrun/windows"
+)
+
+// sysCmd is the payload under a restricted token, and what must be undone
+// after it: the ACEs (journaled), the temp dir.
+type sysCmd struct {
+	proc     *win.Process
+	sid      *xwin.SID
+	journal  string
+	entries  []win.Entry
+	tmpDir   string
+	started  time.Time
+	done     chan struct{}
+	timedOut bool
+}
+
+// Start builds the plan, undoes what crashed runs left, applies the ACEs
+// (journaled first), and starts the command suspended in a job with the
+// restricted token, then resumes it.
+func (c *Cmd) Start() error {
+	if c.sys != nil {
+		return errors.New("nsrun: Start called twice")
+	}
+	s := &sysCmd{started: time.Now(), done: make(chan struct{})}
+	c.sys = s
+	p := c.Policy
+	if p == nil {
+		p = &Policy{}
+	}
+	c.report = Report{Version: 1, Backend: "restricted-token", Enforcement: "partial",
+		Filesystem:  FilesystemReport{Root: "/", RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
+		Landlock:    LandlockReport{Status: "none", Dropped: []string{}, Reason: "Windows has no Landlock"},
+		Seccomp:     SeccompReport{Status: "none", Reason: "Windows has no seccomp"},
+		NotEnforced: win.NotEnforced}
+	fail := func(err error) error {
+		s.undo()
+		c.report.Error, c.report.Exit.Code = err.Error(), ExitCode(err)
+		return err
+	}
+	if len(c.Args) == 0 || c.Args[0] == "" {
+		return fail(&SetupError{Code: ExitSetup, Msg: "no command given"})
+	}
+	if err := p.windowsCheck(); err != nil {
+		return fail(err)
+	}
+	e, err := p.effect(false)
+	if err != nil {
+		return fail(err)
+	}
+	if s.tmpDir, err = os.MkdirTemp("", "nsrun-"); err != nil {
+		return fail(fmt.Errorf("private temp dir: %w", err))
+	}
+	in := win.Input{TempDir: s.tmpDir}
+	for _, r := range e.Rules {
+		switch r.Access {
+		case ReadWrite:
+			in.Writable = append(in.Writable, r.Path)
+			c.report.Filesystem.RW = append(c.report.Filesystem.RW, r.Path)
+		case ReadOnly:
+			in.ReadOnly = append(in.ReadOnly, r.Path)
+			c.report.Filesystem.RO = append(c.report.Filesystem.RO, r.Path)
+		case Deny:
+			in.Denied = append(in.Denied, r.Path)
+			c.report.Filesystem.Deny = append(c.report.Filesystem.Deny, r.Path)
+		default:
+			return fail(&RuleError{Rule: r, Err: errors.New("a fresh tmpfs needs mounts, which Windows does not have")})
+		}
+	}
+	plan, err := win.MakePlan(in)
+	if err != nil {
+		return fail(&SetupError{Code: ExitSetup, Msg: err.Error()})
+	}
+	replayJournals(c)
+	if s.sid, err = win.NewSandboxSID(); err != nil {
+		return fail(fmt.Errorf("sandbox SID: %w", err))
+	}
+	if err := s.applyACEs(plan); err != nil {
+		return fail(&SetupError{Code: ExitSetup, Msg: "Windows sandbox unavailable: " + err.Error()})
+	}
+	token, err := restrictedToken(plan, s.sid)
+	if err != nil {
+		return fail(&SetupError{Code: ExitSetup, Msg: "Windows sandbox unavailable: " + err.Error()})
+	}
+	defer token.Close()
+	path, err := exec.LookPath(c.Args[0])
+	if err != nil {
+		return fail(&SetupError{Code: ExitNotFound, Msg: err.Error()})
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(withoutKeys(env, "TEMP", "TMP"), "TEMP="+s.tmpDir, "TMP="+s.tmpDir)
+	stdio, err := stdHandles(c)
+	if err != nil {
+		return fail(err)
+	}
+	if s.proc, err = win.Start(token, xwin.ComposeCommandLine(append([]string{path}, c.Args[1:]...)), env, c.Dir, stdio); err != nil {
+		return fail(&SetupError{Code: ExitSetup, Msg: "start the payload: " + err.Error()})
+	}
+	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
+	go s.watch(c)
+	return nil
+}
+
+// windowsCheck refuses settings that mean nothing with a restricted token.
+func (p *Policy) windowsCheck() error {
+	bad := func(setting string) error {
+		return &SetupError{Code: ExitSetup, Msg: setting + " has no meaning with the Windows restricted-token backend"}
+	}
+	switch {
+	case p.UID != nil || p.GID != nil:
+		return bad("uid and gid")
+	case p.Hostname != "":
+		return bad("hostname")
+	case p.Root != "":
+		return bad("root")
+	case p.Isolation != IsolationFull:
+		return bad("isolation landlock")
+	case p.AllowUserns:
+		return bad("allow-userns")
+	case len(p.AllowConnect)+len(p.AllowBind) > 0:
+		return bad("port rules (allow-connect, allow-bind)")
+	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
+		return bad("a seccomp profile")
+	case p.PrivateHome:
+		return bad("a private home (presets agent and build)")
+	}
+	return nil
+}
+
+func restrictedToken(plan win.Plan, sandbox *xwin.SID) (xwin.Token, error) {
+	var cur xwin.Token
+	if err := xwin.OpenProcessToken(xwin.CurrentProcess(), xwin.TOKEN_QUERY, &cur); err != nil {
+		return 0, fmt.Errorf("OpenProcessToken: %w", err)
+	}
+	logon, err := win.LogonSIDOf(cur)
+	cur.Close()
+	if err != nil {
+		return 0, err
+	}
+	everyone, err := xwin.StringToSid("S-1-1-0")
+	if err != nil {
+		return 0, err
+	}
+	sids := map[win.SID]*xwin.SID{win.SandboxSID: sandbox, win.LogonSID: logon, win.Everyone: everyone}
+	var restricting []*xwin.SID
+	for _, k := range plan.RestrictingSIDs {
+		restricting = append(restricting, sids[k])
+	}
+	return win.RestrictedToken(plan.TokenFlags, restricting)
+}
+
+// applyACEs journals every ACE, then applies it.
+func (s *sysCmd) applyACEs(plan win.Plan) error {
+	dir, err := journalDir()
+	if err != nil {
+		return err
+	}
+	s.journal = filepath.Join(dir, fmt.Sprintf("journal-%d-%s.jsonl", os.Getpid(), s.sid.String()))
+	for _, ace := range plan.ACEs {
+		s.entries = append(s.entries, win.Entry{SID: s.sid.String(), Path: ace.Path})
+	}
+	f, err := os.Create(s.journal)
+	if err != nil {
+		return fmt.Errorf("ACE journal: %w", err)
+	}
+	err = win.EncodeJournal(f, s.entries)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("ACE journal: %w", err)
+	}
+	for _, ace := range plan.ACEs {
+		if err := win.Apply(ace, s.sid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// undo revokes the ACEs and removes the journal and the temp dir; a journal
+// whose ACEs could not all be revoked stays for the next run.
+func (s *sysCmd) undo() {
+	if s.sid != nil && len(s.entries) > 0 {
+		left, _ := win.Replay(s.entries, func(e win.Entry) error { return revokeEntry(e) })
+		if len(left) == 0 {
+			os.Remove(s.journal)
+		}
+	}
+	if s.tmpDir != "" {
+		os.RemoveAll(s.tmpDir)
+	}
+}
+
+func revokeEntry(e win.Entry) error {
+	sid, err := xwin.StringToSid(e.SID)
+	if err != nil {
+		return err
+	}
+	err = win.Revoke(e.Path, sid)
+	if errors.Is(err, xwin.ERROR_FILE_NOT_FOUND) || errors.Is(err, xwin.ERROR_PATH_NOT_FOUND) {
+		return nil
+	}
+	return err
+}
+
+// replayJournals revokes what runs that died left behind: journals of
+// processes that no longer exist.
+func replayJournals(c *Cmd) {
+	dir, err := journalDir()
+	if err != nil {
+		return
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "journal-*.jsonl"))
+	for _, f := range files {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(f), "journal-"), "-", 2)[0])
+		if err != nil || alive(uint32(pid)) {
+			continue
+		}
+		data, err := os.Open(f)
+		if err != nil {
+			continue
+		}
+		entries, err := win.DecodeJournal(data)
+		data.Close()
+		if err != nil {
+			c.warnf("ACE journal %s: %v", f, err)
+			continue
+		}
+		if left, errs := win.Replay(entries, revokeEntry); len(left) == 0 {
+			os.Remove(f)
+		} else {
+			c.warnf("ACE journal %s: %d entries could not be revoked: %v", f, len(left), errs)
+		}
+	}
+}
+
+func alive(pid uint32) bool {
+	h, err := xwin.OpenProcess(xwin.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		return false
+	}
+	defer xwin.CloseHandle(h)
+	var code uint32
+	return xwin.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
+}
+
+func journalDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, "nsrun")
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+func withoutKeys(env []string, keys ...string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, key := range keys {
+			drop = drop || strings.EqualFold(k, key)
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// stdHandles are the payload's standard handles: files as given, NUL for
+// nil. Other readers and writers need pipes this backend does not make.
+func stdHandles(c *Cmd) ([3]xwin.Handle, error) {
+	var out [3]xwin.Handle
+	for i, v := range []any{c.Stdin, c.Stdout, c.Stderr} {
+		switch f := v.(type) {
+		case nil:
+			nul, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+			if err != nil {
+				return out, err
+			}
+			out[i] = xwin.Handle(nul.Fd())
+		case *os.File:
+			out[i] = xwin.Handle(f.Fd())
+		default:
+			return out, &SetupError{Code: ExitSetup, Msg: "the Windows backend needs *os.File standard streams (or nil)"}
+		}
+	}
+	return out, nil
+}
+
+func (s *sysCmd) watch(c *Cmd) {
+	var timer <-chan time.Time
+	if c.Timeout > 0 {
+		t := time.NewTimer(c.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var ctxDone <-chan struct{}
+	if c.ctx != nil {
+		ctxDone = c.ctx.Done()
+	}
+	select {
+	case <-s.done:
+		return
+	case <-timer:
+	case <-ctxDone:
+	}
+	s.timedOut = true
+	_ = s.proc.Kill()
+}
+
+// Wait waits for the payload, ends the job, revokes the ACEs.
+func (c *Cmd) Wait() error {
+	s := c.sys
+	if s == nil || s.proc == nil {
+		return errors.New("nsrun: Wait without a successful Start")
+	}
+	code, err := s.proc.Wait()
+	close(s.done)
+	s.proc.Close()
+	s.undo()
+	if err != nil {
+		return err
+	}
+	ee := &ExitError{Code: int(code)}
+	if s.timedOut {
+		ee.Code, ee.TimedOut = ExitTimeout, true
+	}
+	c.report.Exit = ExitReport{Code: ee.Code, TimedOut: ee.TimedOut}
+	c.report.TimingsMS.Run = float64(time.Since(s.started).Microseconds())/1000 - c.report.TimingsMS.Setup
+	if ee.Code == 0 {
+		return nil
+	}
+	return ee
+}
+
+// Signal ends the payload: Windows has no signals to pass on.
+func (c *Cmd) Signal(sig os.Signal) error {
+	if c.sys == nil || c.sys.proc == nil {
+		return errors.New("nsrun: Signal before Start")
+	}
+	return c.sys.proc.Kill()
+}
