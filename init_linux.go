@@ -219,6 +219,9 @@ func stepLogger(verbose bool) func(string) {
 // so nothing above is filtered. Then it enters the working directory and
 // finds the command, returning the exit code that goes with an error.
 func lockDown(spec *initSpec, step func(string)) (path string, code int, err error) {
+	if err := applyRlimits(spec.Rlimits); err != nil {
+		return "", ExitSetup, err
+	}
 	if spec.Landlock != nil {
 		if err := landlock.Apply(*spec.Landlock); err != nil {
 			return "", ExitSetup, err

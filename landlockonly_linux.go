@@ -49,6 +49,9 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 			return nil, &IsolationError{Setting: "tmpfs"}
 		}
 	}
+	if p.TmpfsSize > 0 {
+		return nil, &IsolationError{Setting: "tmpfs-size"}
+	}
 	if p.Landlock == LandlockOff {
 		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock with --landlock off would leave nothing enforced"}
 	}

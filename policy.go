@@ -138,6 +138,11 @@ type Policy struct {
 	AllowUserns bool
 	// Strict refuses to start unless every layer is fully enforced.
 	Strict bool
+	// Rlimits are resource limits for the payload; core=0 unless set.
+	Rlimits []Rlimit
+	// TmpfsSize caps /tmp and every Tmpfs rule, in bytes; 0 leaves the
+	// kernel's default (half of RAM).
+	TmpfsSize uint64
 	// PrivateHome gives the payload a HOME of its own, empty, under the
 	// private /tmp, with the usual cache variables pointing into it.
 	PrivateHome bool

@@ -85,6 +85,8 @@ func (c *Cmd) prepare() (*prepared, error) {
 		return nil, err
 	}
 	prep.spec.Args, prep.spec.Verbose = c.Args, c.Log != nil
+	prep.spec.Rlimits = withDefaultRlimits(p.Rlimits)
+	prep.report.Limits = limitsReport(prep.spec.Rlimits, p.TmpfsSize)
 	prep.report.Enforcement = enforcement(&prep.report)
 	if p.Strict {
 		if err := strictError(&prep.report, p.Isolation); err != nil {
@@ -115,7 +117,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	}
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
-	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0}
+	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize}
 	for _, r := range rules {
 		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {

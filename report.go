@@ -12,6 +12,9 @@ type Report struct {
 	Seccomp     SeccompReport    `json:"seccomp"`
 	Exit        ExitReport       `json:"exit"`
 	TimingsMS   TimingsReport    `json:"timings_ms"`
+	// Limits are the resource limits applied: rlimits as "soft:hard",
+	// tmpfs_size in bytes.
+	Limits map[string]string `json:"limits,omitempty"`
 	// NotEnforced lists what the backend cannot do at all (macOS, Windows).
 	NotEnforced []string `json:"not_enforced,omitempty"`
 	Error       string   `json:"error,omitempty"`

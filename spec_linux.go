@@ -26,6 +26,8 @@ type initSpec struct {
 	Loopback   bool         `json:"loopback"`
 	Foreground bool         `json:"foreground"`
 	Verbose    bool         `json:"verbose"`
+	// Rlimits are set before the payload starts.
+	Rlimits []Rlimit `json:"rlimits,omitempty"`
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset       `json:"landlock,omitempty"`
 	Seccomp  [][]seccomp.Instruction `json:"seccomp,omitempty"`

@@ -45,3 +45,73 @@ func ParseTimeout(v string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// RlimitInfinity is "unlimited".
+const RlimitInfinity = ^uint64(0)
+
+// Rlimit is a resource limit for the payload, named as in prlimit(1).
+type Rlimit struct {
+	Name       string
+	Soft, Hard uint64
+}
+
+// RlimitNames are the limits Rlimit may name.
+var RlimitNames = []string{"nofile", "nproc", "as", "cpu", "fsize", "core", "stack", "memlock"}
+
+// ParseRlimit takes NAME=SOFT[:HARD] as prlimit(1) does: one value sets
+// both; "unlimited" is infinity.
+func ParseRlimit(v string) (Rlimit, error) {
+	name, val, ok := strings.Cut(v, "=")
+	known := false
+	for _, n := range RlimitNames {
+		known = known || n == name
+	}
+	if !ok || !known {
+		return Rlimit{}, errors.New("want NAME=SOFT[:HARD] with NAME one of " + strings.Join(RlimitNames, ", "))
+	}
+	num := func(s string) (uint64, error) {
+		if s == "unlimited" || s == "infinity" {
+			return RlimitInfinity, nil
+		}
+		return strconv.ParseUint(s, 10, 64)
+	}
+	soft, hard, two := strings.Cut(val, ":")
+	a, err := num(soft)
+	b := a
+	if err == nil && two {
+		b, err = num(hard)
+	}
+	if err != nil {
+		return Rlimit{}, errors.New("want numbers or unlimited")
+	}
+	if a > b {
+		return Rlimit{}, errors.New("the soft limit is above the hard one")
+	}
+	return Rlimit{Name: name, Soft: a, Hard: b}, nil
+}
+
+// ParseSize takes a byte count with an optional K, M, G or T suffix
+// (powers of 1024).
+func ParseSize(v string) (uint64, error) {
+	mult := uint64(1)
+	if n := len(v); n > 0 {
+		switch strings.ToUpper(v[n-1:]) {
+		case "K":
+			mult = 1 << 10
+		case "M":
+			mult = 1 << 20
+		case "G":
+			mult = 1 << 30
+		case "T":
+			mult = 1 << 40
+		}
+		if mult != 1 {
+			v = v[:n-1]
+		}
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n == 0 || n > ^uint64(0)/mult {
+		return 0, errors.New("want a positive size such as 64M")
+	}
+	return n * mult, nil
+}

@@ -214,7 +214,11 @@ func newFS(fstype string, options map[string]string, attr int) (int, error) {
 func (b *builder) mountTmpfs(op Op, target int) error {
 	// Created 0755 so mount points can be made without CAP_DAC_OVERRIDE;
 	// the planned mode is set afterwards.
-	mnt, err := newFS("tmpfs", map[string]string{"mode": "755"},
+	options := map[string]string{"mode": "755"}
+	if op.Size > 0 {
+		options["size"] = fmt.Sprint(op.Size)
+	}
+	mnt, err := newFS("tmpfs", options,
 		unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
 	if err != nil {
 		return fmt.Errorf("tmpfs on %s: %w", op.Path, err)

@@ -55,6 +55,9 @@ type Input struct {
 	Root   string   // host directory seen as "/" inside; "" means "/"
 	RootID Identity // of Root
 	Rules  []Rule   // in the order given: for the same path the last wins
+	// TmpfsSize caps every writable tmpfs (bytes); 0 leaves the kernel's
+	// default, half of RAM.
+	TmpfsSize uint64
 	// ProtectProc covers /proc/sys, sysrq-trigger, irq and bus read-only.
 	// A sandbox whose user is the host's root needs it (those files are
 	// root's and its writes would reach the host); for others the files'
@@ -97,6 +100,7 @@ type Op struct {
 	ReadOnly    bool
 	Dir         bool
 	Mode        uint32
+	Size        uint64 // bytes, for a writable OpTmpfs; 0: the kernel's default
 	Optional    bool
 	Mountpoints []Mountpoint
 }
@@ -192,6 +196,9 @@ func Make(in Input) (*Plan, error) {
 	index := map[string]int{}
 	for _, r := range rules {
 		op := opFor(r)
+		if op.Kind == OpTmpfs && !op.ReadOnly {
+			op.Size = in.TmpfsSize
+		}
 		parent := nearest(index, r.Path)
 		if redundant(op, plan.Root, ops, parent) {
 			plan.Unchanged = append(plan.Unchanged, r.Path)

@@ -118,6 +118,23 @@ func TestMakeKeepsReadOnlyThatChangesSomething(t *testing.T) {
 	}
 }
 
+func TestTmpfsSize(t *testing.T) {
+	p, err := Make(Input{TmpfsSize: 1 << 20, Rules: []Rule{
+		{Path: "/tmp", Access: Tmpfs, Dir: true}, {Path: "/d", Access: Deny, Dir: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range p.Ops {
+		want := uint64(0)
+		if op.Path == "/tmp" {
+			want = 1 << 20
+		}
+		if op.Size != want {
+			t.Errorf("%s: size %d, want %d", op.Path, op.Size, want)
+		}
+	}
+}
+
 func TestMakeRootAccess(t *testing.T) {
 	p, err := Make(Input{Root: "/srv/root", Rules: []Rule{{Path: "/", Access: ReadWrite, Dir: true}}})
 	if err != nil {

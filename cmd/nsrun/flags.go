@@ -195,6 +195,16 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return nil
 	}), "seccomp", "")
 	fs.BoolVar(&p.AllowUserns, "allow-userns", false, "")
+	fs.Var(funcFlag(func(v string) error {
+		r, err := nsrun.ParseRlimit(v)
+		p.Rlimits = append(p.Rlimits, r)
+		return err
+	}), "rlimit", "")
+	fs.Var(funcFlag(func(v string) error {
+		n, err := nsrun.ParseSize(v)
+		p.TmpfsSize = n
+		return err
+	}), "tmpfs-size", "")
 	fs.BoolVar(&p.Strict, "strict", false, "")
 	fs.Var(funcFlag(func(v string) error {
 		if v == "" {

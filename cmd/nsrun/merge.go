@@ -87,6 +87,10 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	base.Rules = append(base.Rules, top.Rules...)
 	base.AllowConnect = append(base.AllowConnect, top.AllowConnect...)
 	base.AllowBind = append(base.AllowBind, top.AllowBind...)
+	base.Rlimits = append(base.Rlimits, top.Rlimits...)
+	if set["tmpfs-size"] {
+		base.TmpfsSize = top.TmpfsSize
+	}
 	if set["root"] {
 		base.Root = top.Root
 	}

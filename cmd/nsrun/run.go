@@ -219,6 +219,9 @@ Process:
   --hostname NAME   host name inside
   --uid N, --gid N  ids seen inside (default: the caller's)
   --timeout D       end the whole sandbox after D (30s, 2m, or seconds); exit 124
+Limits:
+  --rlimit NAME=SOFT[:HARD]  nofile, nproc, as, cpu, fsize, core, stack, memlock (core=0 unless set)
+  --tmpfs-size SIZE          caps /tmp and each --tmpfs (64M, 1G; default: half of RAM)
 Network:
   --net none|host   own namespace with only lo (default), or the host's
   --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock)
