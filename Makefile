@@ -33,8 +33,11 @@ lint:
 	GOBIN=$(CURDIR)/bin $(GO) install $(STATICCHECK)
 	for os in linux darwin windows; do GOOS=$$os bin/staticcheck ./... || exit 1; done
 
+# Each target for FUZZTIME; make test runs their seed corpora.
+FUZZ_TARGETS = FuzzEffective:. FuzzReportRoundTrip:. FuzzParsePolicyFile:. FuzzParseArgs:./cmd/nsrun FuzzParseOCI:./seccomp
+
 fuzz:
-	$(GO) test -run XXX -fuzz FuzzEffective -fuzztime $(FUZZTIME) .
+	for t in $(FUZZ_TARGETS); do $(GO) test -run XXX -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) $${t#*:} || exit 1; done
 
 clean:
 	rm -rf bin

@@ -30,7 +30,7 @@ func policyCommand(args []string, stdout, stderr *os.File) int {
 		eff, err = m.policy.Effect()
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "nsrun:", describe(err))
+		fmt.Fprintln(stderr, "nsrun:", oneLine(describe(err)))
 		return nsrun.ExitSetup
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

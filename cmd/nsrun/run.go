@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/nsrun/nsrun"
 )
@@ -28,7 +31,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	}
 	o, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintln(stderr, "nsrun:", err)
+		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
 		return nsrun.ExitSetup
 	}
 	if o.help {
@@ -46,7 +49,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 
 	m, err := merge(o, os.Environ())
 	if err != nil {
-		fmt.Fprintln(stderr, "nsrun:", err)
+		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
 		return nsrun.ExitSetup
 	}
 	if o.printProf {
@@ -87,7 +90,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	}
 	code := nsrun.ExitCode(err)
 	if err != nil && !isPayloadExit(err) {
-		fmt.Fprintln(stderr, "nsrun:", describe(err))
+		fmt.Fprintln(stderr, "nsrun:", oneLine(describe(err)))
 	}
 	if report != nil {
 		if werr := writeReport(report, cmd.Report()); werr != nil {
@@ -98,6 +101,21 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		}
 	}
 	return code
+}
+
+// oneLine escapes control characters, so that a message naming a path or
+// value with a newline in it stays one line.
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // isPayloadExit reports whether err only says how the payload ended, which
