@@ -150,6 +150,31 @@ func run(op string, args []string) (string, error) {
 	case "exec": // exec PATH: run it and report whether it could start
 		err := unix.Exec(args[0], args, nil)
 		return "", err
+	case "pidfd": // pidfd_open PID
+		pid, _ := strconv.Atoi(args[0])
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return "ok", err
+	case "reopen-rw": // open PATH read-only, then again read-write through /proc/self/fd
+		f, err := os.Open(args[0])
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		g, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), os.O_RDWR, 0)
+		if err == nil {
+			g.Close()
+		}
+		return "ok", err
+	case "connect-unroutable": // a TCP connect that only a network with routes could start
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return "", err
+		}
+		defer unix.Close(fd)
+		return "ok", unix.Connect(fd, &unix.SockaddrInet4{Port: 9, Addr: [4]byte{192, 0, 2, 1}})
 	case "ids":
 		return fmt.Sprintf("%d %d %d", os.Getuid(), os.Getgid(), os.Getppid()), nil
 	}
