@@ -1,0 +1,121 @@
+//go:build linux
+
+package integration
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestClosedStdinAndBrokenStdout(t *testing.T) {
+	need(t)
+	out, err := exec.Command("/bin/bash", "-c", nsrunBin+" -- /bin/cat <&- ; echo cat=$?; "+
+		nsrunBin+" -- /usr/bin/yes | head -1; echo yes=${PIPESTATUS[0]}").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	got := string(out)
+	if !strings.Contains(got, "yes=141") || !strings.Contains(got, "y\n") {
+		t.Errorf("a payload writing to a closed pipe dies of SIGPIPE and nsrun says so (141): %s", got)
+	}
+	if !strings.Contains(got, "cat=") || strings.Contains(got, "cat=125") {
+		t.Errorf("a closed stdin is the payload's business, not a setup failure: %s", got)
+	}
+}
+
+func TestInitKilledFromOutside(t *testing.T) {
+	need(t)
+	marker := "nsrun-fault-" + itoa(os.Getpid())
+	cmd := exec.Command(nsrunBin, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("got %q", line)
+	}
+	init := 0
+	deadline := time.Now().Add(5 * time.Second)
+	for init == 0 && time.Now().Before(deadline) {
+		init = findChild(cmd.Process.Pid, "nsrun-init")
+		time.Sleep(10 * time.Millisecond)
+	}
+	if init == 0 {
+		t.Fatal("no init under nsrun")
+	}
+	if err := syscall.Kill(init, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 137 {
+		t.Errorf("nsrun after its init was killed: %v (exit %d), want 137", err, cmd.ProcessState.ExitCode())
+	}
+	assertGone(t, marker)
+}
+
+// findChild returns the pid of a child of parent whose argv[0] is name.
+func findChild(parent int, name string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		rest := s[strings.LastIndexByte(s, ')')+2:]
+		f := strings.Fields(rest)
+		if len(f) < 2 || f[1] != itoa(parent) {
+			continue
+		}
+		cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if arg0, _, _ := strings.Cut(string(cl), "\x00"); arg0 == name {
+			pid := 0
+			for _, c := range e.Name() {
+				pid = pid*10 + int(c-'0')
+			}
+			return pid
+		}
+	}
+	return 0
+}
+
+// Killing nsrun leaves no process and no mount on the host.
+func TestNothingLeftAfterSIGKILL(t *testing.T) {
+	need(t)
+	before := readFile(t, "/proc/self/mountinfo")
+	marker := "nsrun-kill-" + itoa(os.Getpid())
+	cmd := exec.Command(nsrunBin, "--rw", workspace(t), "--", "/bin/bash", "-c", "echo ready; (exec -a "+marker+" sleep 300) & wait")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bufio.NewReader(out).ReadString('\n')
+	cmd.Process.Kill()
+	cmd.Wait()
+	assertGone(t, marker)
+	if after := readFile(t, "/proc/self/mountinfo"); after != before {
+		t.Errorf("the host's mounts changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// Nested in a container, the host's /proc is masked and the kernel refuses
+// a new procfs: nsrun says so instead of failing obscurely.
+func TestMaskedProcIsAClearError(t *testing.T) {
+	need(t)
+	if os.Getuid() != 0 {
+		t.Skip("masking /proc takes root")
+	}
+	out, err := exec.Command("unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+		"for f in /proc/kcore /proc/keys /proc/timer_list; do [ -e $f ] && mount --bind /dev/null $f && break; done && "+
+			nsrunBin+" -- /bin/true").CombinedOutput()
+	ee, _ := err.(*exec.ExitError)
+	if ee == nil || ee.ExitCode() != 125 || !strings.Contains(string(out), "masked") {
+		t.Errorf("want exit 125 naming a masked /proc: %v %s", err, out)
+	}
+}
