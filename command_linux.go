@@ -36,6 +36,7 @@ type sysCmd struct {
 	tty        int
 	direct     bool   // the payload is the process started (Landlock-only), not an init
 	tmpDir     string // removed once the sandbox is gone
+	cgroup     *sandboxCgroup
 	mu         sync.Mutex
 	timedOut   bool
 }
@@ -64,6 +65,9 @@ func (c *Cmd) Start() error {
 		c.report.Error = err.Error()
 		c.report.Exit.Code = ExitCode(err)
 		s.removeTmp()
+		if s.cgroup != nil {
+			s.cgroup.remove()
+		}
 		return err
 	}
 	prep, err := c.prepare()
@@ -72,6 +76,11 @@ func (c *Cmd) Start() error {
 	}
 	c.report, s.tmpDir = prep.report, prep.tmpDir
 	s.direct = prep.spec.Plan == nil
+	if p := c.Policy; p != nil && (p.Memory > 0 || p.Pids > 0 || p.CPU > 0) {
+		if s.cgroup, err = newCgroup(p); err != nil {
+			return fail(err)
+		}
+	}
 	prep.spec.Foreground = s.takeForeground(c.Stdin)
 	if s.direct {
 		c.logf("Landlock only: no namespaces, no mounts")
@@ -105,6 +114,11 @@ func (c *Cmd) Start() error {
 			Setsid: !prep.spec.Foreground,
 			PidFD:  &s.pidfd,
 		},
+	}
+	if s.cgroup != nil {
+		// Born in its cgroup: nothing runs outside the limits, not even
+		// for a moment.
+		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, s.cgroup.fd
 	}
 	stage := initStage
 	if s.direct {
@@ -307,6 +321,9 @@ func (s *sysCmd) abort() {
 func (s *sysCmd) finish() {
 	s.killGroup()
 	s.removeTmp()
+	if s.cgroup != nil {
+		s.cgroup.remove()
+	}
 	close(s.done)
 	close(s.release)
 	s.lifeline.Close()
@@ -326,6 +343,9 @@ func (c *Cmd) Wait() error {
 		msg, msgErr = s.next()
 	}
 	s.reap()
+	if s.cgroup != nil {
+		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()
+	}
 	ioErr := s.stdio.wait()
 	c.logf("sandbox gone at %.2f ms", ms(time.Since(s.started)))
 	s.finish()
@@ -346,7 +366,7 @@ func (c *Cmd) Wait() error {
 	default:
 		ee.Code = s.wstatus.ExitStatus()
 	}
-	c.report.Exit = ExitReport{Code: ee.Code, TimedOut: ee.TimedOut}
+	c.report.Exit.Code, c.report.Exit.TimedOut = ee.Code, ee.TimedOut
 	if ee.Signal != 0 {
 		sig := ee.Signal
 		c.report.Exit.Signal = &sig

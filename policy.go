@@ -140,6 +140,12 @@ type Policy struct {
 	Strict bool
 	// Rlimits are resource limits for the payload; core=0 unless set.
 	Rlimits []Rlimit
+	// Memory (bytes), Pids and CPU (a fraction of one CPU: 0.5 is half)
+	// limit the sandbox through a cgroup v2 of its own; nsrun refuses to
+	// start when it cannot make one.
+	Memory uint64
+	Pids   uint64
+	CPU    float64
 	// TmpfsSize caps /tmp and every Tmpfs rule, in bytes; 0 leaves the
 	// kernel's default (half of RAM).
 	TmpfsSize uint64

@@ -70,6 +70,9 @@ type ExitReport struct {
 	Code     int  `json:"code"`
 	Signal   *int `json:"signal"`
 	TimedOut bool `json:"timed_out"`
+	// OOMKilled and PidsMax say the payload met its memory or pids limit.
+	OOMKilled bool `json:"oom_killed,omitempty"`
+	PidsMax   bool `json:"pids_max,omitempty"`
 }
 
 // TimingsReport is the wall time of building the sandbox and of running

@@ -46,7 +46,7 @@ func applyRlimits(rs []Rlimit) error {
 }
 
 // limitsReport describes the limits for the report.
-func limitsReport(rs []Rlimit, tmpfsSize uint64) map[string]string {
+func limitsReport(p *Policy, rs []Rlimit) map[string]string {
 	m := map[string]string{}
 	show := func(v uint64) string {
 		if v == RlimitInfinity {
@@ -57,8 +57,14 @@ func limitsReport(rs []Rlimit, tmpfsSize uint64) map[string]string {
 	for _, r := range rs {
 		m[r.Name] = show(r.Soft) + ":" + show(r.Hard)
 	}
-	if tmpfsSize > 0 {
-		m["tmpfs_size"] = fmt.Sprint(tmpfsSize)
+	if p.TmpfsSize > 0 {
+		m["tmpfs_size"] = fmt.Sprint(p.TmpfsSize)
+	}
+	files, _ := cgroupFiles(p)
+	for _, k := range []string{"memory.max", "pids.max", "cpu.max"} {
+		if v, ok := files[k]; ok {
+			m[k] = v
+		}
 	}
 	return m
 }

@@ -54,6 +54,8 @@ func (p *Policy) seatbeltCheck() error {
 		return bad("a seccomp profile")
 	case p.PrivateHome:
 		return bad("a private home (presets agent and build)")
+	case p.Memory > 0 || p.Pids > 0 || p.CPU > 0 || len(p.Rlimits) > 0 || p.TmpfsSize > 0:
+		return bad("resource limits")
 	}
 	return nil
 }

@@ -43,3 +43,32 @@ func TestTmpfsSize(t *testing.T) {
 		t.Errorf("a write to the tmpfs reached the host: %v", err)
 	}
 }
+
+// cgroup limits hold where the host has the controllers, and are refused
+// with the reason where it has not (never a run without them).
+func TestCgroupLimits(t *testing.T) {
+	ws := workspace(t)
+	rep := filepath.Join(ws, "r.json")
+	r := run(t, ws, "--memory", "64M", "--report", rep, "--", "/bin/sh", "-c", "head -c 300000000 /dev/zero | tail -c 1 >/dev/null; echo survived")
+	if r.code == 125 {
+		if !strings.Contains(r.stderr, "--memory") || !strings.Contains(r.stderr, "controller") {
+			t.Errorf("the refusal must name the option and the missing controller: %v", r)
+		}
+		t.Log("memory limit refused here:", r.stderr)
+	} else if r.code != 137 || !strings.Contains(readFile(t, rep), `"oom_killed": true`) {
+		t.Errorf("a memory hog under --memory 64M: %v\n%s", r, readFile(t, rep))
+	}
+	r = run(t, ws, "--pids", "64", "--timeout", "20s", "--report", rep, "--", "/bin/bash", "-c",
+		"for i in $(seq 200); do sleep 5 & done 2>/dev/null; wait; echo done")
+	if r.code == 125 {
+		if !strings.Contains(r.stderr, "--pids") || !strings.Contains(r.stderr, "controller") {
+			t.Errorf("the refusal must name the option and the missing controller: %v", r)
+		}
+	} else if !strings.Contains(readFile(t, rep), `"pids_max": true`) {
+		t.Errorf("200 forks under --pids 64: %v\n%s", r, readFile(t, rep))
+	}
+	r = run(t, ws, "--cpu", "0", "--", "/bin/true")
+	if r.code != 125 || !strings.Contains(r.stderr, "--cpu") {
+		t.Errorf("--cpu 0: %v", r)
+	}
+}

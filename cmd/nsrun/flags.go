@@ -205,6 +205,27 @@ func newFlagSet(o *options) *flag.FlagSet {
 		p.TmpfsSize = n
 		return err
 	}), "tmpfs-size", "")
+	fs.Var(funcFlag(func(v string) error {
+		n, err := nsrun.ParseSize(v)
+		p.Memory = n
+		return err
+	}), "memory", "")
+	fs.Var(funcFlag(func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n == 0 {
+			return errors.New("want a positive number of processes")
+		}
+		p.Pids = n
+		return nil
+	}), "pids", "")
+	fs.Var(funcFlag(func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 || f > 4096 {
+			return errors.New("want a positive fraction of one CPU, such as 0.5 or 2")
+		}
+		p.CPU = f
+		return nil
+	}), "cpu", "")
 	fs.BoolVar(&p.Strict, "strict", false, "")
 	fs.Var(funcFlag(func(v string) error {
 		if v == "" {

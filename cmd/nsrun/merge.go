@@ -91,6 +91,15 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["tmpfs-size"] {
 		base.TmpfsSize = top.TmpfsSize
 	}
+	if set["memory"] {
+		base.Memory = top.Memory
+	}
+	if set["pids"] {
+		base.Pids = top.Pids
+	}
+	if set["cpu"] {
+		base.CPU = top.CPU
+	}
 	if set["root"] {
 		base.Root = top.Root
 	}

@@ -151,6 +151,10 @@ func describe(err error) string {
 		}
 		return fmt.Sprintf("--seccomp %s: %v", name, sce.Err)
 	}
+	var le *nsrun.LimitError
+	if errors.As(err, &le) {
+		return fmt.Sprintf("--%s: %v", le.Option, le.Err)
+	}
 	var ise *nsrun.IsolationError
 	if errors.As(err, &ise) {
 		return fmt.Sprintf("--%s: needs namespaces, which --isolation landlock does not create", ise.Setting)
@@ -240,6 +244,7 @@ Process:
 Limits:
   --rlimit NAME=SOFT[:HARD]  nofile, nproc, as, cpu, fsize, core, stack, memlock (core=0 unless set)
   --tmpfs-size SIZE          caps /tmp and each --tmpfs (64M, 1G; default: half of RAM)
+  --memory SIZE, --pids N, --cpu FRACTION   cgroup v2 limits (refused where nsrun cannot make one)
 Network:
   --net none|host   own namespace with only lo (default), or the host's
   --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock)

@@ -1,0 +1,146 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// cgroupV2Mount finds where the cgroup v2 hierarchy is mounted.
+func cgroupV2Mount() (string, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		if f := strings.Fields(pre); ok && strings.HasPrefix(post, "cgroup2 ") && len(f) >= 5 {
+			return f[4], nil
+		}
+	}
+	return "", errors.New("no cgroup v2 hierarchy is mounted")
+}
+
+// sandboxCgroup is the cgroup nsrun makes for one sandbox, under its own.
+type sandboxCgroup struct {
+	dir string
+	fd  int // O_PATH descriptor, for CLONE_INTO_CGROUP
+}
+
+// newCgroup makes a cgroup for the policy's limits under this process's
+// own cgroup v2, or says exactly why it cannot. Cgroups left by nsrun
+// processes that died are removed first.
+func newCgroup(p *Policy) (*sandboxCgroup, error) {
+	files, need := cgroupFiles(p)
+	if len(need) == 0 {
+		return nil, errors.New("no cgroup limit asked for")
+	}
+	fail := func(err error) error { return &LimitError{Option: need[0], Err: err} }
+	mnt, err := cgroupV2Mount()
+	if err != nil {
+		return nil, fail(err)
+	}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, fail(err)
+	}
+	rel, ok := ownCgroup(string(self))
+	if !ok {
+		return nil, fail(errors.New("this process is in no cgroup v2"))
+	}
+	parent := filepath.Join(mnt, rel)
+	avail, err := os.ReadFile(filepath.Join(parent, "cgroup.controllers"))
+	if err != nil {
+		return nil, fail(err)
+	}
+	if miss := missingControllers(need, string(avail)); len(miss) > 0 {
+		return nil, &LimitError{Option: miss[0], Err: fmt.Errorf("the cgroup v2 hierarchy at %s has no %s controller here (it has: %s); on hosts that mount cgroup v1 beside v2, the controller belongs to v1",
+			parent, miss[0], strings.TrimSpace(string(avail)))}
+	}
+	removeStaleCgroups(parent)
+	var enable []string
+	for _, c := range need {
+		enable = append(enable, "+"+c)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte(strings.Join(enable, " ")), 0); err != nil {
+		return nil, fail(fmt.Errorf("enable %s in %s: %w (a cgroup with processes of its own cannot hand controllers down: start nsrun in a delegated, empty subtree, e.g. systemd-run --user --scope -p Delegate=yes)", strings.Join(need, ", "), parent, err))
+	}
+	cg, err := createCgroup(parent, files)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return cg, nil
+}
+
+// createCgroup makes the sandbox's cgroup under parent, writes files
+// into it and opens it for CLONE_INTO_CGROUP.
+func createCgroup(parent string, files map[string]string) (*sandboxCgroup, error) {
+	dir := filepath.Join(parent, fmt.Sprintf("nsrun-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	cg := &sandboxCgroup{dir: dir, fd: -1}
+	for name, value := range files {
+		err := os.WriteFile(filepath.Join(dir, name), []byte(value), 0)
+		if errors.Is(err, os.ErrNotExist) && name == "memory.swap.max" {
+			continue // no swap accounting: no swap to bypass the limit with
+		}
+		if err != nil {
+			cg.remove()
+			return nil, fmt.Errorf("write %s=%s: %w", name, value, err)
+		}
+	}
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		cg.remove()
+		return nil, err
+	}
+	cg.fd = fd
+	return cg, nil
+}
+
+// events reads what the limits did: OOM kills and forks refused.
+func (cg *sandboxCgroup) events() (oom, pidsMax bool) {
+	mem, _ := os.ReadFile(filepath.Join(cg.dir, "memory.events"))
+	pids, _ := os.ReadFile(filepath.Join(cg.dir, "pids.events"))
+	return eventCount(string(mem), "oom_kill") > 0, eventCount(string(pids), "max") > 0
+}
+
+// remove deletes the cgroup once its processes are gone; a zombie may
+// take a moment to leave.
+func (cg *sandboxCgroup) remove() {
+	if cg.fd >= 0 {
+		unix.Close(cg.fd)
+		cg.fd = -1
+	}
+	for i := 0; i < 50; i++ {
+		if err := unix.Rmdir(cg.dir); err == nil || errors.Is(err, unix.ENOENT) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// removeStaleCgroups removes the cgroups of nsrun processes that died
+// before they could.
+func removeStaleCgroups(parent string) {
+	ents, _ := os.ReadDir(parent)
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "nsrun-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+			continue // not nsrun's, or its process still runs
+		}
+		unix.Rmdir(filepath.Join(parent, e.Name()))
+	}
+}
