@@ -37,6 +37,9 @@ type Cmd struct {
 	ctx    context.Context
 	report Report
 	sys    *sysCmd
+	// afterPrepare runs between checking the paths and building the
+	// sandbox; tests use it to change the filesystem in that window.
+	afterPrepare func()
 }
 
 // Command returns a Cmd that runs name with args under p.

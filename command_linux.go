@@ -76,6 +76,9 @@ func (c *Cmd) Start() error {
 	}
 	c.report, s.tmpDir = prep.report, prep.tmpDir
 	s.direct = prep.spec.Plan == nil
+	if c.afterPrepare != nil {
+		c.afterPrepare()
+	}
 	if p := c.Policy; p != nil && (p.Memory > 0 || p.Pids > 0 || p.CPU > 0) {
 		if s.cgroup, err = newCgroup(p); err != nil {
 			return fail(err)

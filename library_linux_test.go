@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -132,5 +133,53 @@ func TestLibraryConcurrentLaunchesLeakNothing(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > goroutines {
 		t.Errorf("%d goroutines after, %d before", n, goroutines)
+	}
+}
+
+// A path swapped for a symlink between the check and the mount is refused:
+// the init opens sources without following symlinks and checks the inode.
+func TestSourceSwappedBeforeTheMountIsRefused(t *testing.T) {
+	needSandbox(t)
+	base := t.TempDir()
+	ro := filepath.Join(base, "data")
+	if err := os.Mkdir(ro, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, swap := range []struct {
+		name string
+		do   func() error
+	}{
+		{"symlink", func() error {
+			if err := os.Rename(ro, ro+".orig"); err != nil {
+				return err
+			}
+			return os.Symlink("/etc", ro)
+		}},
+		{"another directory", func() error {
+			if err := os.Rename(ro, ro+".orig"); err != nil {
+				return err
+			}
+			return os.Mkdir(ro, 0o755)
+		}},
+	} {
+		t.Run(swap.name, func(t *testing.T) {
+			os.RemoveAll(ro)
+			os.RemoveAll(ro + ".orig")
+			if err := os.Mkdir(ro, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := Command(&Policy{Rules: []Rule{{Path: ro, Access: ReadWrite}}}, "/bin/true")
+			cmd.afterPrepare = func() {
+				if err := swap.do(); err != nil {
+					t.Error(err)
+				}
+			}
+			err := cmd.Run()
+			var se *SetupError
+			if !errors.As(err, &se) || se.Code != ExitSetup ||
+				!strings.Contains(err.Error(), "symlink") && !strings.Contains(err.Error(), "another file") {
+				t.Errorf("got %v", err)
+			}
+		})
 	}
 }

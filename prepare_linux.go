@@ -1,10 +1,13 @@
 package nsrun
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
@@ -33,12 +36,16 @@ var reservedPaths = []string{"/dev", "/proc"}
 // caller's home.
 const privateHome = "/tmp/home"
 
+// identity is the device and inode of a stat result, whichever of the two
+// stat types it carries (os.Lstat's, or canonicalFast's).
 func identity(info os.FileInfo) mounts.Identity {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return mounts.Identity{}
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
+		return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
+	case *unix.Stat_t:
+		return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
 	}
-	return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
+	return mounts.Identity{}
 }
 
 func (c *Cmd) prepare() (*prepared, error) {
@@ -121,7 +128,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	for _, r := range rules {
 		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {
-			mr.ID = identity(r.info)
+			// Without the inode the init could not tell a swapped path
+			// from the one checked: refuse rather than bind blind.
+			if mr.ID = identity(r.info); mr.ID == (mounts.Identity{}) {
+				return nil, &RuleError{Rule: r.Rule, Err: errors.New("cannot tell which file this is (no device and inode)")}
+			}
 		}
 		if r.internal && r.Canon == "/tmp" {
 			mr.Mode = 0o1777
