@@ -47,6 +47,9 @@ func (c *Cmd) Start() error {
 	if err != nil {
 		return fail(err)
 	}
+	if c.afterPrepare != nil {
+		c.afterPrepare()
+	}
 	if _, err := os.Stat(sandboxExec); err != nil {
 		return fail(&SetupError{Code: ExitSetup, Msg: "macOS sandbox unavailable: " + err.Error()})
 	}

@@ -84,6 +84,9 @@ func (c *Cmd) Start() error {
 	if err != nil {
 		return fail(&SetupError{Code: ExitSetup, Msg: err.Error()})
 	}
+	if c.afterPrepare != nil {
+		c.afterPrepare()
+	}
 	replayJournals(c)
 	if s.sid, err = win.NewSandboxSID(); err != nil {
 		return fail(fmt.Errorf("sandbox SID: %w", err))
