@@ -1,11 +1,11 @@
 package nsrun
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -15,6 +15,7 @@ import (
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 const probeStage = "nsrun-probe"
@@ -63,30 +64,33 @@ func probeSeccomp() ProbeItem {
 	if !strings.Contains(string(b), "kill_process") {
 		return ProbeItem{Detail: "the kernel lacks the kill_process action"}
 	}
-	return ProbeItem{OK: true, Detail: "filters available (nsrun loads only its MPTCP filter so far)"}
+	if !seccomp.Available {
+		return ProbeItem{Detail: "the kernel has filters, but this nsrun was built without cgo and libseccomp"}
+	}
+	return ProbeItem{OK: true, Detail: "filters available, compiled with libseccomp"}
 }
 
 func probeCgroup2() (ProbeItem, string) {
-	f, err := os.Open("/proc/self/mountinfo")
+	mnt, err := cgroupV2Mount()
 	if err != nil {
 		return ProbeItem{Detail: err.Error()}, ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok || !strings.HasPrefix(post, "cgroup2 ") {
-			continue
-		}
-		fields := strings.Fields(pre)
-		if len(fields) < 5 {
-			continue
-		}
-		mp := fields[4]
-		if unix.Access(mp, unix.W_OK) != nil {
-			return ProbeItem{Detail: mp + " is not writable by this user (limits need a delegated subtree)"}, mp
-		}
-		return ProbeItem{OK: true, Detail: mp + " is writable"}, mp
+	self, err := os.ReadFile("/proc/self/cgroup")
+	rel, ok := ownCgroup(string(self))
+	if err != nil || !ok {
+		return ProbeItem{Detail: "this process is in no cgroup v2"}, mnt
 	}
-	return ProbeItem{Detail: "no cgroup2 mount"}, ""
+	dir := filepath.Join(mnt, rel)
+	avail, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	if err != nil {
+		return ProbeItem{Detail: err.Error()}, mnt
+	}
+	if miss := missingControllers([]string{"memory", "pids", "cpu"}, string(avail)); len(miss) > 0 {
+		return ProbeItem{Detail: fmt.Sprintf("--memory/--pids/--cpu unavailable: %s has no %s controller (it has: %s)",
+			dir, strings.Join(miss, ", "), strings.TrimSpace(string(avail)))}, mnt
+	}
+	if unix.Access(dir, unix.W_OK) != nil {
+		return ProbeItem{Detail: dir + " is not writable by this user (limits need a delegated subtree)"}, mnt
+	}
+	return ProbeItem{OK: true, Detail: "--memory, --pids and --cpu available under " + dir}, mnt
 }
