@@ -30,7 +30,8 @@ func cgroupV2Mount() (string, error) {
 // sandboxCgroup is the cgroup nsrun makes for one sandbox, under its own.
 type sandboxCgroup struct {
 	dir string
-	fd  int // O_PATH descriptor, for CLONE_INTO_CGROUP
+	fd  int      // O_PATH descriptor, for CLONE_INTO_CGROUP
+	v1  *v1Group // instead, where the controllers are on cgroup v1
 }
 
 // newCgroup makes a cgroup for the policy's limits under this process's
@@ -60,8 +61,12 @@ func newCgroup(p *Policy) (*sandboxCgroup, error) {
 		return nil, fail(err)
 	}
 	if miss := missingControllers(need, string(avail)); len(miss) > 0 {
-		return nil, &LimitError{Option: miss[0], Err: fmt.Errorf("the cgroup v2 hierarchy at %s has no %s controller here (it has: %s); on hosts that mount cgroup v1 beside v2, the controller belongs to v1",
-			parent, miss[0], strings.TrimSpace(string(avail)))}
+		g, v1err := newCgroupV1(p)
+		if v1err == nil {
+			return &sandboxCgroup{fd: -1, v1: g}, nil
+		}
+		return nil, &LimitError{Option: miss[0], Err: fmt.Errorf("the cgroup v2 hierarchy at %s has no %s controller (it has: %s), and cgroup v1 failed too: %v",
+			parent, miss[0], strings.TrimSpace(string(avail)), v1err)}
 	}
 	removeStaleCgroups(parent)
 	var enable []string
@@ -107,6 +112,9 @@ func createCgroup(parent string, files map[string]string) (*sandboxCgroup, error
 
 // events reads what the limits did: OOM kills and forks refused.
 func (cg *sandboxCgroup) events() (oom, pidsMax bool) {
+	if cg.v1 != nil {
+		return cg.v1.events()
+	}
 	mem, _ := os.ReadFile(filepath.Join(cg.dir, "memory.events"))
 	pids, _ := os.ReadFile(filepath.Join(cg.dir, "pids.events"))
 	return eventCount(string(mem), "oom_kill") > 0, eventCount(string(pids), "max") > 0
@@ -115,6 +123,10 @@ func (cg *sandboxCgroup) events() (oom, pidsMax bool) {
 // remove deletes the cgroup once its processes are gone; a zombie may
 // take a moment to leave.
 func (cg *sandboxCgroup) remove() {
+	if cg.v1 != nil {
+		cg.v1.remove()
+		return
+	}
 	if cg.fd >= 0 {
 		unix.Close(cg.fd)
 		cg.fd = -1

@@ -83,6 +83,10 @@ func (c *Cmd) Start() error {
 		if s.cgroup, err = newCgroup(p); err != nil {
 			return fail(err)
 		}
+		c.report.Limits["cgroup"] = "v2"
+		if s.cgroup.v1 != nil {
+			c.report.Limits["cgroup"] = "v1"
+		}
 	}
 	prep.spec.Foreground = s.takeForeground(c.Stdin)
 	if s.direct {
@@ -118,7 +122,7 @@ func (c *Cmd) Start() error {
 			PidFD:  &s.pidfd,
 		},
 	}
-	if s.cgroup != nil {
+	if s.cgroup != nil && s.cgroup.v1 == nil {
 		// Born in its cgroup: nothing runs outside the limits, not even
 		// for a moment.
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, s.cgroup.fd
@@ -148,14 +152,15 @@ func (c *Cmd) Start() error {
 		s.stdio.closeParentEnds()
 		return fail(err)
 	}
-	if size, perr := unix.FcntlInt(specW.Fd(), unix.F_GETPIPE_SZ, 0); perr == nil && len(spec) <= size {
+	// With cgroup v1 the init must be moved into its cgroups before it
+	// reads the spec (and so before the payload exists).
+	v1 := s.cgroup != nil && s.cgroup.v1 != nil
+	writeSpec := func() {
 		_, err := specW.Write(spec)
 		wrote <- err
-	} else {
-		go func() {
-			_, err := specW.Write(spec)
-			wrote <- err
-		}()
+	}
+	if size, perr := unix.FcntlInt(specW.Fd(), unix.F_GETPIPE_SZ, 0); perr == nil && len(spec) <= size && !v1 {
+		writeSpec()
 	}
 
 	startErr := make(chan error, 1)
@@ -177,6 +182,16 @@ func (c *Cmd) Start() error {
 			"; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
 	c.logf("init started in new namespaces at %.2f ms", ms(time.Since(s.started)))
+	if v1 {
+		if err := s.cgroup.v1.add(s.pid); err != nil {
+			specW.Close()
+			s.abort()
+			return fail(err)
+		}
+	}
+	if len(wrote) == 0 {
+		go writeSpec()
+	}
 	if c.Timeout > 0 || c.ctx != nil && c.ctx.Done() != nil {
 		go s.watch(c)
 	}
