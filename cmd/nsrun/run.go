@@ -244,7 +244,7 @@ Process:
 Limits:
   --rlimit NAME=SOFT[:HARD]  nofile, nproc, as, cpu, fsize, core, stack, memlock (core=0 unless set)
   --tmpfs-size SIZE          caps /tmp and each --tmpfs (64M, 1G; default: half of RAM)
-  --memory SIZE, --pids N, --cpu FRACTION   cgroup v2 limits (refused where nsrun cannot make one)
+  --memory SIZE, --pids N, --cpu FRACTION   limits in a cgroup (v2, else v1; refused where nsrun cannot make one)
 Network:
   --net none|host   own namespace with only lo (default), or the host's
   --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock)
