@@ -88,3 +88,46 @@ func TestSetuidGivesNothing(t *testing.T) {
 		t.Errorf("setuid passwd read /etc/shadow inside: %v", r)
 	}
 }
+
+// A workspace named through a symlinked parent is bound as its canonical
+// path, and a --ro path named through a link the payload can replace stays
+// read-only after the payload replaces the link: the mount is on what the
+// link pointed at when nsrun checked it, not on the link.
+func TestGrantsThroughSymlinksBindTheirTargets(t *testing.T) {
+	base := workspace(t)
+	real := filepath.Join(base, "real")
+	writeFile(t, filepath.Join(real, "ws", "sub", "keep"), "keep")
+	if err := os.Symlink("real", filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", filepath.Join(real, "ws", "inner")); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(base, "link", "ws")
+	rep := filepath.Join(t.TempDir(), "r.json")
+	script := `cd "$1"
+echo new >new && echo wrote-new
+echo x >inner/x 2>/dev/null || echo inner-refused
+rm inner && ln -s / inner && echo relinked
+echo y >sub/y 2>/dev/null || echo sub-refused
+echo z >inner/nsrun-escape 2>/dev/null || echo root-refused`
+	// base is under the private /tmp: --ro base keeps the link visible.
+	r := run(t, "/", "--ro", base, "--rw", named, "--ro", filepath.Join(named, "inner"), "--report", rep, "--", "/bin/sh", "-c", script, "sh", named)
+	want := "wrote-new\ninner-refused\nrelinked\nsub-refused\nroot-refused"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("got %v, want:\n%s", r, want)
+	}
+	report := readFile(t, rep)
+	for _, p := range []string{filepath.Join(real, "ws"), filepath.Join(real, "ws", "sub")} {
+		if !strings.Contains(report, `"`+p+`"`) {
+			t.Errorf("the report does not name the canonical path %s:\n%s", p, report)
+		}
+	}
+	expect(t, "file written through the link", readFile(t, filepath.Join(real, "ws", "new")), "new\n")
+	for _, p := range []string{filepath.Join(real, "ws", "sub", "x"), filepath.Join(real, "ws", "sub", "y"), "/nsrun-escape"} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s was created on the host", p)
+		}
+	}
+	expect(t, "file under the read-only grant", readFile(t, filepath.Join(real, "ws", "sub", "keep")), "keep")
+}

@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,6 +73,18 @@ func TestCgroupLimits(t *testing.T) {
 		"for i in $(seq 200); do sleep 5 & done 2>/dev/null; wait; echo done")
 	if !refused(r, "--pids") && (r.code == 124 || !strings.Contains(readFile(t, rep), `"pids_max": true`)) {
 		t.Errorf("200 forks under --pids 32: %v\n%s", r, readFile(t, rep))
+	}
+	// 10,000 forks under --pids 64: the rest fail with EAGAIN, the program
+	// goes on and exits, and the init ends the children left sleeping.
+	// --memory bounds the damage if the pids limit were not applied.
+	r = run(t, ws, "--pids", "64", "--memory", "512M", "--timeout", "50s", "--report", rep, "--", "/usr/bin/python3", "-c",
+		"import os\nok = fail = 0\nfor i in range(10000):\n  try:\n    if os.fork() == 0:\n      os.execv('/bin/sleep', ['sleep', '60'])\n    ok += 1\n  except OSError:\n    fail += 1\nprint(ok, fail)")
+	if !refused(r, "--pids") {
+		var ok, failed int
+		if _, err := fmt.Sscan(r.stdout, &ok, &failed); err != nil || r.code != 0 || ok >= 64 || ok+failed != 10000 ||
+			!strings.Contains(readFile(t, rep), `"pids_max": true`) {
+			t.Errorf("10,000 forks under --pids 64: %v\n%s", r, readFile(t, rep))
+		}
 	}
 	// Two seconds of spinning under a fifth of a CPU get about 0.4 s of
 	// CPU time; a busy machine can only lower that, so the bound of one
