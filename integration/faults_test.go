@@ -4,8 +4,10 @@ package integration
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,4 +120,60 @@ func TestMaskedProcIsAClearError(t *testing.T) {
 	if ee == nil || ee.ExitCode() != 125 || !strings.Contains(string(out), "masked") {
 		t.Errorf("want exit 125 naming a masked /proc: %v %s", err, out)
 	}
+}
+
+// A SIGKILLed nsrun cannot remove its cgroups; the next nsrun that makes
+// one removes them, once their processes are gone.
+func TestCgroupOfAKilledNsrunIsRemoved(t *testing.T) {
+	need(t)
+	ws := workspace(t)
+	cmd := exec.Command(nsrunBin, "--pids", "64", "--", "/bin/sh", "-c", "echo ready; sleep 300")
+	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		cmd.Wait()
+		if strings.Contains(stderr.String(), "--pids") {
+			t.Skip("no cgroup limits for this user here:", strings.TrimSpace(stderr.String()))
+		}
+		t.Fatalf("nsrun --pids 64: %q, %s", line, stderr.String())
+	}
+	prefix := "nsrun-" + itoa(cmd.Process.Pid) + "-"
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(cgroupsNamed(t, prefix)) == 0 {
+		t.Fatalf("the killed nsrun left no cgroup %s*: the limit was not where the test looks", prefix)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if r := run(t, ws, "--pids", "64", "--", "/bin/true"); r.code != 0 {
+			t.Fatalf("the next nsrun --pids 64: %v", r)
+		}
+		left := cgroupsNamed(t, prefix)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still there after the next runs: %v", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// cgroupsNamed lists the cgroup directories, v1 or v2, whose names start
+// with prefix.
+func cgroupsNamed(t *testing.T, prefix string) []string {
+	t.Helper()
+	var found []string
+	filepath.WalkDir("/sys/fs/cgroup", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), prefix) {
+			found = append(found, path)
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return found
 }
