@@ -143,7 +143,8 @@ func (c *Cmd) Start() error {
 	s.lifeline, s.statusFile, s.status = specW, statusR, bufio.NewReader(statusR)
 
 	// The spec goes into the pipe before the init starts; one larger than
-	// the pipe's buffer is written meanwhile, as the init reads it.
+	// the pipe's buffer, or one that must wait for the init to be moved
+	// into cgroup v1, is written once the init runs, as it reads it.
 	wrote := make(chan error, 1)
 	spec, err := encodeSpec(&prep.spec)
 	if err != nil {
@@ -170,8 +171,7 @@ func (c *Cmd) Start() error {
 	closeFiles(specR, statusW)
 	s.stdio.closeChildEnds()
 	if err != nil {
-		specW.Close() // ends the spec writer
-		<-wrote
+		specW.Close() // no writer runs yet: the spec is written after the start
 		statusR.Close()
 		s.stdio.closeParentEnds()
 		if s.direct {

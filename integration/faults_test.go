@@ -4,6 +4,7 @@ package integration
 
 import (
 	"bufio"
+	"context"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -108,10 +109,10 @@ func TestNothingLeftAfterSIGKILL(t *testing.T) {
 
 // Nested in a container, the host's /proc is masked and the kernel refuses
 // a new procfs: nsrun says so instead of failing obscurely.
-func TestMaskedProcIsAClearError(t *testing.T) {
+func TestMaskedOrReadOnlyProcIsAClearError(t *testing.T) {
 	need(t)
 	if os.Getuid() != 0 {
-		t.Skip("masking /proc takes root")
+		t.Skip("masking /proc or remounting it read-only takes root")
 	}
 	out, err := exec.Command("unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
 		"for f in /proc/kcore /proc/keys /proc/timer_list; do [ -e $f ] && mount --bind /dev/null $f && break; done && "+
@@ -119,6 +120,18 @@ func TestMaskedProcIsAClearError(t *testing.T) {
 	ee, _ := err.(*exec.ExitError)
 	if ee == nil || ee.ExitCode() != 125 || !strings.Contains(string(out), "masked") {
 		t.Errorf("want exit 125 naming a masked /proc: %v %s", err, out)
+	}
+	// With --pids the failed start also has a cgroup to remove (and, on
+	// cgroup v1, a spec not yet written: it once waited for it forever).
+	for _, opts := range []string{"", "--pids 10"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		out, err = exec.CommandContext(ctx, "unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+			"mount -o remount,bind,ro /proc && "+nsrunBin+" "+opts+" -- /bin/true").CombinedOutput()
+		cancel()
+		ee, _ = err.(*exec.ExitError)
+		if ee == nil || ee.ExitCode() != 125 || !strings.Contains(string(out), "/proc is mounted read-only") || strings.Count(string(out), "\n") != 1 {
+			t.Errorf("nsrun %s: want exit 125 and one line naming a read-only /proc: %v %s", opts, err, out)
+		}
 	}
 }
 

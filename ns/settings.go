@@ -1,9 +1,11 @@
 package ns
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Settings are the host sysctls that decide whether an unprivileged user
@@ -40,11 +42,16 @@ func Forbidder(s Settings, uid int) string {
 	return ""
 }
 
-// Explain adds the forbidding setting, if any, to an error from creating a
-// user namespace.
+// Explain adds the cause, where it is known, to an error from creating a
+// user namespace: the forbidding setting, or a read-only /proc (the new
+// namespace's uid_map and gid_map are written through it, so a container
+// that mounts /proc read-only stops it there).
 func Explain(err error, s Settings, uid int) error {
 	if f := Forbidder(s, uid); f != "" {
 		return fmt.Errorf("%w (forbidden by %s)", err, f)
+	}
+	if errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("%w: /proc is mounted read-only here, and the sandbox's uid_map and gid_map are written through it; mount /proc read-write", err)
 	}
 	return err
 }

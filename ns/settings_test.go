@@ -1,7 +1,10 @@
 package ns
 
 import (
+	"errors"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -23,6 +26,29 @@ func TestForbidder(t *testing.T) {
 		got := Forbidder(tc.s, tc.uid)
 		if tc.want == "" && got != "" || tc.want != "" && !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestExplain(t *testing.T) {
+	eperm := &os.SyscallError{Syscall: "clone", Err: syscall.EPERM}
+	erofs := &os.PathError{Op: "open", Path: "/proc/1/uid_map", Err: syscall.EROFS}
+	for _, tc := range []struct {
+		err  error
+		s    Settings
+		uid  int
+		want string
+	}{
+		{eperm, Settings{UnprivilegedUsernsClone: "0"}, 1000, "forbidden by kernel.unprivileged_userns_clone=0"},
+		{erofs, Settings{}, 1000, "/proc is mounted read-only"},
+		{eperm, Settings{}, 1000, ""},
+	} {
+		got := Explain(tc.err, tc.s, tc.uid)
+		if !errors.Is(got, tc.err) {
+			t.Errorf("Explain(%v) lost the error: %v", tc.err, got)
+		}
+		if tc.want == "" && got.Error() != tc.err.Error() || tc.want != "" && !strings.Contains(got.Error(), tc.want) {
+			t.Errorf("Explain(%v, %+v) = %q, want it to say %q", tc.err, tc.s, got, tc.want)
 		}
 	}
 }
