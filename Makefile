@@ -43,5 +43,4 @@ clean:
 	rm -rf bin
 
 bench:
-	bench/startup.sh
-	bench/syscalls.sh
+	bench/all.sh

@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# The cost of the seccomp filter and Landlock on a syscall-heavy workload:
-# N getppid calls unsandboxed, in nsrun with every layer, and with the
-# layers off, interleaved; medians and ratios.
+# The cost of the sandbox to a running payload: N getppid calls and a small
+# build, unsandboxed, in bwrap, in nsrun with every layer and with layers
+# off, interleaved; medians and ratios to the unsandboxed run.
 #   N=5000000 RUNS=15 bench/syscalls.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-export PATH="$PATH:/usr/local/go/bin"
+source "$(dirname "$0")/lib.sh"
 N="${N:-5000000}"
 RUNS="${RUNS:-15}"
-command -v hyperfine >/dev/null || { echo "bench: install hyperfine first (make bench does)" >&2; exit 1; }
-make -s build
-out="$(mktemp -d /var/tmp/nsrun-bench.XXXXXX)"
-trap 'rm -rf "$out"' EXIT
 gcc -O2 -static -o "$out/getppid" bench/getppid.c
-nsrun="$PWD/bin/nsrun"
 
-echo "# $N getppid calls, $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d), $RUNS runs each"
+echo "## Runtime overhead: $N getppid calls ($RUNS runs each)"
 echo
 hyperfine -N --warmup 2 --runs "$RUNS" --style none --export-json "$out/syscalls.json" \
 	-n bare "$out/getppid $N" \
+	-n bwrap "$bwrap_cmd $out/getppid $N" \
 	-n "nsrun (all layers)" "$nsrun --ro $out -- $out/getppid $N" \
 	-n "nsrun --seccomp off" "$nsrun --seccomp off --ro $out -- $out/getppid $N" \
 	-n "nsrun --seccomp off --landlock off" "$nsrun --seccomp off --landlock off --ro $out -- $out/getppid $N" >/dev/null
-go run ./bench/report -baseline "nsrun --seccomp off --landlock off" "$out/syscalls.json"
+go run ./bench/report -baseline bare "$out/syscalls.json"
+
+# A build: 20 compilations of a small C file into the workspace.
+build="for i in \$(seq 20); do gcc -O2 -c $PWD/bench/getppid.c -o $ws/o.o || exit 1; done"
+echo
+echo "## Runtime overhead: a build (20 gcc -O2 -c, $RUNS runs each)"
+echo
+hyperfine -N --warmup 1 --runs "$RUNS" --style none --export-json "$out/build.json" \
+	-n bare "/bin/sh -c '$build'" \
+	-n bwrap "$bwrap_cmd /bin/sh -c '$build'" \
+	-n nsrun "$nsrun --rw $ws -- /bin/sh -c '$build'" >/dev/null
+go run ./bench/report -baseline bare "$out/build.json"

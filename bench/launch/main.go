@@ -1,0 +1,97 @@
+// Command launch measures launches from a running Go program, as a server
+// embedding nsrun makes them: N runs of /bin/true through the nsrun
+// package, or through os/exec starting bwrap, P at a time. It prints one
+// JSON line: the median wall time of one launch, the launches per second,
+// and the CPU time (this process and its children) per launch.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nsrun/nsrun"
+)
+
+func main() {
+	if code, ran := nsrun.Init(); ran {
+		os.Exit(code)
+	}
+	n := flag.Int("n", 200, "launches")
+	par := flag.Int("p", 1, "launches at a time")
+	ws := flag.String("ws", "", "the writable workspace")
+	bwrap := flag.Bool("bwrap", false, "start bwrap with os/exec instead of nsrun")
+	flag.Parse()
+	if *ws == "" {
+		fmt.Fprintln(os.Stderr, "launch: -ws is required")
+		os.Exit(2)
+	}
+	launch := func() error {
+		return nsrun.Command(&nsrun.Policy{Rules: []nsrun.Rule{{Path: *ws, Access: nsrun.ReadWrite}}}, "/bin/true").Run()
+	}
+	if *bwrap {
+		launch = func() error {
+			return exec.Command("bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+				"--proc", "/proc", "--tmpfs", "/tmp", "--bind", *ws, *ws, "/bin/true").Run()
+		}
+	}
+	cpu0 := cpuTime()
+	times := make([]time.Duration, *n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var failed error
+	var mu sync.Mutex
+	start := time.Now()
+	for w := 0; w < *par; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t := time.Now()
+				if err := launch(); err != nil {
+					mu.Lock()
+					failed = err
+					mu.Unlock()
+				}
+				times[i] = time.Since(t)
+			}
+		}()
+	}
+	for i := 0; i < *n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	wall := time.Since(start)
+	if failed != nil {
+		fmt.Fprintln(os.Stderr, "launch:", failed)
+		os.Exit(1)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	json.NewEncoder(os.Stdout).Encode(map[string]float64{
+		"median_ms":         ms(times[len(times)/2]),
+		"launches_per_s":    float64(*n) / wall.Seconds(),
+		"cpu_ms_per_launch": ms(cpuTime()-cpu0) / float64(*n),
+	})
+}
+
+// cpuTime is the user and system time of this process and its waited-for
+// children.
+func cpuTime() time.Duration {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	var total time.Duration
+	for _, r := range []syscall.Rusage{self, kids} {
+		total += time.Duration(r.Utime.Nano() + r.Stime.Nano())
+	}
+	return total
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

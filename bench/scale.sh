@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Scale in rules: 10, 100 and 1,000 read-only directories inside a writable
+# workspace (so each is a real bind for both tools), wall medians.
+#   RUNS=10 bench/scale.sh
+source "$(dirname "$0")/lib.sh"
+RUNS="${RUNS:-10}"
+
+args=()
+for n in 10 100 1000; do
+	ro=() robind=()
+	for i in $(seq "$n"); do
+		mkdir -p "$ws/r$n/d$i"
+		ro+=(--ro "$ws/r$n/d$i")
+		robind+=(--ro-bind "$ws/r$n/d$i" "$ws/r$n/d$i")
+	done
+	args+=(-n "bwrap, $n" "$bwrap_cmd ${robind[*]} /bin/true")
+	args+=(-n "nsrun, $n" "$nsrun --rw $ws ${ro[*]} -- /bin/true")
+done
+echo "## Scale in rules ($RUNS runs each)"
+echo
+hyperfine -N --warmup 3 --runs "$RUNS" --style none --export-json "$out/scale.json" "${args[@]}" >/dev/null
+go run ./bench/report -baseline "nsrun, 10" "$out/scale.json"
+echo
+echo "Each row: N \`--ro WS/rN/dI\` under \`--rw WS\` (bwrap: N \`--ro-bind\` under \`--bind WS WS\`); ratios to nsrun with 10."
