@@ -44,8 +44,6 @@ echo "|---|---|---|---|"
 printf '| CLI launches/s (xargs -P %d) | %.1f | %.1f | %.2f |\n' "$par" "$(median <"$out/cli.bwrap")" "$(median <"$out/cli.nsrun")" \
 	"$(echo "$(median <"$out/cli.nsrun") / $(median <"$out/cli.bwrap")" | bc -l)"
 row "library launches/s, $par at a time" par launches_per_s
-row "library CPU ms per launch, $par at a time" par cpu_ms_per_launch
 row "library wall ms, one at a time (median of 200)" seq median_ms
-row "library CPU ms per launch, one at a time" seq cpu_ms_per_launch
 echo
-echo "Library: \`bench/launch\`, a Go program that calls \`nsrun.Command(...).Run()\` or starts bwrap with os/exec."
+echo "Library: \`bench/launch\`, a Go program that calls \`nsrun.Command(...).Run()\` or starts bwrap with os/exec. CPU per launch: see the cgroup-accounted table (rusage misses bwrap's sandbox)."
