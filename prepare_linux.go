@@ -139,6 +139,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 		}
 		in.Rules = append(in.Rules, mr)
 	}
+	if p.Root == "" {
+		for _, r := range user {
+			in.Links = append(in.Links, symlinksAlong(absPath(r.Path, cwd))...)
+		}
+	}
 	plan, err := mounts.Make(in)
 	if err != nil {
 		return nil, &SetupError{Code: ExitSetup, Msg: "plan mounts: " + err.Error()}

@@ -90,7 +90,8 @@ func TestSetuidGivesNothing(t *testing.T) {
 }
 
 // A workspace named through a symlinked parent is bound as its canonical
-// path, and a --ro path named through a link the payload can replace stays
+// path (the link, in the sandbox's private /tmp, recreated so the named
+// path works too), and a --ro path named through a link the payload can replace stays
 // read-only after the payload replaces the link: the mount is on what the
 // link pointed at when nsrun checked it, not on the link.
 func TestGrantsThroughSymlinksBindTheirTargets(t *testing.T) {
@@ -111,8 +112,8 @@ echo x >inner/x 2>/dev/null || echo inner-refused
 rm inner && ln -s / inner && echo relinked
 echo y >sub/y 2>/dev/null || echo sub-refused
 echo z >inner/nsrun-escape 2>/dev/null || echo root-refused`
-	// base is under the private /tmp: --ro base keeps the link visible.
-	r := run(t, "/", "--ro", base, "--rw", named, "--ro", filepath.Join(named, "inner"), "--report", rep, "--", "/bin/sh", "-c", script, "sh", named)
+	// base is under the private /tmp: nsrun recreates base/link there.
+	r := run(t, "/", "--rw", named, "--ro", filepath.Join(named, "inner"), "--report", rep, "--", "/bin/sh", "-c", script, "sh", named)
 	want := "wrote-new\ninner-refused\nrelinked\nsub-refused\nroot-refused"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("got %v, want:\n%s", r, want)

@@ -253,13 +253,17 @@ func chmodRoot(mnt int, mode uint32) error {
 }
 
 // makeMountpoint creates mp and its parents inside a filesystem nsrun made
-// itself, so nothing there can be a symlink.
+// itself, so nothing there can be a symlink but the links of the plan,
+// which come after every directory.
 func makeMountpoint(dir int, mp Mountpoint) error {
 	parts := strings.Split(mp.Rel, "/")
 	for i := range parts[:len(parts)-1] {
 		if err := unix.Mkdirat(dir, strings.Join(parts[:i+1], "/"), 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
 			return err
 		}
+	}
+	if mp.Link != "" {
+		return unix.Symlinkat(mp.Link, dir, mp.Rel)
 	}
 	if mp.Dir {
 		if err := unix.Mkdirat(dir, mp.Rel, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {

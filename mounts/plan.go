@@ -50,11 +50,22 @@ type Rule struct {
 	Optional bool     // skip the rule if the mount point is missing inside
 }
 
+// Link is a symlink on the way to a rule's path as the user named it, at
+// its canonical place, with its target as read from the host.
+type Link struct {
+	Path   string // absolute and canonical up to its last component
+	Target string
+}
+
 // Input is everything a plan depends on.
 type Input struct {
 	Root   string   // host directory seen as "/" inside; "" means "/"
 	RootID Identity // of Root
 	Rules  []Rule   // in the order given: for the same path the last wins
+	// Links are recreated where they would otherwise be missing: inside a
+	// tmpfs the plan makes (so that `--rw /tmp/link/ws` still resolves in
+	// the sandbox). Elsewhere the host's own link is already visible.
+	Links []Link
 	// TmpfsSize caps every writable tmpfs (bytes); 0 leaves the kernel's
 	// default, half of RAM.
 	TmpfsSize uint64
@@ -87,8 +98,9 @@ const (
 // Mountpoint is a path to create inside a fresh filesystem so that a later
 // Op can mount on it.
 type Mountpoint struct {
-	Rel string // relative to the Op's Path
-	Dir bool
+	Rel  string // relative to the Op's Path
+	Dir  bool
+	Link string // if set, a symlink with this target instead
 }
 
 // Op is one mount of a plan.
@@ -217,8 +229,34 @@ func Make(in Input) (*Plan, error) {
 		index[r.Path] = len(ops)
 		ops = append(ops, op)
 	}
-	plan.Ops = ops
+	plan.Ops = addLinks(ops, index, in.Links, rules)
 	return plan, nil
+}
+
+// addLinks adds each link that lies in a writable tmpfs of the plan to its
+// mount points, after every directory: a link made first could otherwise
+// redirect the creation of a later mount point. A link with a rule at or
+// below it is left out, as is a second link at the same path.
+func addLinks(ops []Op, index map[string]int, links []Link, rules []Rule) []Op {
+	seen := map[string]bool{}
+	for _, l := range links {
+		if seen[l.Path] || l.Path == "/" || !path.IsAbs(l.Path) || path.Clean(l.Path) != l.Path {
+			continue
+		}
+		seen[l.Path] = true
+		clash := false
+		for _, r := range rules {
+			clash = clash || Within(r.Path, l.Path)
+		}
+		parent := nearest(index, l.Path)
+		// Not in the empty directory that stands for a --deny.
+		if clash || parent < 0 || ops[parent].Kind != OpTmpfs || ops[parent].ReadOnly {
+			continue
+		}
+		p := &ops[parent]
+		p.Mountpoints = append(p.Mountpoints, Mountpoint{Rel: strings.TrimPrefix(l.Path, p.Path+"/"), Link: l.Target})
+	}
+	return ops
 }
 
 // redundant reports whether op, a read-only bind of a host path onto the

@@ -231,3 +231,43 @@ func ExampleMake() {
 	// bind /home/me/ws rw
 	// bind /home/me/ws/.git ro
 }
+
+func TestMakeRecreatesLinksOnlyInWritableTmpfs(t *testing.T) {
+	rules := []Rule{
+		{Path: "/tmp", Access: Tmpfs, Dir: true},
+		{Path: "/tmp/real/ws", Access: ReadWrite, Dir: true},
+		{Path: "/d", Access: Deny, Dir: true},
+		{Path: "/d/real", Access: ReadWrite, Dir: true},
+		{Path: "/home/real", Access: ReadWrite, Dir: true},
+	}
+	links := []Link{
+		{Path: "/tmp/link", Target: "real"},
+		{Path: "/tmp/link", Target: "again"}, // the same link twice
+		{Path: "/tmp/real", Target: "x"},     // a rule lies below it
+		{Path: "/d/link", Target: "real"},    // in a --deny directory
+		{Path: "/home/link", Target: "real"}, // the host's link is visible
+		{Path: "/tmp/../etc", Target: "x"},   // not clean
+	}
+	p, err := Make(Input{Rules: rules, Links: links})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range p.Ops {
+		var got []Mountpoint
+		for _, mp := range op.Mountpoints {
+			if mp.Link != "" {
+				got = append(got, mp)
+			}
+		}
+		var want []Mountpoint
+		if op.Path == "/tmp" {
+			want = []Mountpoint{{Rel: "link", Link: "real"}}
+			if last := op.Mountpoints[len(op.Mountpoints)-1]; last.Link == "" {
+				t.Errorf("/tmp: the link must come after every directory: %+v", op.Mountpoints)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: links %+v, want %+v", op.Path, got, want)
+		}
+	}
+}

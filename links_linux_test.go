@@ -1,0 +1,41 @@
+package nsrun
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/nsrun/nsrun/mounts"
+)
+
+func TestSymlinksAlong(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(base, "real", "ws", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"link": "real", "real/ws/inner": "sub", "abs": filepath.Join(base, "real")} {
+		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		path string
+		want []mounts.Link
+	}{
+		{filepath.Join(base, "real", "ws"), nil},
+		{filepath.Join(base, "link", "ws", "inner"), []mounts.Link{
+			{Path: filepath.Join(base, "link"), Target: "real"},
+			{Path: filepath.Join(base, "real", "ws", "inner"), Target: "sub"},
+		}},
+		{filepath.Join(base, "abs", "ws"), []mounts.Link{{Path: filepath.Join(base, "abs"), Target: filepath.Join(base, "real")}}},
+		{filepath.Join(base, "link", "missing", "x"), []mounts.Link{{Path: filepath.Join(base, "link"), Target: "real"}}},
+	} {
+		if got := symlinksAlong(tc.path); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("symlinksAlong(%s):\n got %+v\nwant %+v", tc.path, got, tc.want)
+		}
+	}
+}
