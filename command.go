@@ -72,3 +72,26 @@ func (c *Cmd) warnf(format string, a ...any) {
 		fmt.Fprintf(c.Warnings, "nsrun: warning: "+format+"\n", a...)
 	}
 }
+
+// deadlineReached waits until the command's timeout expires or its context
+// ends, and says so; it returns false as soon as done is closed instead.
+// Each backend's watcher ends the sandbox in its own way when it is true.
+func (c *Cmd) deadlineReached(done <-chan struct{}) bool {
+	var timer <-chan time.Time
+	if c.Timeout > 0 {
+		t := time.NewTimer(c.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var ctxDone <-chan struct{}
+	if c.ctx != nil {
+		ctxDone = c.ctx.Done()
+	}
+	select {
+	case <-done:
+		return false
+	case <-timer:
+	case <-ctxDone:
+	}
+	return true
+}

@@ -81,21 +81,8 @@ func (c *Cmd) Start() error {
 // watch kills the payload's process group at the timeout or when the
 // context ends.
 func (s *sysCmd) watch(c *Cmd) {
-	var timer <-chan time.Time
-	if c.Timeout > 0 {
-		t := time.NewTimer(c.Timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	var ctxDone <-chan struct{}
-	if c.ctx != nil {
-		ctxDone = c.ctx.Done()
-	}
-	select {
-	case <-s.done:
+	if !c.deadlineReached(s.done) {
 		return
-	case <-timer:
-	case <-ctxDone:
 	}
 	s.timedOut = true
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)

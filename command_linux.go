@@ -234,21 +234,8 @@ func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<
 
 // watch ends the sandbox when the context is done or the timeout expires.
 func (s *sysCmd) watch(c *Cmd) {
-	var timer <-chan time.Time
-	if c.Timeout > 0 {
-		t := time.NewTimer(c.Timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	var ctxDone <-chan struct{}
-	if c.ctx != nil {
-		ctxDone = c.ctx.Done()
-	}
-	select {
-	case <-s.done:
+	if !c.deadlineReached(s.done) {
 		return
-	case <-timer:
-	case <-ctxDone:
 	}
 	s.mu.Lock()
 	s.timedOut = true

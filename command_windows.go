@@ -122,28 +122,8 @@ func (c *Cmd) Start() error {
 
 // windowsCheck refuses settings that mean nothing with a restricted token.
 func (p *Policy) windowsCheck() error {
-	bad := func(setting string) error {
+	if setting := p.linuxOnlySetting(); setting != "" {
 		return &SetupError{Code: ExitSetup, Msg: setting + " has no meaning with the Windows restricted-token backend"}
-	}
-	switch {
-	case p.UID != nil || p.GID != nil:
-		return bad("uid and gid")
-	case p.Hostname != "":
-		return bad("hostname")
-	case p.Root != "":
-		return bad("root")
-	case p.Isolation != IsolationFull:
-		return bad("isolation landlock")
-	case p.AllowUserns:
-		return bad("allow-userns")
-	case len(p.AllowConnect)+len(p.AllowBind) > 0:
-		return bad("port rules (allow-connect, allow-bind)")
-	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
-		return bad("a seccomp profile")
-	case p.PrivateHome:
-		return bad("a private home (presets agent and build)")
-	case p.Memory > 0 || p.Pids > 0 || p.CPU > 0 || len(p.Rlimits) > 0 || p.TmpfsSize > 0:
-		return bad("resource limits")
 	}
 	return nil
 }
@@ -311,22 +291,10 @@ func stdHandles(c *Cmd) ([3]xwin.Handle, error) {
 	return out, nil
 }
 
+// watch kills the payload at the timeout or when the context ends.
 func (s *sysCmd) watch(c *Cmd) {
-	var timer <-chan time.Time
-	if c.Timeout > 0 {
-		t := time.NewTimer(c.Timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	var ctxDone <-chan struct{}
-	if c.ctx != nil {
-		ctxDone = c.ctx.Done()
-	}
-	select {
-	case <-s.done:
+	if !c.deadlineReached(s.done) {
 		return
-	case <-timer:
-	case <-ctxDone:
 	}
 	s.timedOut = true
 	_ = s.proc.Kill()

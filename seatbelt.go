@@ -32,32 +32,36 @@ func (p *Policy) SeatbeltProfile() (darwin.Profile, error) {
 // seatbeltCheck refuses settings that mean nothing under Seatbelt: they
 // would be ignored otherwise.
 func (p *Policy) seatbeltCheck() error {
-	bad := func(setting string) error {
+	if setting := p.linuxOnlySetting(); setting != "" {
 		return &SetupError{Code: ExitSetup, Msg: setting + " has no meaning with the macOS Seatbelt backend"}
 	}
-	switch {
-	case p.UID != nil:
-		return bad("uid")
-	case p.GID != nil:
-		return bad("gid")
-	case p.Hostname != "":
-		return bad("hostname")
-	case p.Isolation != IsolationFull:
-		return bad("isolation landlock")
-	case p.Root != "":
-		return bad("root")
-	case p.AllowUserns:
-		return bad("allow-userns")
-	case len(p.AllowConnect)+len(p.AllowBind) > 0:
-		return bad("port rules (allow-connect, allow-bind)")
-	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
-		return bad("a seccomp profile")
-	case p.PrivateHome:
-		return bad("a private home (presets agent and build)")
-	case p.Memory > 0 || p.Pids > 0 || p.CPU > 0 || len(p.Rlimits) > 0 || p.TmpfsSize > 0:
-		return bad("resource limits")
-	}
 	return nil
+}
+
+// linuxOnlySetting names the first setting in use that only the Linux
+// backend can honour, or returns "".
+func (p *Policy) linuxOnlySetting() string {
+	switch {
+	case p.UID != nil || p.GID != nil:
+		return "uid and gid"
+	case p.Hostname != "":
+		return "hostname"
+	case p.Isolation != IsolationFull:
+		return "isolation landlock"
+	case p.Root != "":
+		return "root"
+	case p.AllowUserns:
+		return "allow-userns"
+	case len(p.AllowConnect)+len(p.AllowBind) > 0:
+		return "port rules (allow-connect, allow-bind)"
+	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
+		return "a seccomp profile"
+	case p.PrivateHome:
+		return "a private home (presets agent and build)"
+	case p.Memory > 0 || p.Pids > 0 || p.CPU > 0 || len(p.Rlimits) > 0 || p.TmpfsSize > 0:
+		return "resource limits"
+	}
+	return ""
 }
 
 // seatbeltTempDirs are the temporary directories a macOS process writes:

@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"bufio"
 	"context"
 	"io/fs"
 	"os"
@@ -32,20 +31,12 @@ func TestClosedStdinAndBrokenStdout(t *testing.T) {
 }
 
 func TestInitKilledFromOutside(t *testing.T) {
-	need(t)
 	marker := "nsrun-fault-" + itoa(os.Getpid())
-	cmd := exec.Command(nsrunBin, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("got %q", line)
-	}
+	cmd := startReady(t, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
 	init := 0
 	deadline := time.Now().Add(5 * time.Second)
 	for init == 0 && time.Now().Before(deadline) {
-		init = findChild(cmd.Process.Pid, "nsrun-init")
+		init = findProcess("nsrun-init", cmd.Process.Pid)
 		time.Sleep(10 * time.Millisecond)
 	}
 	if init == 0 {
@@ -61,44 +52,19 @@ func TestInitKilledFromOutside(t *testing.T) {
 	assertGone(t, marker)
 }
 
-// findChild returns the pid of a child of parent whose argv[0] is name.
-func findChild(parent int, name string) int {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		s := string(b)
-		rest := s[strings.LastIndexByte(s, ')')+2:]
-		f := strings.Fields(rest)
-		if len(f) < 2 || f[1] != itoa(parent) {
-			continue
-		}
-		cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if arg0, _, _ := strings.Cut(string(cl), "\x00"); arg0 == name {
-			pid := 0
-			for _, c := range e.Name() {
-				pid = pid*10 + int(c-'0')
-			}
-			return pid
-		}
-	}
-	return 0
-}
-
-// Killing nsrun leaves no process and no mount on the host.
+// nsrun SIGKILLed while its payload runs: the payload and the whole
+// sandbox die with it, and the host's mount table is as it was.
 func TestNothingLeftAfterSIGKILL(t *testing.T) {
-	need(t)
 	before := readFile(t, "/proc/self/mountinfo")
 	marker := "nsrun-kill-" + itoa(os.Getpid())
-	cmd := exec.Command(nsrunBin, "--rw", workspace(t), "--", "/bin/bash", "-c", "echo ready; (exec -a "+marker+" sleep 300) & wait")
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	cmd := startReady(t, "--rw", workspace(t), "--", "/bin/bash", "-c", "echo ready; (exec -a "+marker+" sleep 300) & wait")
+	deadline := time.Now().Add(5 * time.Second)
+	for findProcess(marker, 0) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the payload is not visible on the host before the kill")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	bufio.NewReader(out).ReadString('\n')
 	cmd.Process.Kill()
 	cmd.Wait()
 	assertGone(t, marker)
@@ -138,21 +104,14 @@ func TestMaskedOrReadOnlyProcIsAClearError(t *testing.T) {
 // A SIGKILLed nsrun cannot remove its cgroups; the next nsrun that makes
 // one removes them, once their processes are gone.
 func TestCgroupOfAKilledNsrunIsRemoved(t *testing.T) {
-	need(t)
 	ws := workspace(t)
-	cmd := exec.Command(nsrunBin, "--pids", "64", "--", "/bin/sh", "-c", "echo ready; sleep 300")
-	out, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+	cmd := start(t, "--pids", "64", "--", "/bin/sh", "-c", "echo ready; sleep 300")
+	if cmd.First != "ready\n" {
 		cmd.Wait()
-		if strings.Contains(stderr.String(), "--pids") {
-			t.Skip("no cgroup limits for this user here:", strings.TrimSpace(stderr.String()))
+		if strings.Contains(cmd.Stderr.String(), "--pids") {
+			t.Skip("no cgroup limits for this user here:", strings.TrimSpace(cmd.Stderr.String()))
 		}
-		t.Fatalf("nsrun --pids 64: %q, %s", line, stderr.String())
+		t.Fatalf("nsrun --pids 64: %q, %s", cmd.First, cmd.Stderr)
 	}
 	prefix := "nsrun-" + itoa(cmd.Process.Pid) + "-"
 	cmd.Process.Kill()

@@ -12,6 +12,7 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -167,3 +168,44 @@ func expect(t *testing.T, what, got, want string) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// running is an nsrun started in the background whose payload has printed
+// its first line.
+type running struct {
+	*exec.Cmd
+	First  string           // the payload's first line ("" if it never came)
+	Out    *bufio.Reader    // the rest of the payload's output
+	Stderr *strings.Builder // nsrun's; read it only after Wait
+}
+
+// start runs nsrun with args in the background and waits for the payload's
+// first line. Callers end it (Process.Kill, Wait).
+func start(t *testing.T, args ...string) running {
+	t.Helper()
+	need(t)
+	cmd := exec.Command(nsrunBin, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := running{Cmd: cmd, Out: bufio.NewReader(out), Stderr: &strings.Builder{}}
+	cmd.Stderr = r.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.First, _ = r.Out.ReadString('\n')
+	return r
+}
+
+// startReady is start for a payload that prints "ready" once it runs; any
+// other first line fails the test, so nothing is asserted about a sandbox
+// that did not start.
+func startReady(t *testing.T, args ...string) running {
+	t.Helper()
+	r := start(t, args...)
+	if r.First != "ready\n" {
+		r.Wait()
+		t.Fatalf("nsrun %v: %q instead of ready; %s", args, r.First, r.Stderr)
+	}
+	return r
+}

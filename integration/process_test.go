@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -153,71 +154,38 @@ func TestStragglersKilledWhenPayloadExits(t *testing.T) {
 }
 
 func TestSigtermIsForwarded(t *testing.T) {
-	need(t)
-	cmd := exec.Command(nsrunBin, "--", "/bin/sh", "-c", `trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.05; done`)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	rd := bufio.NewReader(out)
-	if line, _ := rd.ReadString('\n'); line != "ready\n" {
-		t.Fatalf("got %q before the signal", line)
-	}
+	cmd := startReady(t, "--", "/bin/sh", "-c", `trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.05; done`)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	rest, _ := rd.ReadString('\n')
-	err = cmd.Wait()
+	rest, _ := cmd.Out.ReadString('\n')
+	err := cmd.Wait()
 	expect(t, "payload output", rest, "got-term\n")
 	if cmd.ProcessState.ExitCode() != 7 {
 		t.Errorf("exit: %v", err)
 	}
 }
 
-func TestSandboxDiesWithParent(t *testing.T) {
-	need(t)
-	marker := "nsrun-orphan-" + itoa(os.Getpid())
-	cmd := exec.Command(nsrunBin, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("got %q", line)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for findProcess(marker) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the payload is not visible on the host before the kill")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	assertGone(t, marker)
-}
-
-// findProcess returns the host pid of a process whose argv[0] is name, or 0.
-func findProcess(name string) int {
+// findProcess returns the host pid of a process whose argv[0] is name and,
+// unless parent is 0, whose parent is parent; or 0.
+func findProcess(name string, parent int) int {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if arg0, _, _ := strings.Cut(string(b), "\x00"); arg0 == name {
-			pid := 0
-			for _, c := range e.Name() {
-				pid = pid*10 + int(c-'0')
-			}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if arg0, _, _ := strings.Cut(string(b), "\x00"); err != nil || arg0 != name {
+			continue
+		}
+		if parent == 0 {
+			return pid
+		}
+		// pid (comm) state ppid ...
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		s := string(stat)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); err == nil && len(f) >= 2 && f[1] == itoa(parent) {
 			return pid
 		}
 	}
@@ -229,12 +197,12 @@ func assertGone(t *testing.T, name string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if findProcess(name) == 0 {
+		if findProcess(name, 0) == 0 {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Errorf("process %s still running on the host (pid %d)", name, findProcess(name))
+	t.Errorf("process %s still running on the host (pid %d)", name, findProcess(name, 0))
 }
 
 func TestOnlyStandardDescriptorsReachThePayload(t *testing.T) {
