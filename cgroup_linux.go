@@ -131,8 +131,14 @@ func (cg *sandboxCgroup) remove() {
 		unix.Close(cg.fd)
 		cg.fd = -1
 	}
+	removeCgroupDir(cg.dir)
+}
+
+// removeCgroupDir removes an empty cgroup, waiting up to half a second for
+// its last processes (zombies not yet reaped) to leave it.
+func removeCgroupDir(dir string) {
 	for i := 0; i < 50; i++ {
-		if err := unix.Rmdir(cg.dir); err == nil || errors.Is(err, unix.ENOENT) {
+		if err := unix.Rmdir(dir); err == nil || errors.Is(err, unix.ENOENT) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -142,11 +142,6 @@ func (g *v1Group) events() (oom, pidsMax bool) {
 
 func (g *v1Group) remove() {
 	for _, dir := range g.dirs {
-		for i := 0; i < 50; i++ {
-			if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		removeCgroupDir(dir)
 	}
 }

@@ -141,7 +141,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	}
 	if p.Root == "" {
 		for _, r := range user {
-			in.Links = append(in.Links, symlinksAlong(absPath(r.Path, cwd))...)
+			// A path with no symlink on the way is its own canonical form:
+			// nothing to walk again.
+			if abs := absPath(r.Path, cwd); abs != r.Canon {
+				in.Links = append(in.Links, symlinksAlong(abs)...)
+			}
 		}
 	}
 	plan, err := mounts.Make(in)

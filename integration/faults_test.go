@@ -108,7 +108,7 @@ func TestCgroupOfAKilledNsrunIsRemoved(t *testing.T) {
 	cmd := start(t, "--pids", "64", "--", "/bin/sh", "-c", "echo ready; sleep 300")
 	if cmd.First != "ready\n" {
 		cmd.Wait()
-		if strings.Contains(cmd.Stderr.String(), "--pids") {
+		if strings.Contains(cmd.Stderr.String(), "--pids") && os.Getuid() != 0 {
 			t.Skip("no cgroup limits for this user here:", strings.TrimSpace(cmd.Stderr.String()))
 		}
 		t.Fatalf("nsrun --pids 64: %q, %s", cmd.First, cmd.Stderr)

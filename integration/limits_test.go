@@ -53,10 +53,15 @@ func TestCgroupLimits(t *testing.T) {
 	rep := filepath.Join(ws, "r.json")
 	// refused says whether nsrun refused the limits, as it must where it
 	// cannot make the cgroup (an unprivileged caller without delegation),
-	// naming one of the options.
+	// naming one of the options. Root can always make one, so with
+	// NSRUN_INTEGRATION=1 a refusal to root is a failure, not a pass.
+	mustEnforce := os.Getuid() == 0 && os.Getenv("NSRUN_INTEGRATION") == "1"
 	refused := func(r result, options ...string) bool {
 		if r.code != 125 {
 			return false
+		}
+		if mustEnforce {
+			t.Errorf("limits refused to root: %v", r)
 		}
 		named := false
 		for _, o := range options {
