@@ -52,11 +52,15 @@ func init() {
 // Start builds the sandbox and starts the command in it. It returns once
 // the payload has been started, or with a *SetupError, a *RuleError, a
 // *DirError or an *IDError when nothing was run.
+//
+// The init is started first and boots (exec, Go runtime) while this
+// process checks the paths and plans the sandbox; it waits for its spec
+// before it touches anything, and is killed if planning fails.
 func (c *Cmd) Start() error {
 	if c.sys != nil {
 		return errors.New("nsrun: Start called twice")
 	}
-	s := &sysCmd{started: time.Now(), release: make(chan struct{}), done: make(chan struct{})}
+	s := &sysCmd{started: time.Now(), release: make(chan struct{}), done: make(chan struct{}), pidfd: -1}
 	c.sys = s
 	fail := func(err error) error {
 		if c.report.Version == 0 {
@@ -70,30 +74,28 @@ func (c *Cmd) Start() error {
 		}
 		return err
 	}
-	prep, err := c.prepare()
-	if err != nil {
+	p := c.Policy
+	if p == nil {
+		p = &Policy{}
+	}
+	s.direct = p.Isolation == IsolationLandlock
+	ids, idErr := policyIDs(p)
+	if idErr != nil || len(c.Args) == 0 {
+		// Bad input: prepare names it, and nothing needs to start.
+		prep, err := c.prepare()
+		if err == nil {
+			prep.cleanup()
+			err = idErr
+		}
 		return fail(err)
 	}
-	c.report, s.tmpDir = prep.report, prep.tmpDir
-	s.direct = prep.spec.Plan == nil
-	if c.afterPrepare != nil {
-		c.afterPrepare()
-	}
-	if p := c.Policy; p != nil && (p.Memory > 0 || p.Pids > 0 || p.CPU > 0) {
+	var err error
+	if p.Memory > 0 || p.Pids > 0 || p.CPU > 0 {
 		if s.cgroup, err = newCgroup(p); err != nil {
 			return fail(err)
 		}
-		c.report.Limits["cgroup"] = "v2"
-		if s.cgroup.v1 != nil {
-			c.report.Limits["cgroup"] = "v1"
-		}
 	}
-	prep.spec.Foreground = s.takeForeground(c.Stdin)
-	if s.direct {
-		c.logf("Landlock only: no namespaces, no mounts")
-	} else {
-		c.logf("plan: %d mounts over %s", len(prep.spec.Plan.Ops)+1, prep.spec.Plan.Root.Source)
-	}
+	foreground := s.takeForeground(c.Stdin)
 
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -101,8 +103,7 @@ func (c *Cmd) Start() error {
 	}
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
-		specR.Close()
-		specW.Close()
+		closeFiles(specR, specW)
 		return fail(fmt.Errorf("pipe: %w", err))
 	}
 	s.stdio, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
@@ -110,7 +111,7 @@ func (c *Cmd) Start() error {
 		closeFiles(specR, specW, statusR, statusW)
 		return fail(fmt.Errorf("standard streams: %w", err))
 	}
-	s.pidfd = -1
+	s.lifeline, s.statusFile, s.status = specW, statusR, bufio.NewReader(statusR)
 	attr := &syscall.ProcAttr{
 		Env: []string{},
 		Files: []uintptr{s.stdio.fds[0].Fd(), s.stdio.fds[1].Fd(), s.stdio.fds[2].Fd(),
@@ -118,7 +119,7 @@ func (c *Cmd) Start() error {
 		Sys: &syscall.SysProcAttr{
 			// Without a terminal to share, the sandbox gets a session of its
 			// own: no controlling terminal means no TIOCSTI into the caller's.
-			Setsid: !prep.spec.Foreground,
+			Setsid: !foreground,
 			PidFD:  &s.pidfd,
 		},
 	}
@@ -132,71 +133,79 @@ func (c *Cmd) Start() error {
 		// The stage becomes the payload: it gets the terminal itself, and
 		// dies with nsrun (there is no PID namespace to end it otherwise).
 		stage = landlockStage
-		attr.Sys.Setpgid, attr.Sys.Foreground, attr.Sys.Ctty = prep.spec.Foreground, prep.spec.Foreground, 0
+		attr.Sys.Setpgid, attr.Sys.Foreground, attr.Sys.Ctty = foreground, foreground, 0
 		attr.Sys.Pdeathsig = syscall.SIGKILL
 	} else {
-		uids, gids := ns.Maps(prep.uid, prep.hostUID, prep.gid, prep.hostGID)
+		uids, gids := ns.Maps(ids.uid, ids.hostUID, ids.gid, ids.hostGID)
 		attr.Sys.Cloneflags = ns.CloneFlags(c.policyNet() == NetHost)
 		attr.Sys.UidMappings, attr.Sys.GidMappings = uids, gids
 		attr.Sys.AmbientCaps = ns.SetupCaps
 	}
-	s.lifeline, s.statusFile, s.status = specW, statusR, bufio.NewReader(statusR)
-
-	// The spec goes into the pipe before the init starts; one larger than
-	// the pipe's buffer, or one that must wait for the init to be moved
-	// into cgroup v1, is written once the init runs, as it reads it.
-	wrote := make(chan error, 1)
-	spec, err := encodeSpec(&prep.spec)
-	if err != nil {
-		closeFiles(specR, specW, statusR, statusW)
-		s.stdio.closeChildEnds()
-		s.stdio.closeParentEnds()
-		return fail(err)
-	}
-	// With cgroup v1 the init must be moved into its cgroups before it
-	// reads the spec (and so before the payload exists).
-	v1 := s.cgroup != nil && s.cgroup.v1 != nil
-	writeSpec := func() {
-		_, err := specW.Write(spec)
-		wrote <- err
-	}
-	if size, perr := unix.FcntlInt(specW.Fd(), unix.F_GETPIPE_SZ, 0); perr == nil && len(spec) <= size && !v1 {
-		writeSpec()
-	}
-
 	startErr := make(chan error, 1)
 	go s.forkAndHold(stage, attr, startErr)
+
+	prep, prepErr := c.prepare()
 	err = <-startErr
 	runtime.KeepAlive(s.stdio)
 	closeFiles(specR, statusW)
 	s.stdio.closeChildEnds()
-	if err != nil {
-		specW.Close() // no writer runs yet: the spec is written after the start
-		statusR.Close()
-		s.stdio.closeParentEnds()
+	if prepErr != nil || err != nil {
+		if err == nil {
+			s.abort()
+		} else {
+			closeFiles(specW, statusR)
+			s.stdio.closeParentEnds()
+			s.restoreForeground()
+		}
+		if prepErr != nil {
+			if prep != nil {
+				prep.cleanup()
+			}
+			return fail(prepErr)
+		}
 		if s.direct {
 			return fail(&SetupError{Code: ExitSetup, Msg: "start the Landlock-only stage: " + err.Error()})
 		}
-		err = ns.Explain(err, ns.ReadSettings(), prep.hostUID)
+		err = ns.Explain(err, ns.ReadSettings(), ids.hostUID)
 		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error() +
 			"; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
+	c.report, s.tmpDir = prep.report, prep.tmpDir
+	if s.cgroup != nil {
+		c.report.Limits["cgroup"] = "v2"
+		if s.cgroup.v1 != nil {
+			c.report.Limits["cgroup"] = "v1"
+		}
+	}
+	prep.spec.Foreground = foreground
+	if s.direct {
+		c.logf("Landlock only: no namespaces, no mounts")
+	} else {
+		c.logf("plan: %d mounts over %s", len(prep.spec.Plan.Ops)+1, prep.spec.Plan.Root.Source)
+	}
 	c.logf("init started in new namespaces at %.2f ms", ms(time.Since(s.started)))
-	if v1 {
+	if c.afterPrepare != nil {
+		c.afterPrepare()
+	}
+	spec, err := encodeSpec(&prep.spec)
+	if err != nil {
+		s.abort()
+		return fail(err)
+	}
+	// With cgroup v1 the init must be moved into its cgroups before it
+	// reads the spec (and so before the payload exists).
+	if s.cgroup != nil && s.cgroup.v1 != nil {
 		if err := s.cgroup.v1.add(s.pid); err != nil {
-			specW.Close()
 			s.abort()
 			return fail(err)
 		}
 	}
-	if len(wrote) == 0 {
-		go writeSpec()
-	}
 	if c.Timeout > 0 || c.ctx != nil && c.ctx.Done() != nil {
 		go s.watch(c)
 	}
-
-	if err := <-wrote; err != nil {
+	// The init reads the whole spec before it writes anything, so writing
+	// it here cannot deadlock; an init that died makes it fail with EPIPE.
+	if _, err := specW.Write(spec); err != nil {
 		s.abort()
 		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
 	}
@@ -321,6 +330,7 @@ func (s *sysCmd) abort() {
 	s.reap()
 	_ = s.stdio.wait()
 	s.finish()
+	s.restoreForeground()
 }
 
 func (s *sysCmd) finish() {

@@ -59,8 +59,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if err != nil {
 		return nil, err
 	}
-	prep := &prepared{hostUID: os.Getuid(), hostGID: os.Getgid(), tmpDir: tmp}
-	prep.uid, prep.gid = prep.hostUID, prep.hostGID
+	prep := &prepared{tmpDir: tmp}
 
 	grants := []landlock.Grant{
 		{Path: "/", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},

@@ -25,7 +25,7 @@ const (
 // what the report says of them.
 type layers struct {
 	landlock *landlock.Ruleset
-	seccomp  [][]seccomp.Instruction
+	seccomp  []seccomp.Program
 	lreport  LandlockReport
 	sreport  SeccompReport
 }
@@ -121,7 +121,7 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, tcp bool) error {
 	if len(compiled.Skipped) > 0 {
 		c.warnf("seccomp profile %s allows calls this system cannot name; they stay denied: %s", prof.Name, strings.Join(compiled.Skipped, ", "))
 	}
-	l.seccomp = [][]seccomp.Instruction{compiled.Program}
+	l.seccomp = []seccomp.Program{compiled.Program}
 	l.sreport = SeccompReport{Status: "full", Profile: prof.Name, SyscallsBlocked: compiled.Blocked}
 	if tcp {
 		mptcp, err := seccomp.MPTCP(runtime.GOARCH)

@@ -15,11 +15,34 @@ import (
 
 // prepared is a Cmd turned into what the kernel needs.
 type prepared struct {
-	spec             initSpec
-	report           Report
+	spec   initSpec
+	report Report
+	tmpDir string // created for a Landlock-only sandbox; removed after it
+}
+
+// idMap is who the sandbox's user is inside, and who it is on the host.
+type idMap struct {
 	uid, gid         int
 	hostUID, hostGID int
-	tmpDir           string // created for a Landlock-only sandbox; removed after it
+}
+
+// policyIDs is the ids of p's sandbox: the caller's unless p sets others.
+func policyIDs(p *Policy) (idMap, error) {
+	ids := idMap{hostUID: os.Getuid(), hostGID: os.Getgid()}
+	ids.uid, ids.gid = ids.hostUID, ids.hostGID
+	if p.UID != nil {
+		ids.uid = *p.UID
+	}
+	if p.GID != nil {
+		ids.gid = *p.GID
+	}
+	if err := ns.CheckID(int64(ids.uid)); err != nil {
+		return ids, &IDError{Kind: "uid", Err: err}
+	}
+	if err := ns.CheckID(int64(ids.gid)); err != nil {
+		return ids, &IDError{Kind: "gid", Err: err}
+	}
+	return ids, nil
 }
 
 // cleanup removes what preparing created.
@@ -156,20 +179,10 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	// kernels that no longer need it.
 	plan.Remount = os.Getenv("NSRUN_FORCE_REMOUNT") == "1"
 
-	prep := &prepared{hostUID: os.Getuid(), hostGID: os.Getgid()}
-	prep.uid, prep.gid = prep.hostUID, prep.hostGID
-	if p.UID != nil {
-		prep.uid = *p.UID
+	if _, err := policyIDs(p); err != nil {
+		return nil, err
 	}
-	if p.GID != nil {
-		prep.gid = *p.GID
-	}
-	if err := ns.CheckID(int64(prep.uid)); err != nil {
-		return nil, &IDError{Kind: "uid", Err: err}
-	}
-	if err := ns.CheckID(int64(prep.gid)); err != nil {
-		return nil, &IDError{Kind: "gid", Err: err}
-	}
+	prep := &prepared{}
 	dir, err := c.workDir(root, rules, cwd)
 	if err != nil {
 		return nil, err

@@ -29,8 +29,8 @@ type initSpec struct {
 	// Rlimits are set before the payload starts.
 	Rlimits []Rlimit `json:"rlimits,omitempty"`
 	// Landlock and Seccomp are applied last, in that order, when set.
-	Landlock *landlock.Ruleset       `json:"landlock,omitempty"`
-	Seccomp  [][]seccomp.Instruction `json:"seccomp,omitempty"`
+	Landlock *landlock.Ruleset `json:"landlock,omitempty"`
+	Seccomp  []seccomp.Program `json:"seccomp,omitempty"`
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it
