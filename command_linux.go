@@ -141,11 +141,18 @@ func (c *Cmd) Start() error {
 		attr.Sys.UidMappings, attr.Sys.GidMappings = uids, gids
 		attr.Sys.AmbientCaps = ns.SetupCaps
 	}
+	// Forking first and planning while the init execs and boots is faster
+	// than planning during the fork: a parent busy meanwhile slows the fork
+	// down (copy-on-write faults, a locked thread waiting for the scheduler).
 	startErr := make(chan error, 1)
 	go s.forkAndHold(stage, attr, startErr)
-
-	prep, prepErr := c.prepare()
 	err = <-startErr
+	prep, prepErr := c.prepare()
+	var spec []byte
+	if prepErr == nil {
+		prep.spec.Foreground = foreground
+		spec, prepErr = encodeSpec(&prep.spec)
+	}
 	runtime.KeepAlive(s.stdio)
 	closeFiles(specR, statusW)
 	s.stdio.closeChildEnds()
@@ -177,7 +184,6 @@ func (c *Cmd) Start() error {
 			c.report.Limits["cgroup"] = "v1"
 		}
 	}
-	prep.spec.Foreground = foreground
 	if s.direct {
 		c.logf("Landlock only: no namespaces, no mounts")
 	} else {
@@ -186,11 +192,6 @@ func (c *Cmd) Start() error {
 	c.logf("init started in new namespaces at %.2f ms", ms(time.Since(s.started)))
 	if c.afterPrepare != nil {
 		c.afterPrepare()
-	}
-	spec, err := encodeSpec(&prep.spec)
-	if err != nil {
-		s.abort()
-		return fail(err)
 	}
 	// With cgroup v1 the init must be moved into its cgroups before it
 	// reads the spec (and so before the payload exists).

@@ -3,7 +3,6 @@
 package seccomp
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -160,7 +159,7 @@ func knownSyscalls() int {
 
 // export writes the filter out as BPF through a memfd (libseccomp 2.5 has
 // no in-memory export).
-func export(f *libseccomp.ScmpFilter) ([]Instruction, error) {
+func export(f *libseccomp.ScmpFilter) (Program, error) {
 	fd, err := unix.MemfdCreate("nsrun-seccomp", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("memfd_create: %w", err)
@@ -177,19 +176,8 @@ func export(f *libseccomp.ScmpFilter) ([]Instruction, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(b) == 0 {
+		return nil, errors.New("seccomp_export_bpf wrote nothing")
+	}
 	return decodeBPF(b)
-}
-
-// decodeBPF reads struct sock_filter records as libseccomp exports them
-// (native byte order, little endian on every architecture nsrun supports).
-func decodeBPF(b []byte) ([]Instruction, error) {
-	if len(b) == 0 || len(b)%8 != 0 {
-		return nil, fmt.Errorf("seccomp: exported program of %d bytes is not a whole number of instructions", len(b))
-	}
-	prog := make([]Instruction, len(b)/8)
-	for i := range prog {
-		r := b[8*i:]
-		prog[i] = Instruction{Code: binary.LittleEndian.Uint16(r), Jt: r[2], Jf: r[3], K: binary.LittleEndian.Uint32(r[4:])}
-	}
-	return prog, nil
 }

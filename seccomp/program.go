@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -37,14 +38,23 @@ func (p *Program) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("BPF program: %w", err)
 	}
-	if len(raw)%instructionSize != 0 {
-		return fmt.Errorf("BPF program of %d bytes is not a whole number of instructions", len(raw))
+	if len(raw) == 0 {
+		return errors.New("BPF program is empty")
 	}
-	prog := make(Program, len(raw)/instructionSize)
+	*p, err = decodeBPF(raw)
+	return err
+}
+
+// decodeBPF reads struct sock_filter records in the kernel's layout (native
+// byte order: little endian on every architecture nsrun supports).
+func decodeBPF(b []byte) (Program, error) {
+	if len(b)%instructionSize != 0 {
+		return nil, fmt.Errorf("BPF program of %d bytes is not a whole number of instructions", len(b))
+	}
+	prog := make(Program, len(b)/instructionSize)
 	for i := range prog {
-		b := raw[i*instructionSize:]
-		prog[i] = Instruction{Code: binary.LittleEndian.Uint16(b), Jt: b[2], Jf: b[3], K: binary.LittleEndian.Uint32(b[4:])}
+		r := b[i*instructionSize:]
+		prog[i] = Instruction{Code: binary.LittleEndian.Uint16(r), Jt: r[2], Jf: r[3], K: binary.LittleEndian.Uint32(r[4:])}
 	}
-	*p = prog
-	return nil
+	return prog, nil
 }
