@@ -2,7 +2,6 @@ package nsrun
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -318,11 +317,8 @@ func (s *sysCmd) reap() {
 
 func (s *sysCmd) next() (initMsg, error) {
 	var m initMsg
-	line, err := s.status.ReadBytes('\n')
-	if err != nil {
-		return m, err
-	}
-	return m, json.Unmarshal(line, &m)
+	err := readFrame(s.status, &m, "status")
+	return m, err
 }
 
 // abort kills and reaps an init whose payload never started.

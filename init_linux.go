@@ -1,7 +1,6 @@
 package nsrun
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -200,8 +199,9 @@ func readControl(out chan<- byte) {
 }
 
 func send(f *os.File, m initMsg) {
-	b, _ := json.Marshal(m)
-	_, _ = f.Write(append(b, '\n'))
+	if b, err := frame(&m, "status"); err == nil {
+		_, _ = f.Write(b)
+	}
 }
 
 func stepLogger(verbose bool) func(string) {

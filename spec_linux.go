@@ -2,10 +2,10 @@ package nsrun
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 
+	"github.com/nsrun/nsrun/internal/wire"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/seccomp"
@@ -18,65 +18,83 @@ const initStage = "nsrun-init"
 // initSpec is everything the init needs, sent over an inherited pipe so
 // none of it appears in the init's argv or environment.
 type initSpec struct {
-	Plan       *mounts.Plan `json:"plan"`
-	Args       []string     `json:"args"`
-	Env        []string     `json:"env"`
-	Dir        string       `json:"dir"`
-	Hostname   string       `json:"hostname,omitempty"`
-	Loopback   bool         `json:"loopback"`
-	Foreground bool         `json:"foreground"`
-	Verbose    bool         `json:"verbose"`
+	Plan       *mounts.Plan
+	Args       []string
+	Env        []string
+	Dir        string
+	Hostname   string
+	Loopback   bool
+	Foreground bool
+	Verbose    bool
 	// Rlimits are set before the payload starts.
-	Rlimits []Rlimit `json:"rlimits,omitempty"`
+	Rlimits []Rlimit
 	// Landlock and Seccomp are applied last, in that order, when set.
-	Landlock *landlock.Ruleset `json:"landlock,omitempty"`
-	Seccomp  []seccomp.Program `json:"seccomp,omitempty"`
+	Landlock *landlock.Ruleset
+	Seccomp  []seccomp.Program
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it
 // allocate without limit.
 const maxSpec = 64 << 20
 
-// encodeSpec frames the spec as a 4-byte big-endian length and JSON.
+// encodeSpec frames the spec for the init's pipe.
 func encodeSpec(s *initSpec) ([]byte, error) {
-	b, err := json.Marshal(s)
+	return frame(s, "spec")
+}
+
+func readSpec(r io.Reader) (*initSpec, error) {
+	var s initSpec
+	if err := readFrame(r, &s, "spec"); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// frame encodes v with package wire (a new process decodes it far faster
+// than JSON) behind a 4-byte big-endian length.
+func frame(v any, what string) ([]byte, error) {
+	b, err := wire.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("encode spec: %w", err)
+		return nil, fmt.Errorf("encode %s: %w", what, err)
 	}
 	if len(b) > maxSpec {
-		return nil, fmt.Errorf("spec of %d bytes is over the %d limit", len(b), maxSpec)
+		return nil, fmt.Errorf("%s of %d bytes is over the %d limit", what, len(b), maxSpec)
 	}
 	out := make([]byte, 4, 4+len(b))
 	binary.BigEndian.PutUint32(out, uint32(len(b)))
 	return append(out, b...), nil
 }
 
-func readSpec(r io.Reader) (*initSpec, error) {
+// readFrame reads one frame into v. A stream that ends before the frame
+// starts gives io.EOF itself.
+func readFrame(r io.Reader, v any, what string) error {
 	var n [4]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return nil, fmt.Errorf("read spec length: %w", err)
+		if err == io.EOF {
+			return err
+		}
+		return fmt.Errorf("read %s length: %w", what, err)
 	}
 	size := binary.BigEndian.Uint32(n[:])
 	if size > maxSpec {
-		return nil, fmt.Errorf("spec of %d bytes is over the %d limit", size, maxSpec)
+		return fmt.Errorf("%s of %d bytes is over the %d limit", what, size, maxSpec)
 	}
 	b := make([]byte, size)
 	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, fmt.Errorf("read spec: %w", err)
+		return fmt.Errorf("read %s: %w", what, err)
 	}
-	var s initSpec
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("decode spec: %w", err)
+	if err := wire.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode %s: %w", what, err)
 	}
-	return &s, nil
+	return nil
 }
 
-// initMsg is one line the init sends to the parent on the status pipe.
+// initMsg is one frame the init sends to the parent on the status pipe.
 type initMsg struct {
-	Kind   string `json:"kind"` // started, error or exit
-	Code   int    `json:"code,omitempty"`
-	Signal int    `json:"signal,omitempty"`
-	Msg    string `json:"msg,omitempty"`
+	Kind   string // started, error, exit or stopped
+	Code   int
+	Signal int
+	Msg    string
 }
 
 const (

@@ -2,6 +2,9 @@ package nsrun
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -34,6 +37,67 @@ func TestSpecRoundTrip(t *testing.T) {
 	}
 }
 
+// Every field of a spec the parent really builds, Landlock rules and BPF
+// included, must reach the init as it was.
+func TestPreparedSpecRoundTrip(t *testing.T) {
+	ws := t.TempDir()
+	size := uint64(1 << 20)
+	cmd := Command(&Policy{
+		Rules:     []Rule{{Path: ws, Access: ReadWrite}, {Path: filepath.Join(ws, "ro"), Access: ReadOnly}},
+		Hostname:  "box",
+		TmpfsSize: size,
+		Rlimits:   []Rlimit{{Name: "nofile", Soft: 64, Hard: 128}},
+	}, "sh", "-c", "true")
+	if err := os.Mkdir(filepath.Join(ws, "ro"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prep, err := cmd.prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep.spec.Foreground, prep.spec.Verbose = true, true
+	if prep.spec.Landlock == nil || len(prep.spec.Seccomp) == 0 || len(prep.spec.Rlimits) == 0 {
+		t.Skipf("this host gives no Landlock or seccomp layer to carry: %+v", prep.report)
+	}
+	b, err := encodeSpec(&prep.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readSpec(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*got, prep.spec) {
+		t.Errorf("got %+v\nwant %+v", *got, prep.spec)
+	}
+}
+
+func TestStatusFrames(t *testing.T) {
+	var buf bytes.Buffer
+	for _, m := range []initMsg{{Kind: msgStarted}, {Kind: msgExit, Code: 137, Signal: 9}, {Kind: msgError, Code: 125, Msg: "mount /x: EPERM"}} {
+		b, err := frame(&m, "status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(b)
+	}
+	var got []initMsg
+	for {
+		var m initMsg
+		err := readFrame(&buf, &m, "status")
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m)
+	}
+	if len(got) != 3 || got[1].Signal != 9 || got[2].Msg != "mount /x: EPERM" {
+		t.Errorf("got %+v", got)
+	}
+}
+
 func TestInitCodeForExecFailures(t *testing.T) {
 	if _, err := lookPath("definitely-not-a-command-nsrun", []string{"PATH=/usr/bin:/bin"}); execCode(err) != ExitNotFound {
 		t.Errorf("missing command: %v", err)
@@ -44,4 +108,23 @@ func TestInitCodeForExecFailures(t *testing.T) {
 	if p, err := lookPath("sh", []string{"PATH=/nonexistent:/bin"}); err != nil || p != "/bin/sh" {
 		t.Errorf("lookPath sh = %q, %v", p, err)
 	}
+}
+
+// Whatever arrives on the spec pipe, the init gets a spec or an error.
+func FuzzReadSpec(f *testing.F) {
+	plan, err := mounts.Make(mounts.Input{Rules: []mounts.Rule{{Path: "/w", Access: mounts.ReadWrite, Dir: true, ID: mounts.Identity{Dev: 1, Ino: 2}}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := encodeSpec(&initSpec{Plan: plan, Args: []string{"sh"}, Rlimits: []Rlimit{{Name: "core"}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := readSpec(bytes.NewReader(b))
+		if (s == nil) == (err == nil) {
+			t.Fatalf("spec %v with error %v", s, err)
+		}
+	})
 }
