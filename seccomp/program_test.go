@@ -1,37 +1,27 @@
 package seccomp
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-func TestProgramJSONRoundTrip(t *testing.T) {
+func TestDecodeBPF(t *testing.T) {
+	raw := []byte{
+		0x20, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, // ld [4]
+		0x15, 0x00, 0x01, 0xff, 0x3e, 0x00, 0x00, 0xc0, // jeq 0xc000003e, 1, 255
+		0x06, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, // ret ALLOW
+	}
 	want := Program{
 		{Code: bpfLdWAbs, K: 4},
 		{Code: bpfJeqK, Jt: 1, Jf: 255, K: 0xc000003e},
 		{Code: bpfRetK, K: 0xffffffff},
 	}
-	b, err := json.Marshal(want)
-	if err != nil {
-		t.Fatal(err)
+	got, err := decodeBPF(raw)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, %v; want %v", got, err, want)
 	}
-	var got Program
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("round trip of %s: got %v, want %v", b, got, want)
-	}
-}
-
-func TestProgramJSONRefusesBrokenInput(t *testing.T) {
-	for _, in := range []string{`"not base64!"`, `"AAAA"`, `[1,2]`, `7`} {
-		var p Program
-		err := json.Unmarshal([]byte(in), &p)
-		if err == nil || !strings.Contains(err.Error(), "BPF program") {
-			t.Errorf("%s: got %v, want an error naming the BPF program", in, err)
-		}
+	if _, err := decodeBPF(raw[:12]); err == nil || !strings.Contains(err.Error(), "whole number") {
+		t.Errorf("a torn instruction: got %v", err)
 	}
 }
