@@ -11,6 +11,7 @@ command -v tmux >/dev/null || need+=(tmux)
 [ -x /usr/bin/python3 ] || need+=(python3)
 [ -x /usr/bin/curl ] || need+=(curl)
 command -v runuser >/dev/null || need+=(util-linux)
+# libseccomp is the seccomp tests' reference; nsrun itself links no C.
 [ -e /usr/include/seccomp.h ] || need+=(libseccomp-dev)
 command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || need+=(golang-go)
 

@@ -24,8 +24,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	dir="$(mktemp -d /var/tmp/nsrun-it.XXXXXX)"
 	trap 'rm -rf "$dir" "$log"' EXIT
 	chmod 755 "$dir"
-	CGO_ENABLED=1 go build -tags netgo,osusergo -ldflags '-linkmode external -extldflags -static' -o "$dir/nsrun" ./cmd/nsrun
-	CGO_ENABLED=0 go build -tags netgo,osusergo -o "$dir/helper" ./integration/helper
+	CGO_ENABLED=0 go build -o "$dir/nsrun" ./cmd/nsrun
+	CGO_ENABLED=0 go build -o "$dir/helper" ./integration/helper
 	gcc -O2 -static -o "$dir/sysc" integration/testdata/sysc.c
 	go test -c -o "$dir/integration.test" ./integration
 	go test -c -o "$dir/library.test" .

@@ -15,10 +15,17 @@ const (
 	bpfLdWAbs = 0x20 // BPF_LD | BPF_W | BPF_ABS
 	bpfJeqK   = 0x15 // BPF_JMP | BPF_JEQ | BPF_K
 	bpfJgeK   = 0x35 // BPF_JMP | BPF_JGE | BPF_K
+	bpfJgtK   = 0x25 // BPF_JMP | BPF_JGT | BPF_K
+	bpfJa     = 0x05 // BPF_JMP | BPF_JA
+	bpfAndK   = 0x54 // BPF_ALU | BPF_AND | BPF_K
 	bpfRetK   = 0x06 // BPF_RET | BPF_K
 
 	retKillProcess = 0x80000000
+	retKillThread  = 0x00000000
+	retTrap        = 0x00030000
 	retErrno       = 0x00050000
+	retTrace       = 0x7ff00000
+	retLog         = 0x7ffc0000
 	retAllow       = 0x7fff0000
 
 	auditArchX86_64  = 0xc000003e
@@ -29,14 +36,15 @@ const (
 
 // arch is what a filter needs to know about the native architecture.
 type arch struct {
-	audit  uint32 // AUDIT_ARCH_*
-	socket uint32 // socket(2)
-	x32    bool   // syscall numbers with bit 30 set are another ABI
+	audit    uint32 // AUDIT_ARCH_*
+	socket   uint32 // socket(2)
+	x32      bool   // syscall numbers with bit 30 set are another ABI
+	syscalls map[string]uint32
 }
 
 var arches = map[string]arch{
-	"amd64": {audit: auditArchX86_64, socket: 41, x32: true},
-	"arm64": {audit: auditArchAarch64, socket: 198},
+	"amd64": {audit: auditArchX86_64, socket: 41, x32: true, syscalls: syscallsAMD64},
+	"arm64": {audit: auditArchAarch64, socket: 198, syscalls: syscallsARM64},
 }
 
 const (
@@ -44,6 +52,7 @@ const (
 	// Offsets in struct seccomp_data (little endian).
 	offNR   = 0
 	offArch = 4
+	offArgs = 16       // args[0]; each is 8 bytes, low half first
 	offArg2 = 16 + 2*8 // low 32 bits of args[2]
 	x32Bit  = 0x40000000
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// run interprets a classic BPF program (the instructions libseccomp emits)
+// run interprets a classic BPF program (the instructions nsrun and libseccomp emit)
 // on a struct seccomp_data laid out as the kernel does.
 func run(t *testing.T, prog []Instruction, arch, nr uint32, args [6]uint64) uint32 {
 	t.Helper()

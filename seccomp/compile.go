@@ -1,5 +1,14 @@
 package seccomp
 
+//go:generate go run ./internal/gensyscalls
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+)
+
 // Compiled is a profile turned into a program for the native architecture.
 type Compiled struct {
 	Program Program
@@ -8,4 +17,197 @@ type Compiled struct {
 	// Skipped are calls an allowlist allows that this system cannot name;
 	// they stay denied, the safe side.
 	Skipped []string
+	// Unfiltered are the extra architectures a profile lists: their calls
+	// are killed, as every foreign call is, not filtered by its rules.
+	Unfiltered []string
+}
+
+// maxInstructions is the kernel's BPF_MAXINSNS.
+const maxInstructions = 4096
+
+// Compile turns p into a BPF program for the architecture nsrun runs on.
+func Compile(p Profile) (*Compiled, error) {
+	return compileFor(p, runtime.GOARCH)
+}
+
+// syscallRules are a call's rules: conditional ones are tried in the
+// profile's order, the first whose conditions all hold decides; then the
+// unconditional one, if any; then the profile's default.
+type syscallRules struct {
+	conditional []conditionalRule
+	always      *Action
+}
+
+type conditionalRule struct {
+	args   []Arg
+	action Action
+}
+
+// compileFor compiles p for goarch (runtime.GOARCH names). The program
+// checks the architecture (other ones, and x32 on amd64, are killed), then
+// finds the call's rules by binary search on its number.
+func compileFor(p Profile, goarch string) (*Compiled, error) {
+	a, ok := arches[goarch]
+	if !ok {
+		return nil, fmt.Errorf("seccomp: no filter for architecture %s", goarch)
+	}
+	def, err := retValue(p.DefaultAction)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp profile %s: default action: %w", p.Name, err)
+	}
+	out := &Compiled{Unfiltered: slices.Clone(p.ExtraArches)}
+	byNR := map[uint32]*syscallRules{}
+	// Calls with a rule that allows (for an allowlist) or restricts (for a
+	// denylist), counted for the report.
+	counted := map[uint32]bool{}
+	for _, r := range p.Rules {
+		if _, err := retValue(r.Action); err != nil {
+			return nil, fmt.Errorf("seccomp profile %s: %s: %w", p.Name, r.Names, err)
+		}
+		for _, arg := range r.Args {
+			if arg.Index > 5 || arg.Op < OpNE || arg.Op > OpMaskedEq {
+				return nil, fmt.Errorf("seccomp profile %s: %s: bad condition %+v", p.Name, r.Names, arg)
+			}
+		}
+		for _, name := range r.Names {
+			nr, ok := a.syscalls[name]
+			switch {
+			case ok:
+			case anyArchSyscalls[name]:
+				// Another architecture's call: there is nothing to allow
+				// or deny here.
+				continue
+			case r.Action.Kind == ActAllow && p.DefaultAction.Kind != ActAllow:
+				out.Skipped = append(out.Skipped, name)
+				continue
+			default:
+				return nil, fmt.Errorf("seccomp profile %s: unknown syscall %q", p.Name, name)
+			}
+			if r.Action == p.DefaultAction {
+				// What no rule matches gets this anyway; a rule that says so
+				// again cannot change a decision ahead of the others.
+				continue
+			}
+			sr := byNR[nr]
+			if sr == nil {
+				sr = &syscallRules{}
+				byNR[nr] = sr
+			}
+			if len(r.Args) == 0 {
+				if sr.always != nil && *sr.always != r.Action {
+					return nil, fmt.Errorf("seccomp profile %s: %s has two unconditional rules with different actions", p.Name, name)
+				}
+				act := r.Action
+				sr.always = &act
+			} else {
+				sr.conditional = append(sr.conditional, conditionalRule{args: r.Args, action: r.Action})
+			}
+			if (r.Action.Kind == ActAllow) != (p.DefaultAction.Kind == ActAllow) {
+				counted[nr] = true
+			}
+		}
+	}
+	out.Blocked = len(counted)
+	if p.DefaultAction.Kind != ActAllow {
+		out.Blocked = len(a.syscalls) - len(counted)
+	}
+	nrs := make([]uint32, 0, len(byNR))
+	for nr := range byNR {
+		nrs = append(nrs, nr)
+	}
+	sort.Slice(nrs, func(i, j int) bool { return nrs[i] < nrs[j] })
+
+	var as assembler
+	as.emit(stmt(bpfLdWAbs, offArch))
+	as.emit(jump(bpfJeqK, a.audit, 1, 0))
+	as.emit(stmt(bpfRetK, retKillProcess))
+	as.emit(stmt(bpfLdWAbs, offNR))
+	if a.x32 {
+		as.emit(jump(bpfJgeK, x32Bit, 0, 1))
+		as.emit(stmt(bpfRetK, retKillProcess))
+	}
+	blocks := map[uint32]label{}
+	for _, nr := range nrs {
+		if len(byNR[nr].conditional) > 0 {
+			blocks[nr] = as.newLabel()
+		}
+	}
+	// A call with only an unconditional rule returns straight from the
+	// search; the others jump to their block.
+	leaf := func(nr uint32) {
+		as.emit(jump(bpfJeqK, nr, 0, 1))
+		if l, ok := blocks[nr]; ok {
+			as.jumpTo(l)
+			return
+		}
+		ret, _ := retValue(*byNR[nr].always)
+		as.emit(stmt(bpfRetK, ret))
+	}
+	var search func(nrs []uint32)
+	search = func(nrs []uint32) {
+		if len(nrs) <= 4 {
+			for _, nr := range nrs {
+				leaf(nr)
+			}
+			as.emit(stmt(bpfRetK, def))
+			return
+		}
+		mid := len(nrs) / 2
+		upper := as.newLabel()
+		as.emit(jump(bpfJgeK, nrs[mid], 0, 1))
+		as.jumpTo(upper)
+		search(nrs[:mid])
+		as.place(upper)
+		search(nrs[mid:])
+	}
+	search(nrs)
+	for _, nr := range nrs {
+		l, ok := blocks[nr]
+		if !ok {
+			continue
+		}
+		as.place(l)
+		sr := byNR[nr]
+		for _, cr := range sr.conditional {
+			next := as.newLabel()
+			for _, arg := range cr.args {
+				as.condition(arg, next)
+			}
+			ret, _ := retValue(cr.action)
+			as.emit(stmt(bpfRetK, ret))
+			as.place(next)
+		}
+		ret := def
+		if sr.always != nil {
+			ret, _ = retValue(*sr.always)
+		}
+		as.emit(stmt(bpfRetK, ret))
+	}
+	prog, err := as.program()
+	if err != nil {
+		return nil, fmt.Errorf("seccomp profile %s: %w", p.Name, err)
+	}
+	out.Program = prog
+	return out, nil
+}
+
+// retValue is the SECCOMP_RET_* value of an action.
+func retValue(a Action) (uint32, error) {
+	switch a.Kind {
+	case ActAllow:
+		return retAllow, nil
+	case ActErrno:
+		return retErrno | uint32(a.Errno), nil
+	case ActKillProcess:
+		return retKillProcess, nil
+	case ActKillThread:
+		return retKillThread, nil
+	case ActTrap:
+		return retTrap, nil
+	case ActTrace:
+		return retTrace | uint32(a.Errno), nil
+	case ActLog:
+		return retLog, nil
+	}
+	return 0, fmt.Errorf("unknown action %v", a.Kind)
 }

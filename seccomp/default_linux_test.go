@@ -1,4 +1,4 @@
-//go:build linux && cgo
+//go:build linux && amd64
 
 package seccomp
 
@@ -17,11 +17,8 @@ const (
 )
 
 func TestDefaultFilterDecisions(t *testing.T) {
-	if arches["amd64"].audit != auditArchX86_64 {
-		t.Skip()
-	}
 	for _, allowUserns := range []bool{false, true} {
-		c, err := Compile(Default(Options{AllowUserns: allowUserns}))
+		c, err := compileFor(Default(Options{AllowUserns: allowUserns}), "amd64")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,8 +84,8 @@ func TestEveryDefaultRuleHasAReasonAndResolves(t *testing.T) {
 			t.Errorf("%v has no reason", r.Names)
 		}
 		for _, n := range r.Names {
-			if _, ok := resolve(n); !ok {
-				t.Errorf("%s cannot be resolved", n)
+			if _, ok := syscallsAMD64[n]; !ok {
+				t.Errorf("%s is not an x86_64 call", n)
 			}
 		}
 	}

@@ -61,6 +61,16 @@ var ops = map[specs.LinuxSeccompOperator]Op{
 	specs.OpGreaterEqual: OpGE, specs.OpGreaterThan: OpGT, specs.OpMaskedEqual: OpMaskedEq,
 }
 
+// ociArches are the architectures the runtime spec names.
+var ociArches = map[specs.Arch]bool{
+	specs.ArchX86: true, specs.ArchX86_64: true, specs.ArchX32: true, specs.ArchARM: true,
+	specs.ArchAARCH64: true, specs.ArchMIPS: true, specs.ArchMIPS64: true, specs.ArchMIPS64N32: true,
+	specs.ArchMIPSEL: true, specs.ArchMIPSEL64: true, specs.ArchMIPSEL64N32: true, specs.ArchPPC: true,
+	specs.ArchPPC64: true, specs.ArchPPC64LE: true, specs.ArchS390: true, specs.ArchS390X: true,
+	specs.ArchPARISC: true, specs.ArchPARISC64: true, specs.ArchRISCV64: true, specs.ArchLOONGARCH64: true,
+	specs.ArchM68K: true, specs.ArchSH: true, specs.ArchSHEB: true,
+}
+
 // shortArch is Docker's name for an OCI architecture in includes.arches.
 var shortArch = map[string]string{
 	"SCMP_ARCH_X86_64": "amd64", "SCMP_ARCH_X86": "x86", "SCMP_ARCH_X32": "x32",
@@ -91,17 +101,25 @@ func ParseOCI(data []byte, name string, host Host) (Profile, error) {
 	if p.DefaultAction, err = action(d.DefaultAction, d.DefaultErrnoRet); err != nil {
 		return fail("defaultAction: %v", err)
 	}
+	var listed []specs.Arch
 	for _, a := range d.Architectures {
 		if string(a) != host.Arch {
-			p.ExtraArches = append(p.ExtraArches, archName(a))
+			listed = append(listed, a)
 		}
 	}
 	for _, m := range d.ArchMap {
-		if string(m.Arch) == host.Arch {
-			for _, a := range m.SubArch {
-				p.ExtraArches = append(p.ExtraArches, archName(a))
-			}
+		if !ociArches[m.Arch] {
+			return fail("archMap: unknown architecture %q", m.Arch)
 		}
+		if string(m.Arch) == host.Arch {
+			listed = append(listed, m.SubArch...)
+		}
+	}
+	for _, a := range listed {
+		if !ociArches[a] {
+			return fail("unknown architecture %q", a)
+		}
+		p.ExtraArches = append(p.ExtraArches, archName(a))
 	}
 	for i, s := range d.Syscalls {
 		if !applies(s, host) {
@@ -154,7 +172,7 @@ func action(a specs.LinuxSeccompAction, errno *uint) (Action, error) {
 	return out, nil
 }
 
-// archName turns "SCMP_ARCH_X86_64" into libseccomp's "x86_64".
+// archName turns "SCMP_ARCH_X86_64" into "x86_64".
 func archName(a specs.Arch) string {
 	return strings.ToLower(strings.TrimPrefix(string(a), "SCMP_ARCH_"))
 }

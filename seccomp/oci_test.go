@@ -52,6 +52,8 @@ func TestParseOCIRefusesWhatItCannotHonour(t *testing.T) {
 		{`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ERRNO", "args": [{"index": 0, "value": 1, "op": "SCMP_CMP_ABOUT"}]}]}`, `unknown op "SCMP_CMP_ABOUT"`},
 		{`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ERRNO", "args": [{"index": 6, "value": 1, "op": "SCMP_CMP_EQ"}]}]}`, "past the sixth"},
 		{`{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1, "extra": true}]}`, `unknown field "extra"`},
+		{`{"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_Z80"]}`, `unknown architecture "SCMP_ARCH_Z80"`},
+		{`{"defaultAction": "SCMP_ACT_ALLOW", "archMap": [{"architecture": "SCMP_ARCH_Z80", "subArchitectures": []}]}`, `unknown architecture "SCMP_ARCH_Z80"`},
 		{`not json`, "invalid character"},
 	} {
 		_, err := ParseOCI([]byte(tc.json), "p.json", amd64Host)

@@ -5,7 +5,7 @@ import "fmt"
 // ActionKind is what a filter does with a matching call.
 type ActionKind int
 
-// Actions, as libseccomp and the OCI runtime spec name them.
+// Actions, as the OCI runtime spec names them.
 const (
 	ActAllow ActionKind = iota
 	ActErrno
@@ -69,7 +69,7 @@ type Rule struct {
 type Profile struct {
 	Name          string
 	DefaultAction Action
-	ExtraArches   []string // libseccomp names, e.g. "x86" for i386 on amd64
+	ExtraArches   []string // e.g. "x86" for i386 on amd64; their calls are killed
 	Rules         []Rule
 	// Skipped are allowed calls of a loaded profile that this system does
 	// not know; they stay denied, which is the safe side.

@@ -1,0 +1,205 @@
+//go:build linux && amd64 && cgo
+
+package seccomp
+
+import (
+	"encoding/json"
+	"io"
+	"math/rand"
+	"os"
+	"testing"
+
+	docker "github.com/moby/profiles/seccomp"
+	libseccomp "github.com/seccomp/libseccomp-golang"
+	"golang.org/x/sys/unix"
+)
+
+// libseccomp is the reference: the compiler must decide every native call
+// exactly as libseccomp's program for the same profile does. (libseccomp
+// stays a test dependency only; nsrun itself links no C.)
+
+var libseccompOps = map[Op]libseccomp.ScmpCompareOp{
+	OpNE: libseccomp.CompareNotEqual, OpLT: libseccomp.CompareLess, OpLE: libseccomp.CompareLessOrEqual,
+	OpEQ: libseccomp.CompareEqual, OpGE: libseccomp.CompareGreaterEqual, OpGT: libseccomp.CompareGreater,
+	OpMaskedEq: libseccomp.CompareMaskedEqual,
+}
+
+func libseccompAction(t *testing.T, a Action) libseccomp.ScmpAction {
+	switch a.Kind {
+	case ActAllow:
+		return libseccomp.ActAllow
+	case ActErrno:
+		return libseccomp.ActErrno.SetReturnCode(int16(a.Errno))
+	case ActKillProcess:
+		return libseccomp.ActKillProcess
+	case ActKillThread:
+		return libseccomp.ActKillThread
+	case ActTrap:
+		return libseccomp.ActTrap
+	case ActTrace:
+		return libseccomp.ActTrace.SetReturnCode(int16(a.Errno))
+	case ActLog:
+		return libseccomp.ActLog
+	}
+	t.Fatalf("action %v", a.Kind)
+	return 0
+}
+
+// compileWithLibseccomp builds p's filter for x86_64 alone with libseccomp.
+func compileWithLibseccomp(t *testing.T, p Profile) Program {
+	t.Helper()
+	f, err := libseccomp.NewFilter(libseccompAction(t, p.DefaultAction))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Release()
+	if err := f.SetBadArchAction(libseccomp.ActKillProcess); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p.Rules {
+		if r.Action == p.DefaultAction {
+			continue
+		}
+		var conds []libseccomp.ScmpCondition
+		for _, a := range r.Args {
+			values := []uint64{a.Value}
+			if a.Op == OpMaskedEq {
+				values = append(values, a.ValueTwo)
+			}
+			c, err := libseccomp.MakeCondition(a.Index, libseccompOps[a.Op], values...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conds = append(conds, c)
+		}
+		for _, name := range r.Names {
+			sc, err := libseccomp.GetSyscallFromName(name)
+			if err != nil || sc < 0 {
+				continue
+			}
+			if len(conds) == 0 {
+				err = f.AddRule(sc, libseccompAction(t, r.Action))
+			} else {
+				err = f.AddRuleConditional(sc, libseccompAction(t, r.Action), conds)
+			}
+			if err != nil {
+				t.Fatalf("libseccomp rule for %s: %v", name, err)
+			}
+		}
+	}
+	mf, err := os.CreateTemp(t.TempDir(), "bpf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mf.Close()
+	if err := f.ExportBPF(mf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mf.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := decodeBPF(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
+
+func TestSyscallTableMatchesLibseccomp(t *testing.T) {
+	for name, nr := range syscallsAMD64 {
+		sc, err := libseccomp.GetSyscallFromName(name)
+		if err != nil {
+			// Debian's libseccomp 2.5.4 stops at futex_wake (454) and
+			// lacks uprobe and uretprobe: newer than it.
+			t.Logf("%s (%d): libseccomp cannot name it", name, nr)
+			continue
+		}
+		if uint32(sc) != nr {
+			t.Errorf("%s: %d here, %d in libseccomp", name, nr, sc)
+		}
+	}
+	for nr := range 1024 {
+		name, err := libseccomp.ScmpSyscall(nr).GetName()
+		if err != nil {
+			continue
+		}
+		if got, ok := syscallsAMD64[name]; !ok || got != uint32(nr) {
+			t.Errorf("libseccomp names %d %s; the table has %d, %v", nr, name, got, ok)
+		}
+	}
+}
+
+// argVectors are arguments that sit on the edges of the profiles'
+// conditions, and random ones.
+func argVectors() [][6]uint64 {
+	edges := []uint64{0, 1, 8, 16, 17, 40, 0x7fffffff, 0x80000000, 0xffffffff, 1 << 32, 1<<32 | 40,
+		1<<64 - 1, tiocsti, tiocsti | 1<<32, tioclinux, unix.TCGETS, 0x3d0f00, 0x11, 0x20008, 0xffffffff00000000}
+	for _, f := range cloneNewFlags {
+		edges = append(edges, f.bit, f.bit|0x11, f.bit|1<<40)
+	}
+	for _, b := range personalityFlags {
+		edges = append(edges, b, b|bit31)
+	}
+	for fam := uint64(0); fam < 46; fam++ {
+		edges = append(edges, fam)
+	}
+	var out [][6]uint64
+	for _, v := range edges {
+		out = append(out, [6]uint64{v}, [6]uint64{0, v}, [6]uint64{v, v, v, v, v, v})
+	}
+	rnd := rand.New(rand.NewSource(1))
+	for range 200 {
+		var v [6]uint64
+		for i := range v {
+			v[i] = rnd.Uint64() >> uint(rnd.Intn(64))
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func TestCompilerAgreesWithLibseccomp(t *testing.T) {
+	b, err := json.Marshal(docker.DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dockerProf, err := ParseOCI(b, "docker-default", amd64Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowlist := Profile{Name: "allowlist", DefaultAction: Action{Kind: ActKillThread}, Rules: []Rule{
+		{Names: []string{"read", "write", "exit_group"}, Action: Action{Kind: ActAllow}},
+		{Names: []string{"openat"}, Action: Action{Kind: ActAllow}, Args: []Arg{{Index: 2, Op: OpLE, Value: 0x80000}}},
+		{Names: []string{"mmap"}, Action: Action{Kind: ActAllow}, Args: []Arg{{Index: 1, Op: OpLT, Value: 1 << 33}, {Index: 2, Op: OpNE, Value: 7}}},
+		{Names: []string{"kill"}, Action: Action{Kind: ActTrap}, Args: []Arg{{Index: 1, Op: OpGT, Value: 9}}},
+		{Names: []string{"tgkill"}, Action: Action{Kind: ActLog}, Args: []Arg{{Index: 0, Op: OpGE, Value: 1<<32 | 5}}},
+		{Names: []string{"ioctl"}, Action: Action{Kind: ActErrno, Errno: 25}, Args: []Arg{{Index: 1, Op: OpMaskedEq, Value: 0xffff00000000ff00, ValueTwo: 0x5400}}},
+	}}
+	vectors := argVectors()
+	for _, p := range []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist} {
+		mine, err := compileFor(p, "amd64")
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		ref := compileWithLibseccomp(t, p)
+		diffs := 0
+		for nr := uint32(0); nr < 480 && diffs < 10; nr++ {
+			if _, err := libseccomp.ScmpSyscall(nr).GetName(); err != nil {
+				continue // the reference cannot name it, so cannot filter it
+			}
+			for _, args := range vectors {
+				got, want := run(t, mine.Program, auditArchX86_64, nr, args), run(t, ref, auditArchX86_64, nr, args)
+				if got != want {
+					t.Errorf("%s: call %d with %#x: %#x, libseccomp %#x", p.Name, nr, args, got, want)
+					diffs++
+					break
+				}
+			}
+		}
+		t.Logf("%s: %d instructions (libseccomp: %d)", p.Name, len(mine.Program), len(ref))
+	}
+}
