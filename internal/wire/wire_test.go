@@ -82,7 +82,7 @@ func TestRefused(t *testing.T) {
 	type withFloat struct{ F float64 }
 	type empties struct{ E []struct{} }
 	for name, v := range map[string]any{
-		"unexported": &hidden{}, "map": &withMap{}, "float": &withFloat{}, "empty items": &empties{},
+		"unexported": &hidden{x: 1}, "map": &withMap{}, "float": &withFloat{}, "empty items": &empties{},
 	} {
 		if _, err := Marshal(v); err == nil {
 			t.Errorf("%s: encoded", name)
