@@ -5,45 +5,148 @@ import "fmt"
 // label is a place in a program that jumps name before it is known.
 type label int
 
-// assembler builds a classic BPF program whose far jumps (BPF_JA, 32-bit
-// offsets) name labels; conditional jumps only skip a few instructions, so
-// their 8-bit offsets never overflow however long the program grows.
-type assembler struct {
-	prog   []Instruction
-	labels []int         // label → its instruction, -1 until placed
-	fixups map[int]label // BPF_JA instruction → where it goes
+// fallThrough as a jump target is the next instruction.
+const fallThrough label = -1
+
+// node is an instruction whose jump targets are labels.
+type node struct {
+	in         Instruction
+	jt, jf     label // a conditional jump's targets
+	ja         label // BPF_JA's target
+	cond       bool
+	farT, farF bool // the target is more than 255 instructions on: via a BPF_JA
 }
 
-func (as *assembler) emit(in Instruction) { as.prog = append(as.prog, in) }
+// assembler builds a classic BPF program with symbolic jumps. Conditional
+// jumps carry 8-bit offsets; one that must go further goes through a
+// BPF_JA (32-bit offset) placed right after it.
+type assembler struct {
+	nodes  []node
+	labels []int // label → its node, -1 until placed
+}
+
+func (as *assembler) emit(in Instruction) { as.nodes = append(as.nodes, node{in: in}) }
+
+// branch emits a conditional jump: to jt when it holds, jf otherwise.
+func (as *assembler) branch(code uint16, k uint32, jt, jf label) {
+	as.nodes = append(as.nodes, node{in: Instruction{Code: code, K: k}, jt: jt, jf: jf, cond: true})
+}
+
+func (as *assembler) jumpTo(l label) {
+	as.nodes = append(as.nodes, node{in: Instruction{Code: bpfJa}, ja: l})
+}
 
 func (as *assembler) newLabel() label {
 	as.labels = append(as.labels, -1)
 	return label(len(as.labels) - 1)
 }
 
-func (as *assembler) place(l label) { as.labels[l] = len(as.prog) }
+func (as *assembler) place(l label) { as.labels[l] = len(as.nodes) }
 
-func (as *assembler) jumpTo(l label) {
-	if as.fixups == nil {
-		as.fixups = map[int]label{}
+func (n *node) size() int {
+	s := 1
+	if n.farT {
+		s++
 	}
-	as.fixups[len(as.prog)] = l
-	as.emit(stmt(bpfJa, 0))
+	if n.farF {
+		s++
+	}
+	return s
 }
 
-// program resolves the jumps. BPF only jumps forward.
+// program lays the nodes out, giving trampolines to the jumps that need
+// them (adding one can push others out of reach, so until none changes),
+// and resolves every offset. BPF only jumps forward.
 func (as *assembler) program() (Program, error) {
-	if len(as.prog) > maxInstructions {
-		return nil, fmt.Errorf("program of %d instructions is over the kernel's %d", len(as.prog), maxInstructions)
-	}
-	for at, l := range as.fixups {
-		to := as.labels[l]
-		if to <= at {
-			return nil, fmt.Errorf("jump at %d to %d does not go forward", at, to)
+	for i, at := range as.labels {
+		if at < 0 {
+			return nil, fmt.Errorf("label %d never placed", i)
 		}
-		as.prog[at].K = uint32(to - at - 1)
 	}
-	return Program(as.prog), nil
+	start := make([]int, len(as.nodes)+1)
+	layout := func() {
+		for i := range as.nodes {
+			start[i+1] = start[i] + as.nodes[i].size()
+		}
+	}
+	dist := func(from int, l label) int { return start[as.labels[l]] - (start[from] + 1) }
+	for changed := true; changed; {
+		changed = false
+		layout()
+		for i := range as.nodes {
+			n := &as.nodes[i]
+			if !n.cond {
+				continue
+			}
+			if n.jt != fallThrough && !n.farT && dist(i, n.jt) > 255 {
+				n.farT, changed = true, true
+			}
+			if n.jf != fallThrough && !n.farF && dist(i, n.jf) > 255 {
+				n.farF, changed = true, true
+			}
+		}
+	}
+	if start[len(as.nodes)] > maxInstructions {
+		return nil, fmt.Errorf("program of %d instructions is over the kernel's %d", start[len(as.nodes)], maxInstructions)
+	}
+	prog := make(Program, 0, start[len(as.nodes)])
+	// offset is how far the instruction at pc jumps to reach l (fallThrough:
+	// the next node, past any trampolines).
+	offset := func(i, pc int, l label) (int, error) {
+		to := start[i+1]
+		if l != fallThrough {
+			to = start[as.labels[l]]
+		}
+		if to <= pc {
+			return 0, fmt.Errorf("jump at %d to %d does not go forward", pc, to)
+		}
+		return to - pc - 1, nil
+	}
+	for i, n := range as.nodes {
+		pc := start[i]
+		in := n.in
+		switch {
+		case n.cond:
+			tramp := pc + 1
+			jt, jf := 0, 0
+			var err error
+			if n.farT {
+				jt, tramp = tramp-pc-1, tramp+1
+			} else if jt, err = offset(i, pc, n.jt); err != nil {
+				return nil, err
+			}
+			if n.farF {
+				jf = tramp - pc - 1
+			} else if jf, err = offset(i, pc, n.jf); err != nil {
+				return nil, err
+			}
+			in.Jt, in.Jf = uint8(jt), uint8(jf)
+			prog = append(prog, in)
+			for _, far := range []struct {
+				on bool
+				to label
+			}{{n.farT, n.jt}, {n.farF, n.jf}} {
+				if !far.on {
+					continue
+				}
+				k, err := offset(i, len(prog), far.to)
+				if err != nil {
+					return nil, err
+				}
+				prog = append(prog, stmt(bpfJa, uint32(k)))
+			}
+		case in.Code == bpfJa:
+			k, err := offset(i, pc, n.ja)
+			if err != nil {
+				return nil, err
+			}
+			in.K = uint32(k)
+			prog = append(prog, in)
+		default:
+			prog = append(prog, in)
+		}
+	}
+	return prog, nil
 }
 
 // condition tests one argument, 64 bits wide as two 32-bit halves (BPF
@@ -53,6 +156,7 @@ func (as *assembler) condition(c Arg, fail label) {
 	hi := lo + 4
 	v, w := c.Value, c.ValueTwo
 	vh, vl := uint32(v>>32), uint32(v)
+	holds := as.newLabel()
 	switch c.Op {
 	case OpEQ:
 		as.equal(hi, vh, 0xffffffff, fail)
@@ -66,37 +170,33 @@ func (as *assembler) condition(c Arg, fail label) {
 	case OpNE:
 		// Holds when either half differs.
 		as.emit(stmt(bpfLdWAbs, hi))
-		as.emit(jump(bpfJeqK, vh, 0, 3))
+		as.branch(bpfJeqK, vh, fallThrough, holds)
 		as.emit(stmt(bpfLdWAbs, lo))
-		as.emit(jump(bpfJeqK, vl, 0, 1))
-		as.jumpTo(fail)
+		as.branch(bpfJeqK, vl, fail, holds)
 	case OpGT, OpGE:
 		// hi > vh holds; hi < vh fails; equal: the low halves decide.
-		lowJump := uint16(bpfJgtK)
+		low := uint16(bpfJgtK)
 		if c.Op == OpGE {
-			lowJump = bpfJgeK
+			low = bpfJgeK
 		}
 		as.emit(stmt(bpfLdWAbs, hi))
-		as.emit(jump(bpfJgtK, vh, 5, 0))
-		as.emit(jump(bpfJeqK, vh, 1, 0))
-		as.jumpTo(fail)
+		as.branch(bpfJgtK, vh, holds, fallThrough)
+		as.branch(bpfJeqK, vh, fallThrough, fail)
 		as.emit(stmt(bpfLdWAbs, lo))
-		as.emit(jump(lowJump, vl, 1, 0))
-		as.jumpTo(fail)
+		as.branch(low, vl, holds, fail)
 	case OpLT, OpLE:
 		// hi < vh holds; hi > vh fails; equal: the low halves decide.
-		lowJump := uint16(bpfJgeK) // lo >= vl fails a LT
+		low := uint16(bpfJgeK) // lo >= vl fails a LT
 		if c.Op == OpLE {
-			lowJump = bpfJgtK
+			low = bpfJgtK
 		}
 		as.emit(stmt(bpfLdWAbs, hi))
-		as.emit(jump(bpfJgeK, vh, 0, 5))
-		as.emit(jump(bpfJeqK, vh, 1, 0))
-		as.jumpTo(fail)
+		as.branch(bpfJgeK, vh, fallThrough, holds)
+		as.branch(bpfJeqK, vh, fallThrough, fail)
 		as.emit(stmt(bpfLdWAbs, lo))
-		as.emit(jump(lowJump, vl, 0, 1))
-		as.jumpTo(fail)
+		as.branch(low, vl, fail, holds)
 	}
+	as.place(holds)
 }
 
 // equal loads the word at off, masks it unless mask is all ones, and
@@ -106,6 +206,5 @@ func (as *assembler) equal(off, want, mask uint32, fail label) {
 	if mask != 0xffffffff {
 		as.emit(stmt(bpfAndK, mask))
 	}
-	as.emit(jump(bpfJeqK, want, 1, 0))
-	as.jumpTo(fail)
+	as.branch(bpfJeqK, want, fallThrough, fail)
 }

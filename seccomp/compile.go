@@ -135,13 +135,15 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 	// A call with only an unconditional rule returns straight from the
 	// search; the others jump to their block.
 	leaf := func(nr uint32) {
-		as.emit(jump(bpfJeqK, nr, 0, 1))
 		if l, ok := blocks[nr]; ok {
-			as.jumpTo(l)
+			as.branch(bpfJeqK, nr, l, fallThrough)
 			return
 		}
+		next := as.newLabel()
+		as.branch(bpfJeqK, nr, fallThrough, next)
 		ret, _ := retValue(*byNR[nr].always)
 		as.emit(stmt(bpfRetK, ret))
+		as.place(next)
 	}
 	var search func(nrs []uint32)
 	search = func(nrs []uint32) {
@@ -154,8 +156,7 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 		}
 		mid := len(nrs) / 2
 		upper := as.newLabel()
-		as.emit(jump(bpfJgeK, nrs[mid], 0, 1))
-		as.jumpTo(upper)
+		as.branch(bpfJgeK, nrs[mid], upper, fallThrough)
 		search(nrs[:mid])
 		as.place(upper)
 		search(nrs[mid:])
