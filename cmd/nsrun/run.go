@@ -66,11 +66,20 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	}
 
 	// Signals to nsrun go to the payload; the sandbox's init passes them on.
-	// Registering takes a round trip to the runtime's signal thread per
-	// signal, so it overlaps with building the sandbox.
+	// Registering and unregistering each wait for the runtime's signal
+	// thread (~0.5 ms), so neither is on the way in or out.
 	sigs := make(chan os.Signal, 8)
-	go signal.Notify(sigs, forwardedSignals...)
-	defer signal.Stop(sigs)
+	registered := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, forwardedSignals...)
+		close(registered)
+	}()
+	defer func() {
+		go func() {
+			<-registered
+			signal.Stop(sigs)
+		}()
+	}()
 
 	err = cmd.Start()
 	if err == nil {
