@@ -39,7 +39,7 @@ type arch struct {
 	audit    uint32 // AUDIT_ARCH_*
 	socket   uint32 // socket(2)
 	x32      bool   // syscall numbers with bit 30 set are another ABI
-	syscalls map[string]uint32
+	syscalls syscallTable
 }
 
 var arches = map[string]arch{

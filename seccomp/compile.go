@@ -70,10 +70,10 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 			}
 		}
 		for _, name := range r.Names {
-			nr, ok := a.syscalls[name]
+			nr, ok := a.syscalls.lookup(name)
 			switch {
 			case ok:
-			case anyArchSyscalls[name]:
+			case onSomeArch(name):
 				// Another architecture's call: there is nothing to allow
 				// or deny here.
 				continue

@@ -1,0 +1,33 @@
+package seccomp
+
+import (
+	"slices"
+	"strings"
+)
+
+// syscallTable is an architecture's calls sorted by name: static data, so
+// no process pays to build it at start (a map literal is built in package
+// init, which the sandbox's init would run too).
+type syscallTable []syscallEntry
+
+type syscallEntry struct {
+	name string
+	nr   uint32
+}
+
+// lookup finds a call's number.
+func (t syscallTable) lookup(name string) (uint32, bool) {
+	i, ok := slices.BinarySearchFunc(t, name, func(e syscallEntry, name string) int {
+		return strings.Compare(e.name, name)
+	})
+	if !ok {
+		return 0, false
+	}
+	return t[i].nr, true
+}
+
+// onSomeArch reports whether any Linux architecture has the call name.
+func onSomeArch(name string) bool {
+	_, ok := slices.BinarySearch(anyArchSyscalls, name)
+	return ok
+}
