@@ -5,6 +5,8 @@
 source "$(dirname "$0")/lib.sh"
 RUNS="${RUNS:-300}"
 
+CGO_ENABLED=0 go build -o "$out/floor" ./bench/floor
+
 echo "## Startup ($RUNS runs each, as $(id -un))"
 echo
 hyperfine -N --warmup 30 --runs "$RUNS" --style none --export-json "$out/startup.json" \
@@ -13,7 +15,8 @@ hyperfine -N --warmup 30 --runs "$RUNS" --style none --export-json "$out/startup
 	-n nsrun "$nsrun --rw $ws -- /bin/true" \
 	-n "nsrun --landlock off --seccomp off" "$nsrun --landlock off --seccomp off --rw $ws -- /bin/true" \
 	-n "nsrun --net host" "$nsrun --net host --rw $ws -- /bin/true" \
-	-n "nsrun --isolation landlock" "$nsrun --isolation landlock --rw $ws -- /bin/true" >/dev/null
+	-n "nsrun --isolation landlock" "$nsrun --isolation landlock --rw $ws -- /bin/true" \
+	-n "floor: a bare Go re-exec" "$out/floor /bin/true" >/dev/null
 go run ./bench/report -baseline bwrap "$out/startup.json"
 echo
-echo "bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\` (WS a directory under /var/tmp)."
+echo "bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\` (WS a directory under /var/tmp). floor: \`bench/floor\`, the least a launcher of nsrun's design does (a Go program re-executing itself into the same seven namespaces, mounting /proc and a /tmp, executing the command; no rules, Landlock, seccomp or capability drop)."
