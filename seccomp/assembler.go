@@ -8,11 +8,10 @@ type label int
 // fallThrough as a jump target is the next instruction.
 const fallThrough label = -1
 
-// node is an instruction whose jump targets are labels.
+// node is an instruction whose jump targets, if it jumps, are labels.
 type node struct {
 	in         Instruction
 	jt, jf     label // a conditional jump's targets
-	ja         label // BPF_JA's target
 	cond       bool
 	farT, farF bool // the target is more than 255 instructions on: via a BPF_JA
 }
@@ -30,10 +29,6 @@ func (as *assembler) emit(in Instruction) { as.nodes = append(as.nodes, node{in:
 // branch emits a conditional jump: to jt when it holds, jf otherwise.
 func (as *assembler) branch(code uint16, k uint32, jt, jf label) {
 	as.nodes = append(as.nodes, node{in: Instruction{Code: code, K: k}, jt: jt, jf: jf, cond: true})
-}
-
-func (as *assembler) jumpTo(l label) {
-	as.nodes = append(as.nodes, node{in: Instruction{Code: bpfJa}, ja: l})
 }
 
 func (as *assembler) newLabel() label {
@@ -135,13 +130,6 @@ func (as *assembler) program() (Program, error) {
 				}
 				prog = append(prog, stmt(bpfJa, uint32(k)))
 			}
-		case in.Code == bpfJa:
-			k, err := offset(i, pc, n.ja)
-			if err != nil {
-				return nil, err
-			}
-			in.K = uint32(k)
-			prog = append(prog, in)
 		default:
 			prog = append(prog, in)
 		}

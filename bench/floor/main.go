@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command floor is the least a Go launcher of nsrun's design can do: it
 // re-executes itself into the seven namespaces nsrun creates, mounts /proc
 // and a /tmp, and executes the command. No rules, Landlock, seccomp,
