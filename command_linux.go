@@ -184,11 +184,11 @@ func (c *Cmd) Start() error {
 		}
 	}
 	if s.direct {
-		c.logf("Landlock only: no namespaces, no mounts")
+		c.logf("Landlock only: no namespaces, no mounts; stage started, planned at %.2f ms", ms(time.Since(s.started)))
 	} else {
-		c.logf("plan: %d mounts over %s", len(prep.spec.Plan.Ops)+1, prep.spec.Plan.Root.Source)
+		c.logf("init started in new namespaces, %d mounts over %s planned at %.2f ms",
+			len(prep.spec.Plan.Ops)+1, prep.spec.Plan.Root.Source, ms(time.Since(s.started)))
 	}
-	c.logf("init started in new namespaces at %.2f ms", ms(time.Since(s.started)))
 	if c.afterPrepare != nil {
 		c.afterPrepare()
 	}
