@@ -54,7 +54,9 @@ func init() {
 //
 // The init is started first and boots (exec, Go runtime) while this
 // process checks the paths and plans the sandbox; it waits for its spec
-// before it touches anything, and is killed if planning fails.
+// before it touches anything, and is killed if planning fails. (The
+// Landlock-only stage is planned first: it takes the terminal as it
+// starts.)
 func (c *Cmd) Start() error {
 	if c.sys != nil {
 		return errors.New("nsrun: Start called twice")
@@ -140,33 +142,61 @@ func (c *Cmd) Start() error {
 		attr.Sys.UidMappings, attr.Sys.GidMappings = uids, gids
 		attr.Sys.AmbientCaps = ns.SetupCaps
 	}
-	// Forking first and planning while the init execs and boots is faster
-	// than planning during the fork: a parent busy meanwhile slows the fork
-	// down (copy-on-write faults, a locked thread waiting for the scheduler).
-	startErr := make(chan error, 1)
-	go s.forkAndHold(stage, attr, startErr)
-	err = <-startErr
-	prep, prepErr := c.prepare()
-	var spec []byte
-	if prepErr == nil {
+	// plan checks the paths and decides all the init needs.
+	plan := func() (*prepared, []byte, error) {
+		prep, err := c.prepare()
+		if err != nil {
+			return nil, nil, err
+		}
 		prep.spec.Foreground = foreground
-		spec, prepErr = encodeSpec(&prep.spec)
+		spec, err := encodeSpec(&prep.spec)
+		if err != nil {
+			prep.cleanup()
+			return nil, nil, err
+		}
+		return prep, spec, nil
+	}
+	var (
+		prep    *prepared
+		spec    []byte
+		prepErr error
+		forked  bool
+	)
+	fork := func() {
+		startErr := make(chan error, 1)
+		go s.forkAndHold(stage, attr, startErr)
+		err = <-startErr
+		forked = err == nil
+	}
+	if s.direct {
+		// The Landlock-only stage takes the terminal as it starts; planning
+		// may print warnings, so it comes first, while nsrun has it.
+		if prep, spec, prepErr = plan(); prepErr == nil {
+			fork()
+		}
+	} else {
+		// Forking first and planning while the init execs and boots is
+		// faster than planning during the fork: a parent busy meanwhile
+		// slows the fork (copy-on-write faults, a locked thread waiting
+		// for the scheduler).
+		fork()
+		prep, spec, prepErr = plan()
 	}
 	runtime.KeepAlive(s.stdio)
 	closeFiles(specR, statusW)
 	s.stdio.closeChildEnds()
-	if prepErr != nil || err != nil {
-		if err == nil {
+	if prepErr != nil || !forked {
+		if forked {
 			s.abort()
 		} else {
 			closeFiles(specW, statusR)
 			s.stdio.closeParentEnds()
 			s.restoreForeground()
 		}
+		if prep != nil {
+			prep.cleanup()
+		}
 		if prepErr != nil {
-			if prep != nil {
-				prep.cleanup()
-			}
 			return fail(prepErr)
 		}
 		if s.direct {

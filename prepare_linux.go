@@ -179,6 +179,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	// kernels that no longer need it.
 	plan.Remount = os.Getenv("NSRUN_FORCE_REMOUNT") == "1"
 
+	// Start checked the ids before forking; checked again here so that a
+	// bad id is reported after a bad path, as the options are read.
 	if _, err := policyIDs(p); err != nil {
 		return nil, err
 	}

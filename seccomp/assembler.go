@@ -142,19 +142,25 @@ func (as *assembler) program() (Program, error) {
 func (as *assembler) condition(c Arg, fail label) {
 	lo := uint32(offArgs + 8*c.Index)
 	hi := lo + 4
-	v, w := c.Value, c.ValueTwo
+	v := c.Value
 	vh, vl := uint32(v>>32), uint32(v)
-	holds := as.newLabel()
 	switch c.Op {
 	case OpEQ:
 		as.equal(hi, vh, 0xffffffff, fail)
 		as.equal(lo, vl, 0xffffffff, fail)
+		return
 	case OpMaskedEq:
-		// (arg & Value) == ValueTwo
-		if mh, wh := uint32(v>>32), uint32(w>>32); mh != 0 || wh != 0 {
-			as.equal(hi, wh, mh, fail)
+		// (arg & Value) == (ValueTwo & Value), as libseccomp reads it: bits
+		// of ValueTwo outside the mask cannot make the rule unmatchable.
+		w := c.ValueTwo & v
+		if vh != 0 {
+			as.equal(hi, uint32(w>>32), vh, fail)
 		}
-		as.equal(lo, uint32(w), uint32(v), fail)
+		as.equal(lo, uint32(w), vl, fail)
+		return
+	}
+	holds := as.newLabel()
+	switch c.Op {
 	case OpNE:
 		// Holds when either half differs.
 		as.emit(stmt(bpfLdWAbs, hi))

@@ -55,6 +55,7 @@ const (
 	offArgs = 16       // args[0]; each is 8 bytes, low half first
 	offArg2 = 16 + 2*8 // low 32 bits of args[2]
 	x32Bit  = 0x40000000
+	noCall  = 0xFFFFFFFF // syscall(-1)
 )
 
 func stmt(code uint16, k uint32) Instruction { return Instruction{Code: code, K: k} }
@@ -71,7 +72,7 @@ func MPTCP(goarch string) ([]Instruction, error) {
 		return nil, fmt.Errorf("seccomp: no filter for architecture %s", goarch)
 	}
 	const ld, jeq, jge, ret = bpfLdWAbs, bpfJeqK, bpfJgeK, bpfRetK
-	x32 := uint32(0xFFFFFFFF) // never matches where there is no x32
+	x32 := uint32(noCall) // only -1 reaches the x32 test where there is no x32
 	if a.x32 {
 		x32 = x32Bit
 	}
@@ -80,12 +81,13 @@ func MPTCP(goarch string) ([]Instruction, error) {
 		/* 1 */ jump(jeq, a.audit, 1, 0),
 		/* 2 */ stmt(ret, retKillProcess),
 		/* 3 */ stmt(ld, offNR),
-		/* 4 */ jump(jge, x32, 0, 1),
-		/* 5 */ stmt(ret, retKillProcess),
-		/* 6 */ jump(jeq, a.socket, 0, 3),
-		/* 7 */ stmt(ld, offArg2),
-		/* 8 */ jump(jeq, ipprotoMPTCP, 0, 1),
-		/* 9 */ stmt(ret, retErrno|eprotonosupport),
-		/* 10 */ stmt(ret, retAllow),
+		/* 4 */ jump(jge, x32, 0, 2),
+		/* 5 */ jump(jeq, noCall, 1, 0), // -1: no call, ENOSYS from the kernel
+		/* 6 */ stmt(ret, retKillProcess),
+		/* 7 */ jump(jeq, a.socket, 0, 3),
+		/* 8 */ stmt(ld, offArg2),
+		/* 9 */ jump(jeq, ipprotoMPTCP, 0, 1),
+		/* 10 */ stmt(ret, retErrno|eprotonosupport),
+		/* 11 */ stmt(ret, retAllow),
 	}, nil
 }

@@ -99,6 +99,7 @@ func TestMPTCPFilter(t *testing.T) {
 		{"another call with 262", auditArchX86_64, connect, ipprotoMPTCP, retAllow},
 		{"i386", 0x40000003, socket, 0, retKillProcess},
 		{"x32", auditArchX86_64, x32Bit | 41, ipprotoMPTCP, retKillProcess},
+		{"syscall(-1)", auditArchX86_64, noCall, 0, retAllow},
 	} {
 		if got := run(t, prog, tc.arch, tc.nr, [6]uint64{2, 1, tc.arg2}); got != tc.want {
 			t.Errorf("%s: %#x, want %#x", tc.name, got, tc.want)
@@ -110,6 +111,9 @@ func TestMPTCPFilter(t *testing.T) {
 	}
 	if got := run(t, arm, auditArchAarch64, x32Bit|5, [6]uint64{}); got != retAllow {
 		t.Errorf("arm64 has no x32: %#x", got)
+	}
+	if got := run(t, arm, auditArchAarch64, noCall, [6]uint64{}); got != retAllow {
+		t.Errorf("arm64 syscall(-1): %#x", got)
 	}
 	if got := run(t, arm, auditArchAarch64, 198, [6]uint64{2, 1, ipprotoMPTCP}); got != retErrno|eprotonosupport {
 		t.Errorf("arm64 mptcp: %#x", got)

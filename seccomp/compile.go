@@ -30,9 +30,11 @@ func Compile(p Profile) (*Compiled, error) {
 	return compileFor(p, runtime.GOARCH)
 }
 
-// syscallRules are a call's rules: conditional ones are tried in the
-// profile's order, the first whose conditions all hold decides; then the
-// unconditional one, if any; then the profile's default.
+// syscallRules are a call's rules: one unconditional action, or
+// conditional rules that all have the same action, taken when any of them
+// holds (the profile's default otherwise). Anything else would depend on
+// an order libseccomp and runc do not define the same way, so it is
+// refused.
 type syscallRules struct {
 	conditional []conditionalRule
 	always      *Action
@@ -41,6 +43,32 @@ type syscallRules struct {
 type conditionalRule struct {
 	args   []Arg
 	action Action
+}
+
+// add records r for the call name, or says why the pair cannot be.
+func (sr *syscallRules) add(name string, r Rule) error {
+	if len(r.Args) == 0 {
+		if sr.always != nil && *sr.always != r.Action {
+			return fmt.Errorf("%s has two unconditional rules with different actions (%v, %v)", name, sr.always.Kind, r.Action.Kind)
+		}
+		act := r.Action
+		sr.always = &act
+	} else {
+		sr.conditional = append(sr.conditional, conditionalRule{args: r.Args, action: r.Action})
+	}
+	var actions []Action
+	if sr.always != nil {
+		actions = append(actions, *sr.always)
+	}
+	for _, c := range sr.conditional {
+		actions = append(actions, c.action)
+	}
+	for _, a := range actions[1:] {
+		if a != actions[0] {
+			return fmt.Errorf("%s has rules with different actions (%v, %v): which one decides is not defined alike by every runtime", name, actions[0].Kind, a.Kind)
+		}
+	}
+	return nil
 }
 
 // compileFor compiles p for goarch (runtime.GOARCH names). The program
@@ -64,10 +92,17 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 		if _, err := retValue(r.Action); err != nil {
 			return nil, fmt.Errorf("seccomp profile %s: %s: %w", p.Name, r.Names, err)
 		}
+		var seen [6]bool
 		for _, arg := range r.Args {
 			if arg.Index > 5 || arg.Op < OpNE || arg.Op > OpMaskedEq {
 				return nil, fmt.Errorf("seccomp profile %s: %s: bad condition %+v", p.Name, r.Names, arg)
 			}
+			// libseccomp refuses this too: runc splits such a rule into
+			// alternatives, a plain reading makes it a conjunction.
+			if seen[arg.Index] {
+				return nil, fmt.Errorf("seccomp profile %s: %s: two conditions on argument %d", p.Name, r.Names, arg.Index)
+			}
+			seen[arg.Index] = true
 		}
 		for _, name := range r.Names {
 			nr, ok := a.syscalls.lookup(name)
@@ -84,8 +119,8 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 				return nil, fmt.Errorf("seccomp profile %s: unknown syscall %q", p.Name, name)
 			}
 			if r.Action == p.DefaultAction {
-				// What no rule matches gets this anyway; a rule that says so
-				// again cannot change a decision ahead of the others.
+				// What no rule matches gets this anyway (libseccomp and
+				// runc leave such rules out too).
 				continue
 			}
 			sr := byNR[nr]
@@ -93,14 +128,8 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 				sr = &syscallRules{}
 				byNR[nr] = sr
 			}
-			if len(r.Args) == 0 {
-				if sr.always != nil && *sr.always != r.Action {
-					return nil, fmt.Errorf("seccomp profile %s: %s has two unconditional rules with different actions", p.Name, name)
-				}
-				act := r.Action
-				sr.always = &act
-			} else {
-				sr.conditional = append(sr.conditional, conditionalRule{args: r.Args, action: r.Action})
+			if err := sr.add(name, r); err != nil {
+				return nil, fmt.Errorf("seccomp profile %s: %w", p.Name, err)
 			}
 			if (r.Action.Kind == ActAllow) != (p.DefaultAction.Kind == ActAllow) {
 				counted[nr] = true
@@ -123,8 +152,13 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 	as.emit(stmt(bpfRetK, retKillProcess))
 	as.emit(stmt(bpfLdWAbs, offNR))
 	if a.x32 {
-		as.emit(jump(bpfJgeK, x32Bit, 0, 1))
+		// x32 numbers have bit 30 set; -1 is no call at all (the kernel
+		// answers ENOSYS) and goes on to the rules, as libseccomp lets it.
+		native := as.newLabel()
+		as.branch(bpfJgeK, x32Bit, fallThrough, native)
+		as.branch(bpfJeqK, noCall, native, fallThrough)
 		as.emit(stmt(bpfRetK, retKillProcess))
+		as.place(native)
 	}
 	blocks := map[uint32]label{}
 	for _, nr := range nrs {

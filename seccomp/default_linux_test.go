@@ -66,6 +66,7 @@ func TestDefaultFilterDecisions(t *testing.T) {
 			{"personality no-randomize", auditArchX86_64, unix.SYS_PERSONALITY, [6]uint64{0x0040000}, eperm1},
 			{"ptrace", auditArchX86_64, unix.SYS_PTRACE, [6]uint64{}, allow},
 			{"x32 getpid", auditArchX86_64, 0x40000000 | 39, [6]uint64{}, kill},
+			{"syscall(-1)", auditArchX86_64, 0xffffffff, [6]uint64{}, allow},
 			{"i386 keyctl", 0x40000003, 288, [6]uint64{}, kill},
 		} {
 			if got := run(t, c.Program, tc.arch, tc.nr, tc.args); got != tc.want {

@@ -70,9 +70,12 @@
 // notification and filter flags are errors, as is a restricting rule on a
 // name no Linux architecture has; an allowing rule for such a name is left
 // out, which keeps the call denied, and a call only other architectures
-// have is passed over. For one call, conditional rules are tried in the
-// profile's order and the first that holds decides, then the unconditional
-// rule; two unconditional rules with different actions are an error.
+// have is passed over. A rule with the default action is left out, as
+// libseccomp and runc leave it. A call then has one unconditional action,
+// or conditional rules with one action, taken when any of them holds;
+// different actions for one call, or two conditions on one argument, are
+// refused, since runtimes do not agree on what those mean. MaskedEq
+// compares (arg & mask) with (value & mask), as libseccomp does.
 //
 // Kernel minimums: 3.17 (seccomp(2)), 4.14 for SECCOMP_RET_KILL_PROCESS.
 // Architectures: amd64 and arm64; others get an error, not a weaker filter.

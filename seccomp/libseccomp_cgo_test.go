@@ -109,27 +109,31 @@ func compileWithLibseccomp(t *testing.T, p Profile) Program {
 	return prog
 }
 
-func TestSyscallTableMatchesLibseccomp(t *testing.T) {
-	for _, e := range syscallsAMD64 {
-		name, nr := e.name, e.nr
-		sc, err := libseccomp.GetSyscallFromName(name)
-		if err != nil {
-			// Debian's libseccomp 2.5.4 stops at futex_wake (454) and
-			// lacks uprobe and uretprobe: newer than it.
-			t.Logf("%s (%d): libseccomp cannot name it", name, nr)
-			continue
+func TestSyscallTablesMatchLibseccomp(t *testing.T) {
+	for _, tc := range []struct {
+		table syscallTable
+		arch  libseccomp.ScmpArch
+	}{{syscallsAMD64, libseccomp.ArchAMD64}, {syscallsARM64, libseccomp.ArchARM64}} {
+		for _, e := range tc.table {
+			sc, err := libseccomp.GetSyscallFromNameByArch(e.name, tc.arch)
+			if err != nil {
+				// Debian's libseccomp 2.5.4 stops at futex_wake (454) and
+				// lacks uprobe and uretprobe: newer than it.
+				t.Logf("%v %s (%d): libseccomp cannot name it", tc.arch, e.name, e.nr)
+				continue
+			}
+			if uint32(sc) != e.nr {
+				t.Errorf("%v %s: %d here, %d in libseccomp", tc.arch, e.name, e.nr, sc)
+			}
 		}
-		if uint32(sc) != nr {
-			t.Errorf("%s: %d here, %d in libseccomp", name, nr, sc)
-		}
-	}
-	for nr := range 1024 {
-		name, err := libseccomp.ScmpSyscall(nr).GetName()
-		if err != nil {
-			continue
-		}
-		if got, ok := syscallsAMD64.lookup(name); !ok || got != uint32(nr) {
-			t.Errorf("libseccomp names %d %s; the table has %d, %v", nr, name, got, ok)
+		for nr := range 1024 {
+			name, err := libseccomp.ScmpSyscall(nr).GetNameByArch(tc.arch)
+			if err != nil {
+				continue
+			}
+			if got, ok := tc.table.lookup(name); !ok || got != uint32(nr) {
+				t.Errorf("libseccomp names %v %d %s; the table has %d, %v", tc.arch, nr, name, got, ok)
+			}
 		}
 	}
 }
@@ -138,7 +142,7 @@ func TestSyscallTableMatchesLibseccomp(t *testing.T) {
 // conditions, and random ones.
 func argVectors() [][6]uint64 {
 	edges := []uint64{0, 1, 8, 16, 17, 40, 0x7fffffff, 0x80000000, 0xffffffff, 1 << 32, 1<<32 | 40,
-		1<<64 - 1, tiocsti, tiocsti | 1<<32, tioclinux, unix.TCGETS, 0x3d0f00, 0x11, 0x20008, 0xffffffff00000000}
+		1<<64 - 1, tiocsti, tiocsti | 1<<32, 0x15412, 0xff5412, tioclinux, unix.TCGETS, 0x3d0f00, 0x11, 0x20008, 0xffffffff00000000}
 	for _, f := range cloneNewFlags {
 		edges = append(edges, f.bit, f.bit|0x11, f.bit|1<<40)
 	}
@@ -179,6 +183,9 @@ func TestCompilerAgreesWithLibseccomp(t *testing.T) {
 		{Names: []string{"kill"}, Action: Action{Kind: ActTrap}, Args: []Arg{{Index: 1, Op: OpGT, Value: 9}}},
 		{Names: []string{"tgkill"}, Action: Action{Kind: ActLog}, Args: []Arg{{Index: 0, Op: OpGE, Value: 1<<32 | 5}}},
 		{Names: []string{"ioctl"}, Action: Action{Kind: ActErrno, Errno: 25}, Args: []Arg{{Index: 1, Op: OpMaskedEq, Value: 0xffff00000000ff00, ValueTwo: 0x5400}}},
+		// Bits of the value outside the mask do not count.
+		{Names: []string{"fcntl"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 1, Op: OpMaskedEq, Value: 0xffff, ValueTwo: 0x15412}}},
+		{Names: []string{"ioctl"}, Action: Action{Kind: ActErrno, Errno: 25}, Args: []Arg{{Index: 0, Op: OpEQ, Value: 40}, {Index: 1, Op: OpGT, Value: 1 << 33}}},
 	}}
 	vectors := argVectors()
 	for _, p := range []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist} {
@@ -187,10 +194,17 @@ func TestCompilerAgreesWithLibseccomp(t *testing.T) {
 			t.Fatalf("%s: %v", p.Name, err)
 		}
 		ref := compileWithLibseccomp(t, p)
+		var nrs []uint32
+		for nr := range uint32(480) {
+			if _, err := libseccomp.ScmpSyscall(nr).GetName(); err == nil {
+				nrs = append(nrs, nr) // the reference can name it, so filter it
+			}
+		}
+		nrs = append(nrs, 0xffffffff, x32Bit|39, x32Bit|512)
 		diffs := 0
-		for nr := uint32(0); nr < 480 && diffs < 10; nr++ {
-			if _, err := libseccomp.ScmpSyscall(nr).GetName(); err != nil {
-				continue // the reference cannot name it, so cannot filter it
+		for _, nr := range nrs {
+			if diffs >= 10 {
+				break
 			}
 			for _, args := range vectors {
 				got, want := run(t, mine.Program, auditArchX86_64, nr, args), run(t, ref, auditArchX86_64, nr, args)

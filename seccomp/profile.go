@@ -35,7 +35,7 @@ type Action struct {
 // Op compares a syscall argument.
 type Op int
 
-// Comparisons. MaskedEq compares (arg & Value) with ValueTwo.
+// Comparisons. MaskedEq compares (arg & Value) with (ValueTwo & Value).
 const (
 	OpNE Op = iota
 	OpLT

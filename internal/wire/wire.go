@@ -10,8 +10,10 @@
 // is. Supported kinds: bool, signed and unsigned integers, string, slice,
 // pointer and struct; a struct with an unexported field, or any other kind
 // (map, float, interface, ...), is refused rather than half sent. Decoding
-// checks every length against the bytes left, so a broken stream gives an
-// error and never a large allocation.
+// checks every length against the bytes left (a slice against the least
+// its items can take), so a broken stream gives an error, and never
+// allocates more than its length times its largest item's size over its
+// smallest encoding.
 package wire
 
 import (
@@ -102,6 +104,19 @@ func appendValue(b []byte, v reflect.Value) ([]byte, error) {
 	return nil, fmt.Errorf("wire: cannot encode %s", v.Type())
 }
 
+// minSize is the fewest bytes a value of t takes (1 for an empty struct,
+// which Marshal refuses to put in a slice anyway).
+func minSize(t reflect.Type) int {
+	if t.Kind() != reflect.Struct {
+		return 1
+	}
+	n := 0
+	for i := range t.NumField() {
+		n += minSize(t.Field(i).Type)
+	}
+	return max(n, 1)
+}
+
 type decoder struct{ b []byte }
 
 var errShort = errors.New("wire: input ends early")
@@ -186,7 +201,7 @@ func (d *decoder) value(v reflect.Value) error {
 			v.SetZero()
 			return nil
 		}
-		if n-1 > uint64(len(d.b)) {
+		if n-1 > uint64(len(d.b)/minSize(v.Type().Elem())) {
 			return fmt.Errorf("wire: %d items beyond the %d bytes left", n-1, len(d.b))
 		}
 		s := reflect.MakeSlice(v.Type(), int(n-1), int(n-1))

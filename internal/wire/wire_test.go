@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"reflect"
 	"strings"
 	"testing"
@@ -133,4 +134,15 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("re-encoding what decoded does not round-trip: %v", err)
 		}
 	})
+}
+
+// A slice's count is checked against the least its items take: 1,000
+// three-field structs cannot fit in 100 bytes.
+func TestSliceCountBoundedByItemSize(t *testing.T) {
+	b := binary.AppendUvarint(nil, 1001)
+	b = append(b, make([]byte, 100)...)
+	var got []inner
+	if err := Unmarshal(b, &got); err == nil || !strings.Contains(err.Error(), "beyond") {
+		t.Errorf("got %v", err)
+	}
 }
