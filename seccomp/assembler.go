@@ -137,35 +137,76 @@ func (as *assembler) program() (Program, error) {
 	return prog, nil
 }
 
+// acc is what the accumulator holds: the word at off under mask, when ok.
+type acc struct {
+	ok        bool
+	off, mask uint32
+}
+
+// load makes A the word at off under mask, loading and masking only what
+// it does not already hold.
+func (as *assembler) load(off, mask uint32, held acc) acc {
+	switch {
+	case held.ok && held.off == off && held.mask == mask:
+	case held.ok && held.off == off && held.mask == 0xffffffff:
+		as.emit(stmt(bpfAndK, mask))
+	default:
+		as.emit(stmt(bpfLdWAbs, off))
+		if mask != 0xffffffff {
+			as.emit(stmt(bpfAndK, mask))
+		}
+	}
+	return acc{ok: true, off: off, mask: mask}
+}
+
 // condition tests one argument, 64 bits wide as two 32-bit halves (BPF
-// loads words), and jumps to fail unless it holds; A is clobbered.
-func (as *assembler) condition(c Arg, fail label) {
+// loads words): on to pass (fallThrough: the next instruction) when it
+// holds, to fail otherwise. held is what A holds before; it returns what A
+// holds after, and clean when A holds that on the way to fail too.
+func (as *assembler) condition(c Arg, fail, pass label, held acc) (after acc, clean bool) {
 	lo := uint32(offArgs + 8*c.Index)
 	hi := lo + 4
 	v := c.Value
 	vh, vl := uint32(v>>32), uint32(v)
 	switch c.Op {
 	case OpEQ:
-		as.equal(hi, vh, 0xffffffff, fail)
-		as.equal(lo, vl, 0xffffffff, fail)
-		return
+		as.load(hi, 0xffffffff, held)
+		as.branch(bpfJeqK, vh, fallThrough, fail)
+		after = as.load(lo, 0xffffffff, acc{})
+		as.branch(bpfJeqK, vl, pass, fail)
+		return after, false
 	case OpMaskedEq:
 		// (arg & Value) == (ValueTwo & Value), as libseccomp reads it: bits
 		// of ValueTwo outside the mask cannot make the rule unmatchable.
 		w := c.ValueTwo & v
 		if vh != 0 {
-			as.equal(hi, uint32(w>>32), vh, fail)
+			held = as.load(hi, vh, held)
+			as.branch(bpfJeqK, uint32(w>>32), fallThrough, fail)
+			clean = false
+		} else {
+			clean = true
 		}
-		as.equal(lo, uint32(w), vl, fail)
-		return
+		if vl != 0 && vl&(vl-1) == 0 && uint32(w) == vl {
+			// One bit, which must be set: test it without masking A.
+			after = as.load(lo, 0xffffffff, held)
+			as.branch(bpfJsetK, vl, pass, fail)
+			return after, clean
+		}
+		after = as.load(lo, vl, held)
+		as.branch(bpfJeqK, uint32(w), pass, fail)
+		return after, clean
 	}
-	holds := as.newLabel()
+	holds := pass
+	if pass == fallThrough {
+		holds = as.newLabel()
+		defer as.place(holds)
+	}
 	switch c.Op {
 	case OpNE:
 		// Holds when either half differs.
-		as.emit(stmt(bpfLdWAbs, hi))
+		as.load(hi, 0xffffffff, held)
 		as.branch(bpfJeqK, vh, fallThrough, holds)
-		as.emit(stmt(bpfLdWAbs, lo))
+		as.load(lo, 0xffffffff, acc{})
 		as.branch(bpfJeqK, vl, fail, holds)
 	case OpGT, OpGE:
 		// hi > vh holds; hi < vh fails; equal: the low halves decide.
@@ -173,10 +214,10 @@ func (as *assembler) condition(c Arg, fail label) {
 		if c.Op == OpGE {
 			low = bpfJgeK
 		}
-		as.emit(stmt(bpfLdWAbs, hi))
+		as.load(hi, 0xffffffff, held)
 		as.branch(bpfJgtK, vh, holds, fallThrough)
 		as.branch(bpfJeqK, vh, fallThrough, fail)
-		as.emit(stmt(bpfLdWAbs, lo))
+		as.load(lo, 0xffffffff, acc{})
 		as.branch(low, vl, holds, fail)
 	case OpLT, OpLE:
 		// hi < vh holds; hi > vh fails; equal: the low halves decide.
@@ -184,21 +225,11 @@ func (as *assembler) condition(c Arg, fail label) {
 		if c.Op == OpLE {
 			low = bpfJgtK
 		}
-		as.emit(stmt(bpfLdWAbs, hi))
+		as.load(hi, 0xffffffff, held)
 		as.branch(bpfJgeK, vh, fallThrough, holds)
 		as.branch(bpfJeqK, vh, fallThrough, fail)
-		as.emit(stmt(bpfLdWAbs, lo))
+		as.load(lo, 0xffffffff, acc{})
 		as.branch(low, vl, fail, holds)
 	}
-	as.place(holds)
-}
-
-// equal loads the word at off, masks it unless mask is all ones, and
-// jumps to fail unless it equals want.
-func (as *assembler) equal(off, want, mask uint32, fail label) {
-	as.emit(stmt(bpfLdWAbs, off))
-	if mask != 0xffffffff {
-		as.emit(stmt(bpfAndK, mask))
-	}
-	as.branch(bpfJeqK, want, fallThrough, fail)
+	return acc{}, false
 }

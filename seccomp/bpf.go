@@ -16,6 +16,7 @@ const (
 	bpfJeqK   = 0x15 // BPF_JMP | BPF_JEQ | BPF_K
 	bpfJgeK   = 0x35 // BPF_JMP | BPF_JGE | BPF_K
 	bpfJgtK   = 0x25 // BPF_JMP | BPF_JGT | BPF_K
+	bpfJsetK  = 0x45 // BPF_JMP | BPF_JSET | BPF_K
 	bpfJa     = 0x05 // BPF_JMP | BPF_JA
 	bpfAndK   = 0x54 // BPF_ALU | BPF_AND | BPF_K
 	bpfRetK   = 0x06 // BPF_RET | BPF_K

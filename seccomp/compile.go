@@ -166,26 +166,33 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 			blocks[nr] = as.newLabel()
 		}
 	}
-	// A call with only an unconditional rule returns straight from the
-	// search; the others jump to their block.
-	leaf := func(nr uint32) {
-		if l, ok := blocks[nr]; ok {
-			as.branch(bpfJeqK, nr, l, fallThrough)
-			return
-		}
-		next := as.newLabel()
-		as.branch(bpfJeqK, nr, fallThrough, next)
-		ret, _ := retValue(*byNR[nr].always)
-		as.emit(stmt(bpfRetK, ret))
-		as.place(next)
-	}
 	var search func(nrs []uint32)
 	search = func(nrs []uint32) {
 		if len(nrs) <= 4 {
+			// A call with only an unconditional rule jumps to its
+			// action's return, one for the group, just below; the others
+			// to their block.
+			rets := map[uint32]label{}
+			var order []uint32
 			for _, nr := range nrs {
-				leaf(nr)
+				if l, ok := blocks[nr]; ok {
+					as.branch(bpfJeqK, nr, l, fallThrough)
+					continue
+				}
+				ret, _ := retValue(*byNR[nr].always)
+				l, ok := rets[ret]
+				if !ok {
+					l = as.newLabel()
+					rets[ret] = l
+					order = append(order, ret)
+				}
+				as.branch(bpfJeqK, nr, l, fallThrough)
 			}
 			as.emit(stmt(bpfRetK, def))
+			for _, ret := range order {
+				as.place(rets[ret])
+				as.emit(stmt(bpfRetK, ret))
+			}
 			return
 		}
 		mid := len(nrs) / 2
@@ -203,19 +210,34 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 		}
 		as.place(l)
 		sr := byNR[nr]
+		// The rules of one call share their action (add refuses others):
+		// whichever holds jumps to its one return.
+		match := as.newLabel()
+		var held acc
 		for _, cr := range sr.conditional {
 			next := as.newLabel()
-			for _, arg := range cr.args {
-				as.condition(arg, next)
+			clean := false
+			for i, arg := range cr.args {
+				pass := fallThrough
+				if i == len(cr.args)-1 {
+					pass = match
+				}
+				held, clean = as.condition(arg, next, pass, held)
 			}
-			ret, _ := retValue(cr.action)
-			as.emit(stmt(bpfRetK, ret))
 			as.place(next)
+			// The next rule starts where this one failed: what A holds
+			// there is known only after a single clean condition.
+			if len(cr.args) != 1 || !clean {
+				held = acc{}
+			}
 		}
 		ret := def
 		if sr.always != nil {
 			ret, _ = retValue(*sr.always)
 		}
+		as.emit(stmt(bpfRetK, ret))
+		as.place(match)
+		ret, _ = retValue(sr.conditional[0].action)
 		as.emit(stmt(bpfRetK, ret))
 	}
 	prog, err := as.program()

@@ -142,7 +142,7 @@ func TestSyscallTablesMatchLibseccomp(t *testing.T) {
 // conditions, and random ones.
 func argVectors() [][6]uint64 {
 	edges := []uint64{0, 1, 8, 16, 17, 40, 0x7fffffff, 0x80000000, 0xffffffff, 1 << 32, 1<<32 | 40,
-		1<<64 - 1, tiocsti, tiocsti | 1<<32, 0x15412, 0xff5412, tioclinux, unix.TCGETS, 0x3d0f00, 0x11, 0x20008, 0xffffffff00000000}
+		1<<64 - 1, tiocsti, tiocsti | 1<<32, 0x15412, 0xff5412, 0x403, 0x100000402, 0x200000403, 0x777, 0x5401, 0x5413, tioclinux, unix.TCGETS, 0x3d0f00, 0x11, 0x20008, 0xffffffff00000000}
 	for _, f := range cloneNewFlags {
 		edges = append(edges, f.bit, f.bit|0x11, f.bit|1<<40)
 	}
@@ -186,6 +186,15 @@ func TestCompilerAgreesWithLibseccomp(t *testing.T) {
 		// Bits of the value outside the mask do not count.
 		{Names: []string{"fcntl"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 1, Op: OpMaskedEq, Value: 0xffff, ValueTwo: 0x15412}}},
 		{Names: []string{"ioctl"}, Action: Action{Kind: ActErrno, Errno: 25}, Args: []Arg{{Index: 0, Op: OpEQ, Value: 40}, {Index: 1, Op: OpGT, Value: 1 << 33}}},
+		// A rule that can fail on the high half, then one on the same low
+		// half: the second must load its word again.
+		{Names: []string{"fcntl"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 2, Op: OpMaskedEq, Value: 0xffffffff00000fff, ValueTwo: 0x100000402}}},
+		{Names: []string{"fcntl"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 2, Op: OpMaskedEq, Value: 0xfff, ValueTwo: 0x403}}},
+		{Names: []string{"fcntl"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 2, Op: OpMaskedEq, Value: 0x10, ValueTwo: 0x10}}},
+		{Names: []string{"fcntl"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 2, Op: OpMaskedEq, Value: 0xfff, ValueTwo: 0x777}}},
+		// Two conditions, the first can fail with another word in A.
+		{Names: []string{"lseek"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 0, Op: OpEQ, Value: 40}, {Index: 1, Op: OpMaskedEq, Value: 0xffff, ValueTwo: 0x5401}}},
+		{Names: []string{"lseek"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 1, Op: OpMaskedEq, Value: 0xffff, ValueTwo: 0x5413}}},
 	}}
 	vectors := argVectors()
 	for _, p := range []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist} {
