@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -27,7 +28,15 @@ func main() {
 	par := flag.Int("p", 1, "launches at a time")
 	ws := flag.String("ws", "", "the writable workspace")
 	bwrap := flag.Bool("bwrap", false, "start bwrap with os/exec instead of nsrun")
+	heapMiB := flag.Int("heap", 0, "MiB of live, touched heap the program holds, as a busy server would")
 	flag.Parse()
+	heap := make([][]byte, *heapMiB)
+	for i := range heap {
+		heap[i] = make([]byte, 1<<20)
+		for j := 0; j < len(heap[i]); j += 4096 {
+			heap[i][j] = 1
+		}
+	}
 	if *ws == "" {
 		fmt.Fprintln(os.Stderr, "launch: -ws is required")
 		os.Exit(2)
@@ -73,6 +82,7 @@ func main() {
 		os.Exit(1)
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	runtime.KeepAlive(heap)
 	json.NewEncoder(os.Stdout).Encode(map[string]float64{
 		"median_ms":      ms(times[len(times)/2]),
 		"launches_per_s": float64(*n) / wall.Seconds(),
