@@ -19,7 +19,8 @@ import (
 
 // sysCmd is the running sandbox: the init process and the pipes to it.
 type sysCmd struct {
-	pid        int
+	pid        int // the init (or the Landlock-only stage)
+	waitPid    int // the child to reap: pid, or the fork helper that forked it
 	pidfd      int // -1 when the kernel gave none
 	stdio      *stdio
 	reaped     bool // guarded by mu; after it pid may name another process
@@ -45,6 +46,7 @@ func init() {
 	_ = reexec.Register(initStage, runInit)
 	_ = reexec.Register(landlockStage, runLandlockStage)
 	_ = reexec.Register(probeStage, func() int { return 0 })
+	_ = reexec.Register(forkStage, runForkHelper)
 
 }
 
@@ -163,9 +165,31 @@ func (c *Cmd) Start() error {
 		forked  bool
 	)
 	fork := func() {
+		childStage, childAttr := stage, attr
+		var req forkRequest
+		var reqR, reqW, resR, resW *os.File
+		if why := useForkHelper(); why != "" && !s.direct {
+			if reqR, reqW, err = os.Pipe(); err != nil {
+				return
+			}
+			if resR, resW, err = os.Pipe(); err != nil {
+				closeFiles(reqR, reqW)
+				return
+			}
+			defer closeFiles(reqW, resR)
+			childAttr, req = helperAttr(attr, reqR, resW)
+			childStage = forkStage
+			c.logf("forking the init through the fork helper (%s)", why)
+		}
 		startErr := make(chan error, 1)
-		go s.forkAndHold(stage, attr, startErr)
+		go s.forkAndHold(childStage, childAttr, startErr)
 		err = <-startErr
+		if reqR != nil {
+			closeFiles(reqR, resW)
+			if err == nil {
+				err = s.handOff(req, reqW, resR)
+			}
+		}
 		forked = err == nil
 	}
 	if s.direct {
@@ -263,7 +287,7 @@ func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	pid, err := syscall.ForkExec(reexec.Self, []string{stage}, attr)
-	s.pid = pid
+	s.pid, s.waitPid = pid, pid
 	started <- err
 	if err != nil {
 		return
@@ -320,7 +344,7 @@ func (s *sysCmd) signal(sig unix.Signal) error {
 func (s *sysCmd) reap() {
 	var ws unix.WaitStatus
 	for {
-		_, err := unix.Wait4(s.pid, &ws, unix.WUNTRACED, nil)
+		_, err := unix.Wait4(s.waitPid, &ws, unix.WUNTRACED, nil)
 		if err == unix.EINTR {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -181,5 +182,48 @@ func TestSourceSwappedBeforeTheMountIsRefused(t *testing.T) {
 				t.Errorf("got %v", err)
 			}
 		})
+	}
+}
+
+// A program with a large heap forks the init through the fork helper
+// (forking itself would copy its page tables): the sandbox behaves the
+// same, its status and output included, and the helper is gone with it.
+func TestLargeProgramForksThroughTheHelper(t *testing.T) {
+	needSandbox(t)
+	t.Setenv("NSRUN_FORK_HELPER", "")
+	heap := make([]byte, (forkHelperMiB+16)<<20)
+	for i := 0; i < len(heap); i += 4096 {
+		heap[i] = 1
+	}
+	var out, log bytes.Buffer
+	cmd := Command(nil, "/bin/sh", "-c", "echo through; exit 5")
+	cmd.Stdout, cmd.Log = &out, &log
+	err := cmd.Run()
+	runtime.KeepAlive(heap)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 5 {
+		t.Fatalf("got %v, want exit 5 (output %q)", err, out.String())
+	}
+	if !strings.Contains(log.String(), "fork helper (over 64 MiB resident)") {
+		t.Errorf("the helper was not used: %s", log.String())
+	}
+	if out.String() != "through\n" {
+		t.Errorf("output %q", out.String())
+	}
+	killed := Command(nil, "/bin/sh", "-c", "kill -KILL $$")
+	if err := killed.Run(); !errors.As(err, &ee) || ee.Code != 137 || ee.Signal != 9 {
+		t.Errorf("payload killed by SIGKILL: %v", err)
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.HasPrefix(string(b), forkStage+"\x00") {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		s := string(stat)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
+			t.Errorf("a fork helper is left: pid %s", e.Name())
+		}
 	}
 }

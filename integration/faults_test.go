@@ -37,6 +37,9 @@ func TestInitKilledFromOutside(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for init == 0 && time.Now().Before(deadline) {
 		init = findProcess("nsrun-init", cmd.Process.Pid)
+		if helper := findProcess("nsrun-fork", cmd.Process.Pid); init == 0 && helper != 0 {
+			init = findProcess("nsrun-init", helper) // NSRUN_FORK_HELPER=1
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	if init == 0 {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: vet, unit tests, and the integration tests as the
-# calling user and, when run as root, again as an unprivileged user.
+# calling user and, when run as root, again as an unprivileged user; the
+# integration tests run once more with the init forked through the fork
+# helper, as for a program with a large heap.
 # NSRUN_INTEGRATION=1 turns a host that cannot run sandboxes into a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +21,15 @@ echo "== unit and integration tests as $(id -un)"
 go test -count=1 -v ./... >"$log" 2>&1 || { grep -vE '^(=== |    --- PASS|--- PASS|PASS$)' "$log"; exit 1; }
 grep -E '^(ok|\?) ' "$log"
 
+# A large program forks the init through the fork helper; force that path.
+echo "== integration and library tests as $(id -un), through the fork helper"
+helper_log="$(mktemp /var/tmp/nsrun-test-log.XXXXXX)"
+NSRUN_FORK_HELPER=1 go test -count=1 -v ./integration . >"$helper_log" 2>&1 ||
+	{ grep -vE '^(=== |    --- PASS|--- PASS|PASS$)' "$helper_log"; rm -f "$helper_log"; exit 1; }
+grep -E '^(ok|\?) ' "$helper_log"
+cat "$helper_log" >>"$log"
+rm -f "$helper_log"
+
 if [ "$(id -u)" -eq 0 ]; then
 	echo "== integration tests as $TEST_USER"
 	dir="$(mktemp -d /var/tmp/nsrun-it.XXXXXX)"
@@ -36,7 +47,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	(cd "$dir" && runuser -u "$TEST_USER" -- env \
 		NSRUN_BIN="$dir/nsrun" NSRUN_HELPER="$dir/helper" NSRUN_SYSC="$dir/sysc" \
 		NSRUN_INTEGRATION="${NSRUN_INTEGRATION:-}" HOME="/home/$TEST_USER" PATH="$PATH" \
-		sh -c './integration.test -test.count=1 -test.v && ./library.test -test.count=1 -test.v') >"$user_log" 2>&1 ||
+		sh -c './integration.test -test.count=1 -test.v && ./library.test -test.count=1 -test.v &&
+			NSRUN_FORK_HELPER=1 ./integration.test -test.count=1 -test.v') >"$user_log" 2>&1 ||
 		{ grep -vE '^(=== |    --- PASS|--- PASS|PASS$)' "$user_log"; exit 1; }
 	echo "ok  	integration and library as $TEST_USER"
 	cat "$user_log" >>"$log"
