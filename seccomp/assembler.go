@@ -208,28 +208,29 @@ func (as *assembler) condition(c Arg, fail, pass label, held acc) (after acc, cl
 		as.branch(bpfJeqK, vh, fallThrough, holds)
 		as.load(lo, 0xffffffff, acc{})
 		as.branch(bpfJeqK, vl, fail, holds)
-	case OpGT, OpGE:
-		// hi > vh holds; hi < vh fails; equal: the low halves decide.
-		low := uint16(bpfJgtK)
-		if c.Op == OpGE {
-			low = bpfJgeK
+	case OpGT, OpGE, OpLT, OpLE:
+		// Where the high halves differ they decide; where they are equal
+		// the low halves do. BPF has only > and >=: a < or <= holds where
+		// the opposite test fails.
+		above := c.Op == OpGT || c.Op == OpGE
+		yes, no := holds, fail
+		highTest, lowTest := uint16(bpfJgtK), uint16(bpfJgeK)
+		if c.Op == OpGT || c.Op == OpLE {
+			lowTest = bpfJgtK
+		}
+		if !above {
+			yes, no = fail, holds
+			highTest = bpfJgeK
 		}
 		as.load(hi, 0xffffffff, held)
-		as.branch(bpfJgtK, vh, holds, fallThrough)
-		as.branch(bpfJeqK, vh, fallThrough, fail)
-		as.load(lo, 0xffffffff, acc{})
-		as.branch(low, vl, holds, fail)
-	case OpLT, OpLE:
-		// hi < vh holds; hi > vh fails; equal: the low halves decide.
-		low := uint16(bpfJgeK) // lo >= vl fails a LT
-		if c.Op == OpLE {
-			low = bpfJgtK
+		if above {
+			as.branch(highTest, vh, holds, fallThrough) // hi > vh
+		} else {
+			as.branch(highTest, vh, fallThrough, holds) // hi < vh
 		}
-		as.load(hi, 0xffffffff, held)
-		as.branch(bpfJgeK, vh, fallThrough, holds)
 		as.branch(bpfJeqK, vh, fallThrough, fail)
 		as.load(lo, 0xffffffff, acc{})
-		as.branch(low, vl, fail, holds)
+		as.branch(lowTest, vl, yes, no)
 	}
 	return acc{}, false
 }
