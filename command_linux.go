@@ -56,9 +56,9 @@ func init() {
 //
 // The init is started first and boots (exec, Go runtime) while this
 // process checks the paths and plans the sandbox; it waits for its spec
-// before it touches anything, and is killed if planning fails. (The
-// Landlock-only stage is planned first: it takes the terminal as it
-// starts.)
+// before it touches anything, and is killed if planning fails. (A
+// Landlock-only stage that gets the terminal is planned first: it takes the
+// terminal as it starts.)
 func (c *Cmd) Start() error {
 	if c.sys != nil {
 		return errors.New("nsrun: Start called twice")
@@ -192,14 +192,14 @@ func (c *Cmd) Start() error {
 		}
 		forked = err == nil
 	}
-	if s.direct {
+	if s.direct && foreground {
 		// The Landlock-only stage takes the terminal as it starts; planning
 		// may print warnings, so it comes first, while nsrun has it.
 		if prep, spec, prepErr = plan(); prepErr == nil {
 			fork()
 		}
 	} else {
-		// Forking first and planning while the init execs and boots is
+		// Forking first and planning while the child execs and boots is
 		// faster than planning during the fork: a parent busy meanwhile
 		// slows the fork (copy-on-write faults, a locked thread waiting
 		// for the scheduler).
