@@ -89,13 +89,15 @@ func appendValue(b []byte, v reflect.Value) ([]byte, error) {
 		}
 		return appendValue(append(b, 1), v.Elem())
 	case reflect.Struct:
-		t := v.Type()
+		// Fields are reached through Value, not Type.Field, which builds
+		// a StructField (and allocates) each time.
 		var err error
-		for i := range t.NumField() {
-			if !t.Field(i).IsExported() {
-				return nil, fmt.Errorf("wire: %s.%s is unexported", t, t.Field(i).Name)
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if !f.CanInterface() {
+				return nil, fmt.Errorf("wire: %s.%s is unexported", v.Type(), v.Type().Field(i).Name)
 			}
-			if b, err = appendValue(b, v.Field(i)); err != nil {
+			if b, err = appendValue(b, f); err != nil {
 				return nil, err
 			}
 		}
@@ -105,19 +107,30 @@ func appendValue(b []byte, v reflect.Value) ([]byte, error) {
 }
 
 // minSize is the fewest bytes a value of t takes (1 for an empty struct,
-// which Marshal refuses to put in a slice anyway).
-func minSize(t reflect.Type) int {
+// which Marshal refuses to put in a slice anyway), remembered per decoder.
+func (d *decoder) minSize(t reflect.Type) int {
 	if t.Kind() != reflect.Struct {
 		return 1
 	}
+	if n, ok := d.sizes[t]; ok {
+		return n
+	}
 	n := 0
 	for i := range t.NumField() {
-		n += minSize(t.Field(i).Type)
+		n += d.minSize(t.Field(i).Type)
 	}
-	return max(n, 1)
+	n = max(n, 1)
+	if d.sizes == nil {
+		d.sizes = map[reflect.Type]int{}
+	}
+	d.sizes[t] = n
+	return n
 }
 
-type decoder struct{ b []byte }
+type decoder struct {
+	b     []byte
+	sizes map[reflect.Type]int
+}
 
 var errShort = errors.New("wire: input ends early")
 
@@ -201,7 +214,7 @@ func (d *decoder) value(v reflect.Value) error {
 			v.SetZero()
 			return nil
 		}
-		if n-1 > uint64(len(d.b)/minSize(v.Type().Elem())) {
+		if n-1 > uint64(len(d.b)/d.minSize(v.Type().Elem())) {
 			return fmt.Errorf("wire: %d items beyond the %d bytes left", n-1, len(d.b))
 		}
 		s := reflect.MakeSlice(v.Type(), int(n-1), int(n-1))
@@ -231,13 +244,13 @@ func (d *decoder) value(v reflect.Value) error {
 		}
 		return fmt.Errorf("wire: pointer byte %d", c)
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if !t.Field(i).IsExported() {
-				return fmt.Errorf("wire: %s.%s is unexported", t, t.Field(i).Name)
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if !f.CanSet() {
+				return fmt.Errorf("wire: %s.%s is unexported", v.Type(), v.Type().Field(i).Name)
 			}
-			if err := d.value(v.Field(i)); err != nil {
-				return fmt.Errorf("%s: %w", t.Field(i).Name, err)
+			if err := d.value(f); err != nil {
+				return fmt.Errorf("%s: %w", v.Type().Field(i).Name, err)
 			}
 		}
 		return nil
