@@ -55,6 +55,31 @@ func TestInitKilledFromOutside(t *testing.T) {
 	assertGone(t, marker)
 }
 
+// The fork helper killed from outside: the init's parent-death signal
+// ends the sandbox, and nsrun reports the kill.
+func TestForkHelperKilledFromOutside(t *testing.T) {
+	t.Setenv("NSRUN_FORK_HELPER", "1")
+	marker := "nsrun-helper-fault-" + itoa(os.Getpid())
+	cmd := startReady(t, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
+	helper := findProcess("nsrun-fork", cmd.Process.Pid)
+	if helper == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("no fork helper under nsrun")
+	}
+	if findProcess("nsrun-init", helper) == 0 {
+		t.Error("the init is not the helper's child")
+	}
+	if err := syscall.Kill(helper, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 137 {
+		t.Errorf("nsrun after its fork helper was killed: %v (exit %d), want 137", err, cmd.ProcessState.ExitCode())
+	}
+	assertGone(t, marker)
+}
+
 // nsrun SIGKILLed while its payload runs: the payload and the whole
 // sandbox die with it, and the host's mount table is as it was.
 func TestNothingLeftAfterSIGKILL(t *testing.T) {
