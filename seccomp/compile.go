@@ -166,43 +166,66 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 			blocks[nr] = as.newLabel()
 		}
 	}
-	var search func(nrs []uint32)
-	search = func(nrs []uint32) {
-		if len(nrs) <= 4 {
-			// A call with only an unconditional rule jumps to its
-			// action's return, one for the group, just below; the others
-			// to their block.
-			rets := map[uint32]label{}
-			var order []uint32
-			for _, nr := range nrs {
-				if l, ok := blocks[nr]; ok {
-					as.branch(bpfJeqK, nr, l, fallThrough)
-					continue
-				}
-				ret, _ := retValue(*byNR[nr].always)
-				l, ok := rets[ret]
-				if !ok {
-					l = as.newLabel()
-					rets[ret] = l
-					order = append(order, ret)
-				}
-				as.branch(bpfJeqK, nr, l, fallThrough)
-			}
-			as.emit(stmt(bpfRetK, def))
-			for _, ret := range order {
-				as.place(rets[ret])
-				as.emit(stmt(bpfRetK, ret))
-			}
+	// Calls are searched as runs of consecutive numbers that return the
+	// same (Docker's 306 allowed calls are 34 runs); a call with a block
+	// is a run of its own.
+	var runs []callRun
+	for _, nr := range nrs {
+		if l, ok := blocks[nr]; ok {
+			runs = append(runs, callRun{lo: nr, hi: nr, block: l})
+			continue
+		}
+		ret, _ := retValue(*byNR[nr].always)
+		if n := len(runs); n > 0 && runs[n-1].block == noBlock && runs[n-1].ret == ret && runs[n-1].hi == nr-1 {
+			runs[n-1].hi = nr
+			continue
+		}
+		runs = append(runs, callRun{lo: nr, hi: nr, ret: ret, block: noBlock})
+	}
+	var search func(runs []callRun)
+	search = func(runs []callRun) {
+		if len(runs) > 4 {
+			mid := len(runs) / 2
+			upper := as.newLabel()
+			as.branch(bpfJgeK, runs[mid].lo, upper, fallThrough)
+			search(runs[:mid])
+			as.place(upper)
+			search(runs[mid:])
 			return
 		}
-		mid := len(nrs) / 2
-		upper := as.newLabel()
-		as.branch(bpfJgeK, nrs[mid], upper, fallThrough)
-		search(nrs[:mid])
-		as.place(upper)
-		search(nrs[mid:])
+		// Checked in order, each run against what the earlier ones left:
+		// below a run's start is a gap, the default. A plain run jumps to
+		// its return, one per value for the group, just below.
+		deflt := as.newLabel()
+		rets := map[uint32]label{}
+		var order []uint32
+		for _, r := range runs {
+			to := r.block
+			if to == noBlock {
+				var ok bool
+				if to, ok = rets[r.ret]; !ok {
+					to = as.newLabel()
+					rets[r.ret] = to
+					order = append(order, r.ret)
+				}
+			}
+			if r.lo == r.hi {
+				as.branch(bpfJeqK, r.lo, to, fallThrough)
+				continue
+			}
+			next := as.newLabel()
+			as.branch(bpfJgtK, r.hi, next, fallThrough)
+			as.branch(bpfJgeK, r.lo, to, deflt)
+			as.place(next)
+		}
+		as.place(deflt)
+		as.emit(stmt(bpfRetK, def))
+		for _, ret := range order {
+			as.place(rets[ret])
+			as.emit(stmt(bpfRetK, ret))
+		}
 	}
-	search(nrs)
+	search(runs)
 	for _, nr := range nrs {
 		l, ok := blocks[nr]
 		if !ok {
@@ -247,6 +270,17 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 	out.Program = prog
 	return out, nil
 }
+
+// callRun is a run of consecutive call numbers that return ret, or one
+// call that jumps to its block.
+type callRun struct {
+	lo, hi uint32
+	ret    uint32
+	block  label
+}
+
+// noBlock marks a run that returns without a block.
+const noBlock label = -2
 
 // retValue is the SECCOMP_RET_* value of an action.
 func retValue(a Action) (uint32, error) {
