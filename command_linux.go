@@ -19,9 +19,10 @@ import (
 
 // sysCmd is the running sandbox: the init process and the pipes to it.
 type sysCmd struct {
-	pid        int // the init (or the Landlock-only stage)
-	waitPid    int // the child to reap: pid, or the fork helper that forked it
-	pidfd      int // -1 when the kernel gave none
+	pid        int      // the init (or the Landlock-only stage)
+	waitPid    int      // the child to reap: pid, or the fork helper that forked it
+	helperHold *os.File // keeps the fork helper from reaping the init yet
+	pidfd      int      // -1 when the kernel gave none
 	stdio      *stdio
 	reaped     bool // guarded by mu; after it pid may name another process
 	wstatus    unix.WaitStatus
@@ -176,7 +177,7 @@ func (c *Cmd) Start() error {
 				closeFiles(reqR, reqW)
 				return
 			}
-			defer closeFiles(reqW, resR)
+			defer closeFiles(resR)
 			childAttr, req = helperAttr(attr, reqR, resW)
 			childStage = forkStage
 			c.logf("forking the init through the fork helper (%s)", why)
@@ -186,8 +187,10 @@ func (c *Cmd) Start() error {
 		err = <-startErr
 		if reqR != nil {
 			closeFiles(reqR, resW)
-			if err == nil {
-				err = s.handOff(req, reqW, resR)
+			if err != nil {
+				reqW.Close()
+			} else if err = s.handOff(req, reqW, resR); err != nil {
+				close(s.release) // the helper is gone: its forking thread may go
 			}
 		}
 		forked = err == nil
@@ -254,6 +257,7 @@ func (c *Cmd) Start() error {
 			return fail(err)
 		}
 	}
+	s.releaseHelper()
 	if c.Timeout > 0 || c.ctx != nil && c.ctx.Done() != nil {
 		go s.watch(c)
 	}
@@ -342,6 +346,7 @@ func (s *sysCmd) signal(sig unix.Signal) error {
 // Landlock-only payload stopped from the terminal stops nsrun too, as the
 // init arranges it otherwise.
 func (s *sysCmd) reap() {
+	s.releaseHelper()
 	var ws unix.WaitStatus
 	for {
 		_, err := unix.Wait4(s.waitPid, &ws, unix.WUNTRACED, nil)

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -87,8 +89,9 @@ func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.Proc
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}, req
 }
 
-// handOff sends the helper its request and reads back the init's pid. On
-// failure the helper is killed and reaped.
+// handOff sends the helper its request and reads back the init's pid. The
+// request pipe stays open, holding the helper from reaping the init, until
+// releaseHelper. On failure the helper is killed and reaped.
 func (s *sysCmd) handOff(req forkRequest, request, result *os.File) error {
 	b, err := frame(&req, "fork request")
 	if err == nil {
@@ -109,17 +112,28 @@ func (s *sysCmd) handOff(req forkRequest, request, result *os.File) error {
 			err = fmt.Errorf("pidfd_open %d: %w", res.Pid, err)
 		}
 	}
-	if err != nil {
-		s.pidfd = -1
-		_ = unix.Kill(s.waitPid, unix.SIGKILL)
-		var ws unix.WaitStatus
-		for {
-			if _, werr := unix.Wait4(s.waitPid, &ws, 0, nil); werr != unix.EINTR {
-				break
-			}
+	if err == nil {
+		s.helperHold = request
+		return nil
+	}
+	request.Close()
+	s.pidfd = -1
+	_ = unix.Kill(s.waitPid, unix.SIGKILL)
+	var ws unix.WaitStatus
+	for {
+		if _, werr := unix.Wait4(s.waitPid, &ws, 0, nil); werr != unix.EINTR {
+			break
 		}
 	}
 	return err
+}
+
+// releaseHelper lets the helper reap the init when it ends.
+func (s *sysCmd) releaseHelper() {
+	if s.helperHold != nil {
+		s.helperHold.Close()
+		s.helperHold = nil
+	}
 }
 
 // runForkHelper is the helper: it forks the init from its locked thread
@@ -127,8 +141,18 @@ func (s *sysCmd) handOff(req forkRequest, request, result *os.File) error {
 // init and ends as it did, so the program's Wait sees the init's end.
 func runForkHelper() int {
 	runtime.LockOSThread()
+	// The helper stays in the program's process group, where the init
+	// must be when it shares the terminal (it could not join that group
+	// from its PID namespace). Signals to the group (Ctrl-C, a service
+	// manager's stop) are the program's to pass on; ignored here, they
+	// cannot end the helper and, with it, the init, which handles them
+	// again itself (os/signal undoes an inherited SIG_IGN).
+	signal.Ignore(forwarded...)
+	// The init must not inherit the helper's pipes or the cgroup.
+	_ = unix.CloseRange(helperRequestFD, helperCgroupFD, unix.CLOSE_RANGE_CLOEXEC)
+	request := os.NewFile(helperRequestFD, "request")
 	var req forkRequest
-	if err := readFrame(os.NewFile(helperRequestFD, "request"), &req, "fork request"); err != nil {
+	if err := readFrame(request, &req, "fork request"); err != nil {
 		return ExitSetup
 	}
 	pidfd := -1
@@ -155,19 +179,49 @@ func runForkHelper() int {
 	}
 	// The streams and pipes are the init's now: the program must see
 	// them close when the init ends, not when this process does.
-	_ = unix.CloseRange(0, helperCgroupFD, 0)
+	_ = unix.CloseRange(0, 4, 0)
+	_ = unix.CloseRange(helperResultFD, helperCgroupFD, 0)
 	if err != nil {
 		return ExitSetup
 	}
+	// The init's pid stays its own until the program holds a pidfd on it
+	// (and has put it in its v1 cgroups): it is not reaped before the
+	// program closes the request pipe.
+	_, _ = io.Copy(io.Discard, request)
+	request.Close()
 	var ws unix.WaitStatus
 	for {
 		if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
 			break
 		}
 	}
-	if ws.Signaled() {
-		signal.Reset(ws.Signal())
-		_ = unix.Kill(unix.Getpid(), ws.Signal())
+	return exitAs(ws)
+}
+
+// kernelSigaction is struct sigaction as rt_sigaction(2) takes it on
+// amd64 and arm64.
+type kernelSigaction struct {
+	handler  uintptr
+	flags    uint64
+	restorer uintptr
+	mask     uint64
+}
+
+// exitAs ends this process as the init ended: with its exit code, or by
+// its signal with the default action restored, unblocked and no core
+// (signal.Reset would leave Go's handlers, which turn some signals into
+// exit 2 and ignore others).
+func exitAs(ws unix.WaitStatus) int {
+	if !ws.Signaled() {
+		return ws.ExitStatus()
 	}
-	return ws.ExitStatus()
+	sig := ws.Signal()
+	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+	var dfl kernelSigaction
+	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+	var set unix.Sigset_t
+	set.Val[(sig-1)/64] |= 1 << ((uint(sig) - 1) % 64)
+	_ = unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
+	return 128 + int(sig)
 }

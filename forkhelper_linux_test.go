@@ -9,7 +9,8 @@ import (
 
 // The helper gets the init's descriptors, then its request and result
 // pipes, then the cgroup; the request carries what the init's fork needs;
-// the helper itself is forked plainly (so it is vforked) and dies with us.
+// the helper itself is forked plainly (so it is vforked), in our process
+// group, and dies with us.
 func TestHelperAttr(t *testing.T) {
 	req, res, err := os.Pipe()
 	if err != nil {
@@ -39,7 +40,8 @@ func TestHelperAttr(t *testing.T) {
 		if !reflect.DeepEqual(attr.Files, tc.wantFiles) {
 			t.Errorf("%s: files %v, want %v", tc.name, attr.Files, tc.wantFiles)
 		}
-		if attr.Sys.Cloneflags != 0 || attr.Sys.UidMappings != nil || attr.Sys.Setsid || attr.Sys.UseCgroupFD || attr.Sys.Pdeathsig != syscall.SIGKILL {
+		if attr.Sys.Cloneflags != 0 || attr.Sys.UidMappings != nil || attr.Sys.Setsid || attr.Sys.UseCgroupFD ||
+			attr.Sys.Setpgid || attr.Sys.Pdeathsig != syscall.SIGKILL {
 			t.Errorf("%s: the helper's own attributes %+v", tc.name, attr.Sys)
 		}
 		if len(init.Files) != 5 {

@@ -3,7 +3,9 @@
 package integration
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -78,6 +80,39 @@ func TestForkHelperKilledFromOutside(t *testing.T) {
 		t.Errorf("nsrun after its fork helper was killed: %v (exit %d), want 137", err, cmd.ProcessState.ExitCode())
 	}
 	assertGone(t, marker)
+}
+
+// A signal to nsrun's whole process group (Ctrl-C, a service manager's
+// stop) is passed on to the payload, with or without the fork helper: the
+// helper, in that group too, ignores it and is not ended by it.
+func TestGroupSignalReachesThePayload(t *testing.T) {
+	need(t)
+	for _, helper := range []string{"0", "1"} {
+		cmd := exec.Command(nsrunBin, "--", "/bin/bash", "-c", "trap 'echo got INT; exit 7' INT; echo ready; sleep 300 & wait")
+		cmd.Env = append(os.Environ(), "NSRUN_FORK_HELPER="+helper)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(out)
+		if line, _ := r.ReadString('\n'); line != "ready\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("helper %s: %q instead of ready", helper, line)
+		}
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		rest, _ := io.ReadAll(r)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 7 || string(rest) != "got INT\n" {
+			t.Errorf("helper %s: exit %d, output %q; want 7 and the trap's line", helper, code, rest)
+		}
+	}
 }
 
 // nsrun SIGKILLed while its payload runs: the payload and the whole

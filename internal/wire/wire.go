@@ -106,8 +106,8 @@ func appendValue(b []byte, v reflect.Value) ([]byte, error) {
 	return nil, fmt.Errorf("wire: cannot encode %s", v.Type())
 }
 
-// minSize is the fewest bytes a value of t takes (1 for an empty struct,
-// which Marshal refuses to put in a slice anyway), remembered per decoder.
+// minSize is the fewest bytes a value of t takes (0 for an empty struct),
+// remembered per decoder.
 func (d *decoder) minSize(t reflect.Type) int {
 	if t.Kind() != reflect.Struct {
 		return 1
@@ -119,7 +119,6 @@ func (d *decoder) minSize(t reflect.Type) int {
 	for i := range t.NumField() {
 		n += d.minSize(t.Field(i).Type)
 	}
-	n = max(n, 1)
 	if d.sizes == nil {
 		d.sizes = map[reflect.Type]int{}
 	}
@@ -214,7 +213,8 @@ func (d *decoder) value(v reflect.Value) error {
 			v.SetZero()
 			return nil
 		}
-		if n-1 > uint64(len(d.b)/d.minSize(v.Type().Elem())) {
+		// An item takes at least a byte: Marshal refuses items of none.
+		if n-1 > uint64(len(d.b)/max(d.minSize(v.Type().Elem()), 1)) {
 			return fmt.Errorf("wire: %d items beyond the %d bytes left", n-1, len(d.b))
 		}
 		s := reflect.MakeSlice(v.Type(), int(n-1), int(n-1))

@@ -146,3 +146,22 @@ func TestSliceCountBoundedByItemSize(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// An empty struct inside an item takes no bytes, and does not make the
+// item's least size larger than it is.
+func TestItemsWithAnEmptyStruct(t *testing.T) {
+	type item struct {
+		A struct{}
+		B bool
+	}
+	want := make([]item, 10)
+	want[3].B = true
+	b, err := Marshal(&want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []item
+	if err := Unmarshal(b, &got); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, %v", got, err)
+	}
+}
