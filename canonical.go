@@ -78,6 +78,24 @@ func fileKind(m fs.FileMode) string {
 	return "a special file"
 }
 
+// canonicalRules resolves every rule against the current directory, which
+// it returns too.
+func canonicalRules(rules []Rule) ([]canonRule, string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, "", fmt.Errorf("current directory: %w", err)
+	}
+	out := make([]canonRule, 0, len(rules))
+	for _, r := range rules {
+		cr, err := canonicalRule(r, cwd)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, cr)
+	}
+	return out, cwd, nil
+}
+
 func canonicalRule(r Rule, cwd string) (canonRule, error) {
 	canon, info, err := canonical(r.Path, cwd)
 	if err != nil {

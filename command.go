@@ -95,3 +95,11 @@ func (c *Cmd) deadlineReached(done <-chan struct{}) bool {
 	}
 	return true
 }
+
+// policy is the Cmd's policy, or the default one when none is set.
+func (c *Cmd) policy() *Policy {
+	if c.Policy == nil {
+		return &Policy{}
+	}
+	return c.Policy
+}

@@ -31,10 +31,7 @@ func (c *Cmd) Start() error {
 	}
 	s := &sysCmd{started: time.Now(), done: make(chan struct{})}
 	c.sys = s
-	p := c.Policy
-	if p == nil {
-		p = &Policy{}
-	}
+	p := c.policy()
 	c.report = seatbeltReport(p)
 	fail := func(err error) error {
 		c.report.Error, c.report.Exit.Code = err.Error(), ExitCode(err)

@@ -78,10 +78,7 @@ func (c *Cmd) Start() error {
 		}
 		return err
 	}
-	p := c.Policy
-	if p == nil {
-		p = &Policy{}
-	}
+	p := c.policy()
 	s.direct = p.Isolation == IsolationLandlock
 	ids, idErr := policyIDs(p)
 	if idErr != nil || len(c.Args) == 0 {
@@ -141,7 +138,7 @@ func (c *Cmd) Start() error {
 		attr.Sys.Pdeathsig = syscall.SIGKILL
 	} else {
 		uids, gids := ns.Maps(ids.uid, ids.hostUID, ids.gid, ids.hostGID)
-		attr.Sys.Cloneflags = ns.CloneFlags(c.policyNet() == NetHost)
+		attr.Sys.Cloneflags = ns.CloneFlags(p.Net == NetHost)
 		attr.Sys.UidMappings, attr.Sys.GidMappings = uids, gids
 		attr.Sys.AmbientCaps = ns.SetupCaps
 	}
@@ -166,32 +163,15 @@ func (c *Cmd) Start() error {
 		forked  bool
 	)
 	fork := func() {
-		childStage, childAttr := stage, attr
-		var req forkRequest
-		var reqR, reqW, resR, resW *os.File
-		if why := useForkHelper(); why != "" && !s.direct {
-			if reqR, reqW, err = os.Pipe(); err != nil {
-				return
-			}
-			if resR, resW, err = os.Pipe(); err != nil {
-				closeFiles(reqR, reqW)
-				return
-			}
-			defer closeFiles(resR)
-			childAttr, req = helperAttr(attr, reqR, resW)
-			childStage = forkStage
-			c.logf("forking the init through the fork helper (%s)", why)
+		why := ""
+		if !s.direct {
+			why = useForkHelper()
 		}
-		startErr := make(chan error, 1)
-		go s.forkAndHold(childStage, childAttr, startErr)
-		err = <-startErr
-		if reqR != nil {
-			closeFiles(reqR, resW)
-			if err != nil {
-				reqW.Close()
-			} else if err = s.handOff(req, reqW, resR); err != nil {
-				close(s.release) // the helper is gone: its forking thread may go
-			}
+		if why != "" {
+			c.logf("forking the init through the fork helper (%s)", why)
+			err = s.startThroughHelper(attr)
+		} else {
+			err = s.start(stage, attr)
 		}
 		forked = err == nil
 	}
@@ -282,6 +262,13 @@ func (c *Cmd) Start() error {
 	c.report.TimingsMS.Setup = ms(s.running.Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
 	return nil
+}
+
+// start forks the init (or the Landlock-only stage) from this process.
+func (s *sysCmd) start(stage string, attr *syscall.ProcAttr) error {
+	started := make(chan error, 1)
+	go s.forkAndHold(stage, attr, started)
+	return <-started
 }
 
 // forkAndHold starts the init from a locked thread and keeps that thread
@@ -466,7 +453,7 @@ func (c *Cmd) Signal(sig os.Signal) error {
 
 func describeWait(ws unix.WaitStatus) string {
 	if ws.Signaled() {
-		return "killed by " + ws.Signal().String()
+		return "killed by " + unix.SignalName(ws.Signal())
 	}
 	return fmt.Sprintf("exit status %d", ws.ExitStatus())
 }
@@ -543,13 +530,6 @@ func (s *sysCmd) stopSelf() {
 func (s *sysCmd) haveTerminal() bool {
 	pgrp, err := unix.IoctlGetInt(s.tty, unix.TIOCGPGRP)
 	return err == nil && pgrp == unix.Getpgrp()
-}
-
-func (c *Cmd) policyNet() Net {
-	if c.Policy == nil {
-		return NetNone
-	}
-	return c.Policy.Net
 }
 
 func (c *Cmd) logf(format string, a ...any) {

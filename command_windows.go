@@ -37,10 +37,7 @@ func (c *Cmd) Start() error {
 	}
 	s := &sysCmd{started: time.Now(), done: make(chan struct{})}
 	c.sys = s
-	p := c.Policy
-	if p == nil {
-		p = &Policy{}
-	}
+	p := c.policy()
 	c.report = Report{Version: 1, Backend: "restricted-token", Enforcement: "partial",
 		Filesystem:  FilesystemReport{Root: "/", RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
 		Landlock:    LandlockReport{Status: "none", Dropped: []string{}, Reason: "Windows has no Landlock"},

@@ -1,10 +1,6 @@
 package nsrun
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-)
+import "path/filepath"
 
 // Effect is a policy's rules as they take effect: canonical paths, nsrun's
 // own rules included, precedence applied.
@@ -47,17 +43,9 @@ func (p *Policy) Effect() (*Effect, error) { return p.effect(true) }
 
 // effect is Effect, with or without this system's own rules.
 func (p *Policy) effect(own bool) (*Effect, error) {
-	cwd, err := os.Getwd()
+	rules, cwd, err := canonicalRules(p.Rules)
 	if err != nil {
-		return nil, fmt.Errorf("current directory: %w", err)
-	}
-	var rules []canonRule
-	for _, r := range p.Rules {
-		cr, err := canonicalRule(r, cwd)
-		if err != nil {
-			return nil, err
-		}
-		rules = append(rules, cr)
+		return nil, err
 	}
 	root := "/"
 	if p.Root != "" {

@@ -89,6 +89,33 @@ func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.Proc
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}, req
 }
 
+// startThroughHelper starts the fork helper and has it fork the init with
+// attr.
+func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr) error {
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("pipe: %w", err)
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		closeFiles(reqR, reqW)
+		return fmt.Errorf("pipe: %w", err)
+	}
+	defer resR.Close()
+	helper, req := helperAttr(attr, reqR, resW)
+	err = s.start(forkStage, helper)
+	closeFiles(reqR, resW)
+	if err != nil {
+		reqW.Close()
+		return err
+	}
+	if err := s.handOff(req, reqW, resR); err != nil {
+		close(s.release) // the helper is gone: its forking thread may go
+		return err
+	}
+	return nil
+}
+
 // handOff sends the helper its request and reads back the init's pid. The
 // request pipe stays open, holding the helper from reaping the init, until
 // releaseHelper. On failure the helper is killed and reaped.

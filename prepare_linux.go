@@ -72,23 +72,16 @@ func identity(info os.FileInfo) mounts.Identity {
 }
 
 func (c *Cmd) prepare() (*prepared, error) {
-	p := c.Policy
-	if p == nil {
-		p = &Policy{}
-	}
+	p := c.policy()
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return nil, &SetupError{Code: ExitSetup, Msg: "no command given"}
 	}
-	cwd, err := os.Getwd()
+	user, cwd, err := canonicalRules(p.Rules)
 	if err != nil {
-		return nil, fmt.Errorf("current directory: %w", err)
+		return nil, err
 	}
-	var user []canonRule
-	for _, r := range p.Rules {
-		cr, err := canonicalRule(r, cwd)
-		if err != nil {
-			return nil, err
-		}
+	for _, cr := range user {
+		r := cr.Rule
 		for _, res := range reservedPaths {
 			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) {
 				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
@@ -99,7 +92,6 @@ func (c *Cmd) prepare() (*prepared, error) {
 				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
 			}
 		}
-		user = append(user, cr)
 	}
 	env := c.Env
 	if env == nil {

@@ -32,9 +32,52 @@ func TestClosedStdinAndBrokenStdout(t *testing.T) {
 	}
 }
 
+// startSettled starts nsrun -v with a payload that prints "ready" and
+// returns once nsrun has said the sandbox is ready: a kill after that hits
+// the running sandbox, not its setup (the payload can print before the
+// init has told nsrun it started). stderr gives nsrun's messages once
+// it has exited.
+func startSettled(t *testing.T, args ...string) (cmd *exec.Cmd, stderr func() string) {
+	t.Helper()
+	need(t)
+	cmd = exec.Command(nsrunBin, append([]string{"-v"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	settled, done := make(chan bool, 1), make(chan string, 1)
+	go func() {
+		var all strings.Builder
+		s := bufio.NewScanner(errPipe)
+		for s.Scan() {
+			all.WriteString(s.Text() + "\n")
+			if strings.Contains(s.Text(), "sandbox ready") {
+				settled <- true
+			}
+		}
+		close(settled)
+		done <- all.String()
+	}()
+	first, _ := bufio.NewReader(out).ReadString('\n')
+	if ok := <-settled; !ok || first != "ready\n" {
+		cmd.Process.Kill()
+		said := <-done
+		cmd.Wait()
+		t.Fatalf("nsrun %v: %q instead of ready; %s", args, first, said)
+	}
+	return cmd, func() string { return <-done }
+}
+
 func TestInitKilledFromOutside(t *testing.T) {
 	marker := "nsrun-fault-" + itoa(os.Getpid())
-	cmd := startReady(t, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
+	cmd, stderr := startSettled(t, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
 	init := 0
 	deadline := time.Now().Add(5 * time.Second)
 	for init == 0 && time.Now().Before(deadline) {
@@ -47,12 +90,20 @@ func TestInitKilledFromOutside(t *testing.T) {
 	if init == 0 {
 		t.Fatal("no init under nsrun")
 	}
-	if err := syscall.Kill(init, syscall.SIGKILL); err != nil {
+	killFromOutside(t, cmd, stderr, init, "init", marker)
+}
+
+// killFromOutside SIGKILLs a process of the sandbox's chain: nsrun must
+// report the kill (137) and nothing of the sandbox may be left.
+func killFromOutside(t *testing.T, cmd *exec.Cmd, stderr func() string, pid int, what, marker string) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	said := stderr()
 	err := cmd.Wait()
 	if cmd.ProcessState.ExitCode() != 137 {
-		t.Errorf("nsrun after its init was killed: %v (exit %d), want 137", err, cmd.ProcessState.ExitCode())
+		t.Errorf("nsrun after its %s was killed: %v (exit %d), want 137; nsrun said %q", what, err, cmd.ProcessState.ExitCode(), said)
 	}
 	assertGone(t, marker)
 }
@@ -62,7 +113,7 @@ func TestInitKilledFromOutside(t *testing.T) {
 func TestForkHelperKilledFromOutside(t *testing.T) {
 	t.Setenv("NSRUN_FORK_HELPER", "1")
 	marker := "nsrun-helper-fault-" + itoa(os.Getpid())
-	cmd := startReady(t, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
+	cmd, stderr := startSettled(t, "--", "/bin/bash", "-c", "echo ready; exec -a "+marker+" sleep 300")
 	helper := findProcess("nsrun-fork", cmd.Process.Pid)
 	if helper == 0 {
 		cmd.Process.Kill()
@@ -72,14 +123,7 @@ func TestForkHelperKilledFromOutside(t *testing.T) {
 	if findProcess("nsrun-init", helper) == 0 {
 		t.Error("the init is not the helper's child")
 	}
-	if err := syscall.Kill(helper, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	if cmd.ProcessState.ExitCode() != 137 {
-		t.Errorf("nsrun after its fork helper was killed: %v (exit %d), want 137", err, cmd.ProcessState.ExitCode())
-	}
-	assertGone(t, marker)
+	killFromOutside(t, cmd, stderr, helper, "fork helper", marker)
 }
 
 // A signal to nsrun's whole process group (Ctrl-C, a service manager's
