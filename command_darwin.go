@@ -34,7 +34,7 @@ func (c *Cmd) Start() error {
 	p := c.policy()
 	c.report = seatbeltReport(p)
 	fail := func(err error) error {
-		c.report.Error, c.report.Exit.Code = err.Error(), ExitCode(err)
+		c.report.notBuilt("seatbelt", err)
 		return err
 	}
 	if len(c.Args) == 0 || c.Args[0] == "" {

@@ -66,20 +66,20 @@ func (c *Cmd) Start() error {
 	}
 	s := &sysCmd{started: time.Now(), release: make(chan struct{}), done: make(chan struct{}), pidfd: -1}
 	c.sys = s
+	p := c.policy()
+	s.direct = p.Isolation == IsolationLandlock
 	fail := func(err error) error {
-		if c.report.Version == 0 {
-			c.report = Report{Version: 1, Backend: "linux", Enforcement: "none"}
+		backend := "linux"
+		if s.direct {
+			backend = "landlock"
 		}
-		c.report.Error = err.Error()
-		c.report.Exit.Code = ExitCode(err)
+		c.report.notBuilt(backend, err)
 		s.removeTmp()
 		if s.cgroup != nil {
 			s.cgroup.remove()
 		}
 		return err
 	}
-	p := c.policy()
-	s.direct = p.Isolation == IsolationLandlock
 	ids, idErr := policyIDs(p)
 	if idErr != nil || len(c.Args) == 0 {
 		// Bad input: prepare names it, and nothing needs to start.

@@ -45,7 +45,7 @@ func (c *Cmd) Start() error {
 		NotEnforced: win.NotEnforced}
 	fail := func(err error) error {
 		s.undo()
-		c.report.Error, c.report.Exit.Code = err.Error(), ExitCode(err)
+		c.report.notBuilt("restricted-token", err)
 		return err
 	}
 	if len(c.Args) == 0 || c.Args[0] == "" {

@@ -81,3 +81,28 @@ type TimingsReport struct {
 	Setup float64 `json:"setup"`
 	Run   float64 `json:"run"`
 }
+
+// notBuilt makes r claim nothing: the sandbox was not built, so no payload
+// ran under any layer, whatever the init had applied before it failed.
+// Every layer is "none" or false (one the policy turned off stays "off"),
+// nothing is listed as mounted or limited, and Error says why.
+func (r *Report) notBuilt(backend string, err error) {
+	r.Version, r.Backend, r.Enforcement = 1, backend, "none"
+	r.Namespaces = NamespaceReport{}
+	r.Filesystem = FilesystemReport{RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Overruled: r.Filesystem.Overruled}
+	const why = "not applied: the sandbox was not built"
+	if r.Landlock.Status != "off" {
+		r.Landlock.Status, r.Landlock.Reason = "none", why
+	}
+	if r.Landlock.Dropped == nil {
+		r.Landlock.Dropped = []string{}
+	}
+	if r.Seccomp.Status != "off" {
+		r.Seccomp.Status, r.Seccomp.Reason = "none", why
+	}
+	r.Seccomp.SyscallsBlocked = 0
+	r.Limits, r.NotEnforced = nil, nil
+	r.Error = err.Error()
+	r.Exit = ExitReport{Code: ExitCode(err)}
+	r.TimingsMS.Run = 0
+}
