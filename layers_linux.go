@@ -121,6 +121,9 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, tcp bool) error {
 	if len(compiled.Skipped) > 0 {
 		c.warnf("seccomp profile %s allows calls this system cannot name; they stay denied: %s", prof.Name, strings.Join(compiled.Skipped, ", "))
 	}
+	for _, d := range compiled.Dropped {
+		c.warnf("seccomp profile %s: %s, as libseccomp resolves it for runc and crun", prof.Name, d)
+	}
 	if len(compiled.Unfiltered) > 0 {
 		c.warnf("seccomp profile %s lists the architectures %s; nsrun filters the native one only, so their calls are killed", prof.Name, strings.Join(compiled.Unfiltered, ", "))
 	}

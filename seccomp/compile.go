@@ -20,6 +20,9 @@ type Compiled struct {
 	// Unfiltered are the extra architectures a profile lists: their calls
 	// are killed, as every foreign call is, not filtered by its rules.
 	Unfiltered []string
+	// Dropped are rules that do not decide because an unconditional rule
+	// for the same call comes first, as libseccomp resolves them.
+	Dropped []string
 }
 
 // maxInstructions is the kernel's BPF_MAXINSNS.
@@ -30,14 +33,18 @@ func Compile(p Profile) (*Compiled, error) {
 	return compileFor(p, runtime.GOARCH)
 }
 
-// syscallRules are a call's rules: one unconditional action, or
-// conditional rules that all have the same action, taken when any of them
-// holds (the profile's default otherwise). Anything else would depend on
-// an order libseccomp and runc do not define the same way, so it is
-// refused.
+// syscallRules are a call's rules, resolved as libseccomp resolves them
+// for runc and crun, which add a profile's rules to it in order: the first
+// unconditional rule decides (a later one, or a conditional rule before or
+// after it, is dropped); otherwise the conditional rules, of which any
+// that holds decides. Conditional rules with different actions are kept
+// only when no arguments satisfy two of them; which one libseccomp lets
+// win otherwise depends on how it merges their trees, so nsrun refuses.
 type syscallRules struct {
 	conditional []conditionalRule
 	always      *Action
+	// dropped are rules with another action than the one that decides.
+	dropped []Action
 }
 
 type conditionalRule struct {
@@ -45,30 +52,50 @@ type conditionalRule struct {
 	action Action
 }
 
-// add records r for the call name, or says why the pair cannot be.
-func (sr *syscallRules) add(name string, r Rule) error {
-	if len(r.Args) == 0 {
-		if sr.always != nil && *sr.always != r.Action {
-			return fmt.Errorf("%s has two unconditional rules with different actions (%v, %v)", name, sr.always.Kind, r.Action.Kind)
+// add records r for the call.
+func (sr *syscallRules) add(r Rule) {
+	switch {
+	case sr.always != nil:
+		if r.Action != *sr.always {
+			sr.dropped = append(sr.dropped, r.Action)
 		}
+	case len(r.Args) == 0:
 		act := r.Action
 		sr.always = &act
-	} else {
+		for _, c := range sr.conditional {
+			if c.action != act {
+				sr.dropped = append(sr.dropped, c.action)
+			}
+		}
+		sr.conditional = nil
+	default:
 		sr.conditional = append(sr.conditional, conditionalRule{args: r.Args, action: r.Action})
 	}
-	var actions []Action
-	if sr.always != nil {
-		actions = append(actions, *sr.always)
-	}
-	for _, c := range sr.conditional {
-		actions = append(actions, c.action)
-	}
-	for _, a := range actions[1:] {
-		if a != actions[0] {
-			return fmt.Errorf("%s has rules with different actions (%v, %v): which one decides is not defined alike by every runtime", name, actions[0].Kind, a.Kind)
+}
+
+// check refuses conditional rules with different actions that can hold
+// together.
+func (sr *syscallRules) check(name string) error {
+	for i, a := range sr.conditional {
+		for _, b := range sr.conditional[i+1:] {
+			if a.action != b.action && !disjoint(a.args, b.args) {
+				return fmt.Errorf("%s has rules with different actions (%v, %v) whose conditions can hold together: which one decides then depends on how libseccomp merges them", name, a.action.Kind, b.action.Kind)
+			}
 		}
 	}
 	return nil
+}
+
+// actions are the actions the call can end with.
+func (sr *syscallRules) actions() []Action {
+	if sr.always != nil {
+		return []Action{*sr.always}
+	}
+	var out []Action
+	for _, c := range sr.conditional {
+		out = append(out, c.action)
+	}
+	return out
 }
 
 // compileFor compiles p for goarch (runtime.GOARCH names). The program
@@ -85,9 +112,7 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 	}
 	out := &Compiled{Unfiltered: slices.Clone(p.ExtraArches)}
 	byNR := map[uint32]*syscallRules{}
-	// Calls with a rule that allows (for an allowlist) or restricts (for a
-	// denylist), counted for the report.
-	counted := map[uint32]bool{}
+	nameOf := map[uint32]string{}
 	for _, r := range p.Rules {
 		if _, err := retValue(r.Action); err != nil {
 			return nil, fmt.Errorf("seccomp profile %s: %s: %w", p.Name, r.Names, err)
@@ -127,24 +152,38 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 			if sr == nil {
 				sr = &syscallRules{}
 				byNR[nr] = sr
+				nameOf[nr] = name
 			}
-			if err := sr.add(name, r); err != nil {
-				return nil, fmt.Errorf("seccomp profile %s: %w", p.Name, err)
-			}
-			if (r.Action.Kind == ActAllow) != (p.DefaultAction.Kind == ActAllow) {
-				counted[nr] = true
-			}
+			sr.add(r)
 		}
-	}
-	out.Blocked = len(counted)
-	if p.DefaultAction.Kind != ActAllow {
-		out.Blocked = len(a.syscalls) - len(counted)
 	}
 	nrs := make([]uint32, 0, len(byNR))
 	for nr := range byNR {
 		nrs = append(nrs, nr)
 	}
 	sort.Slice(nrs, func(i, j int) bool { return nrs[i] < nrs[j] })
+	// Calls that some rule lets through (for an allowlist) or restricts
+	// (for a denylist), counted for the report.
+	counted := 0
+	for _, nr := range nrs {
+		sr := byNR[nr]
+		if err := sr.check(nameOf[nr]); err != nil {
+			return nil, fmt.Errorf("seccomp profile %s: %w", p.Name, err)
+		}
+		for _, d := range sr.dropped {
+			out.Dropped = append(out.Dropped, fmt.Sprintf("%s: a rule with action %s (the first unconditional rule decides)", nameOf[nr], describeAction(d)))
+		}
+		for _, act := range sr.actions() {
+			if (act.Kind == ActAllow) != (p.DefaultAction.Kind == ActAllow) {
+				counted++
+				break
+			}
+		}
+	}
+	out.Blocked = counted
+	if p.DefaultAction.Kind != ActAllow {
+		out.Blocked = len(a.syscalls) - counted
+	}
 
 	var as assembler
 	as.emit(stmt(bpfLdWAbs, offArch))
@@ -233,11 +272,18 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 		}
 		as.place(l)
 		sr := byNR[nr]
-		// The rules of one call share their action (add refuses others):
-		// whichever holds jumps to its one return.
-		match := as.newLabel()
+		// Whichever rule holds jumps to the return of its action (check
+		// made sure no two rules with different actions can hold).
+		matches := map[Action]label{}
+		var order []Action
 		var held acc
 		for _, cr := range sr.conditional {
+			match, ok := matches[cr.action]
+			if !ok {
+				match = as.newLabel()
+				matches[cr.action] = match
+				order = append(order, cr.action)
+			}
 			next := as.newLabel()
 			clean := false
 			for i, arg := range cr.args {
@@ -254,14 +300,12 @@ func compileFor(p Profile, goarch string) (*Compiled, error) {
 				held = acc{}
 			}
 		}
-		ret := def
-		if sr.always != nil {
-			ret, _ = retValue(*sr.always)
+		as.emit(stmt(bpfRetK, def))
+		for _, act := range order {
+			as.place(matches[act])
+			ret, _ := retValue(act)
+			as.emit(stmt(bpfRetK, ret))
 		}
-		as.emit(stmt(bpfRetK, ret))
-		as.place(match)
-		ret, _ = retValue(sr.conditional[0].action)
-		as.emit(stmt(bpfRetK, ret))
 	}
 	prog, err := as.program()
 	if err != nil {

@@ -65,17 +65,28 @@
 // socket(..., IPPROTO_MPTCP) with EPROTONOSUPPORT, which Landlock's TCP
 // rules do not see.
 //
-// Profiles in the OCI runtime-spec or Docker format are applied whole or
-// refused: unknown fields, actions, operators or architectures, user
-// notification and filter flags are errors, as is a restricting rule on a
-// name no Linux architecture has; an allowing rule for such a name is left
-// out, which keeps the call denied, and a call only other architectures
-// have is passed over. A rule with the default action is left out, as
-// libseccomp and runc leave it. A call then has one unconditional action,
-// or conditional rules with one action, taken when any of them holds;
-// different actions for one call, or two conditions on one argument, are
-// refused, since runtimes do not agree on what those mean. MaskedEq
-// compares (arg & mask) with (value & mask), as libseccomp does.
+// Profiles in the OCI runtime-spec, Docker, podman or CRI-O format are
+// applied whole or refused: unknown fields, actions, operators or
+// architectures, user notification and filter flags are errors, as is a
+// restricting rule on a name no Linux architecture has; an allowing rule
+// for such a name is left out, which keeps the call denied, and a call only
+// other architectures have is passed over. Conditional rules (includes and
+// excludes) are decided for a payload without capabilities, on the native
+// architecture and the running kernel; podman's errno names (errno,
+// defaultErrno) must agree with the numbers beside them.
+//
+// Several rules for one call resolve as libseccomp resolves them for runc
+// and crun, which hand it a profile's rules in order: a rule with the
+// default action is left out; the first unconditional rule decides and
+// every other rule for the call is dropped (Compiled.Dropped lists those
+// with another action: podman's profile allows setns, then refuses it to a
+// payload without CAP_SYS_ADMIN, and setns stays allowed, as in podman);
+// otherwise whichever conditional rule holds decides. Conditional rules
+// with different actions must be disjoint (no arguments satisfy two of
+// them), and a rule may have one condition per argument: otherwise the
+// outcome depends on how libseccomp merges them, and the profile is
+// refused. MaskedEq compares (arg & mask) with (value & mask), as
+// libseccomp does.
 //
 // Kernel minimums: 3.17 (seccomp(2)), 4.14 for SECCOMP_RET_KILL_PROCESS.
 // Architectures: amd64 and arm64; others get an error, not a weaker filter.

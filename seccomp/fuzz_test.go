@@ -63,9 +63,10 @@ func FuzzParseOCI(f *testing.F) {
 }
 
 // evalProfile decides a native call as the profile's rules say, straight
-// from them: rules with the default action do nothing; an unconditional
-// rule decides; else any rule whose conditions all hold; else the
-// default. (compileFor refuses profiles where this order would matter.)
+// from them, in libseccomp's reading: rules with the default action do
+// nothing; the first unconditional rule decides; else any rule whose
+// conditions all hold (compileFor refuses rules with different actions
+// that can hold together); else the default.
 func evalProfile(t *testing.T, p Profile, nr uint32, args [6]uint64) uint32 {
 	ret := func(a Action) uint32 {
 		v, err := retValue(a)

@@ -152,7 +152,9 @@ func argVectors() [][6]uint64 {
 	for fam := uint64(0); fam < 46; fam++ {
 		edges = append(edges, fam)
 	}
-	var out [][6]uint64
+	edges = append(edges, 0x12, 0x22, 0x33, 0x44)
+	// podman's socket rules: the audit netlink socket, and its neighbours.
+	out := [][6]uint64{{16, 3, 9}, {16, 3, 0}, {2, 1, 9}, {16, 2, 9}}
 	for _, v := range edges {
 		out = append(out, [6]uint64{v}, [6]uint64{0, v}, [6]uint64{v, v, v, v, v, v})
 	}
@@ -196,8 +198,16 @@ func TestCompilerAgreesWithLibseccomp(t *testing.T) {
 		{Names: []string{"lseek"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 0, Op: OpEQ, Value: 40}, {Index: 1, Op: OpMaskedEq, Value: 0xffff, ValueTwo: 0x5401}}},
 		{Names: []string{"lseek"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 1, Op: OpMaskedEq, Value: 0xffff, ValueTwo: 0x5413}}},
 	}}
+	podman, err := os.ReadFile("../integration/testdata/containers-seccomp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	podmanProf, err := ParseOCI(podman, "containers-seccomp.json", amd64Host)
+	if err != nil {
+		t.Fatal(err)
+	}
 	vectors := argVectors()
-	for _, p := range []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist} {
+	for _, p := range []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist, podmanProf, resolutionProfile()} {
 		mine, err := compileFor(p, "amd64")
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)

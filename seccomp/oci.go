@@ -11,10 +11,12 @@ import (
 )
 
 // dockerProfile is the OCI runtime-spec seccomp object with Docker's
-// additions (archMap, per-rule includes and excludes, comments).
+// additions (archMap, per-rule includes and excludes, comments) and
+// podman's and CRI-O's (the errno's name beside its number).
 type dockerProfile struct {
 	DefaultAction    specs.LinuxSeccompAction `json:"defaultAction"`
 	DefaultErrnoRet  *uint                    `json:"defaultErrnoRet,omitempty"`
+	DefaultErrno     string                   `json:"defaultErrno,omitempty"`
 	Architectures    []specs.Arch             `json:"architectures,omitempty"`
 	ArchMap          []archMap                `json:"archMap,omitempty"`
 	Flags            []specs.LinuxSeccompFlag `json:"flags,omitempty"`
@@ -31,6 +33,7 @@ type archMap struct {
 type dockerSyscall struct {
 	specs.LinuxSyscall
 	Name     string     `json:"name,omitempty"`
+	Errno    string     `json:"errno,omitempty"`
 	Comment  string     `json:"comment,omitempty"`
 	Includes *condition `json:"includes,omitempty"`
 	Excludes *condition `json:"excludes,omitempty"`
@@ -98,7 +101,11 @@ func ParseOCI(data []byte, name string, host Host) (Profile, error) {
 	}
 	p := Profile{Name: name}
 	var err error
-	if p.DefaultAction, err = action(d.DefaultAction, d.DefaultErrnoRet); err != nil {
+	ret, err := errnoRet(d.DefaultErrnoRet, d.DefaultErrno, "defaultErrnoRet", "defaultErrno")
+	if err != nil {
+		return fail("%v", err)
+	}
+	if p.DefaultAction, err = action(d.DefaultAction, ret); err != nil {
 		return fail("defaultAction: %v", err)
 	}
 	var listed []specs.Arch
@@ -133,7 +140,11 @@ func ParseOCI(data []byte, name string, host Host) (Profile, error) {
 			return fail("syscalls[%d]: no names", i)
 		}
 		r := Rule{Names: names, Reason: s.Comment}
-		if r.Action, err = action(s.Action, s.ErrnoRet); err != nil {
+		ret, err := errnoRet(s.ErrnoRet, s.Errno, "errnoRet", "errno")
+		if err != nil {
+			return fail("syscalls[%d] (%s): %v", i, names[0], err)
+		}
+		if r.Action, err = action(s.Action, ret); err != nil {
 			return fail("syscalls[%d] (%s): %v", i, names[0], err)
 		}
 		for _, a := range s.Args {
@@ -149,6 +160,22 @@ func ParseOCI(data []byte, name string, host Host) (Profile, error) {
 		p.Rules = append(p.Rules, r)
 	}
 	return p, nil
+}
+
+// errnoRet is the errno a rule or the default returns: its number, or the
+// name podman's and CRI-O's profiles give beside it (both must agree).
+func errnoRet(ret *uint, name, retField, nameField string) (*uint, error) {
+	if name == "" {
+		return ret, nil
+	}
+	n, ok := errnoNumbers[name]
+	if !ok {
+		return nil, fmt.Errorf("%s %q: not a Linux errno name", nameField, name)
+	}
+	if ret != nil && *ret != n {
+		return nil, fmt.Errorf("%s %d and %s %s (%d) disagree", retField, *ret, nameField, name, n)
+	}
+	return &n, nil
 }
 
 func action(a specs.LinuxSeccompAction, errno *uint) (Action, error) {
