@@ -76,6 +76,9 @@ func runInit() int {
 	}
 	step := stepLogger(spec.Verbose)
 	if err := mounts.Build(spec.Plan); err != nil {
+		if errors.Is(err, mounts.ErrProcRefused) {
+			err = fmt.Errorf("%w; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err)
+		}
 		return fail(ExitSetup, err)
 	}
 	step("mounts built, old root detached")

@@ -170,11 +170,19 @@ func fullGrants(plan *mounts.Plan) []landlock.Grant {
 	if !plan.Root.ReadOnly {
 		root = llRW
 	}
+	proc := llProc
+	for _, op := range plan.Ops {
+		if op.Kind == mounts.OpHostProc {
+			// The caller's procfs: nothing to write there, even where a
+			// file's mode would let the payload.
+			proc = landlock.ReadFile | landlock.ReadDir
+		}
+	}
 	g := []landlock.Grant{
 		{Path: "/", Access: root, Dir: true},
 		{Path: "/dev", Access: llDev, Dir: true},
 		{Path: "/dev/shm", Access: llRW, Dir: true},
-		{Path: "/proc", Access: llProc, Dir: true},
+		{Path: "/proc", Access: proc, Dir: true},
 	}
 	for _, op := range plan.Ops {
 		switch {
@@ -191,7 +199,7 @@ func fullGrants(plan *mounts.Plan) []landlock.Grant {
 func enforcement(r *Report) string {
 	ns := r.Namespaces
 	if ns.User && ns.Mount && ns.PID && ns.IPC && ns.UTS && ns.Net && ns.Cgroup &&
-		r.Landlock.Status == "full" && r.Seccomp.Status == "full" {
+		r.Landlock.Status == "full" && r.Seccomp.Status == "full" && r.Filesystem.Proc != "host" {
 		return "full"
 	}
 	if !ns.User && r.Landlock.Status != "full" && r.Landlock.Status != "partial" {
@@ -205,6 +213,8 @@ func strictError(r *Report, isolation Isolation) error {
 	var missing []string
 	if isolation == IsolationLandlock {
 		missing = append(missing, "namespaces (--isolation landlock)")
+	} else if r.Filesystem.Proc == "host" {
+		missing = append(missing, "a private /proc (--proc host)")
 	}
 	if r.Landlock.Status != "full" {
 		what := r.Landlock.Status

@@ -102,6 +102,21 @@ const (
 	LandlockOff
 )
 
+// ProcMode says which /proc a sandbox with namespaces shows.
+type ProcMode int
+
+const (
+	// ProcPrivate mounts a fresh procfs of the sandbox's PID namespace.
+	ProcPrivate ProcMode = iota
+	// ProcHost binds the /proc nsrun itself sees, read-only with its
+	// submounts, for hosts where a fresh procfs cannot be mounted (a
+	// container runtime's masked /proc). The sandbox keeps its PID
+	// namespace, but its /proc lists the processes outside too; Landlock
+	// keeps their environment, descriptors, memory and root out of reach.
+	// It is reported as partial.
+	ProcHost
+)
+
 // PortRange is a range of ports of one protocol, "tcp" or "udp".
 type PortRange struct {
 	Proto       string
@@ -146,6 +161,9 @@ type Policy struct {
 	Memory uint64
 	Pids   uint64
 	CPU    float64
+	// Proc selects the sandbox's /proc: ProcPrivate (the default) or
+	// ProcHost.
+	Proc ProcMode
 	// TmpfsSize caps /tmp and every Tmpfs rule, in bytes; 0 leaves the
 	// kernel's default (half of RAM).
 	TmpfsSize uint64

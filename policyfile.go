@@ -40,6 +40,7 @@ type policyJSON struct {
 	UID          *int       `json:"uid,omitempty"`
 	GID          *int       `json:"gid,omitempty"`
 	Isolation    string     `json:"isolation,omitempty"`
+	Proc         string     `json:"proc,omitempty"`
 	Landlock     string     `json:"landlock,omitempty"`
 	Seccomp      string     `json:"seccomp,omitempty"`
 	AllowUserns  bool       `json:"allow_userns,omitempty"`
@@ -113,6 +114,9 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 		return nil, err
 	}
 	if p.Isolation, err = pick("isolation", j.Isolation, map[string]Isolation{"": IsolationFull, "full": IsolationFull, "landlock": IsolationLandlock}); err != nil {
+		return nil, err
+	}
+	if p.Proc, err = pick("proc", j.Proc, map[string]ProcMode{"": ProcPrivate, "private": ProcPrivate, "host": ProcHost}); err != nil {
 		return nil, err
 	}
 	if p.Landlock, err = pick("landlock", j.Landlock, map[string]LandlockMode{"": LandlockAuto, "auto": LandlockAuto, "off": LandlockOff}); err != nil {

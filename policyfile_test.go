@@ -13,7 +13,7 @@ func TestParsePolicyFile(t *testing.T) {
 		"rules": [{"path": "ws", "access": "rw"}, {"path": "/etc/ssl", "access": "ro", "source": "mandatory"},
 		          {"path": "/s", "access": "deny", "source": "user"}, {"path": "/c", "access": "tmpfs"}],
 		"net": "host", "allow_connect": ["443", "udp:53"], "allow_bind": ["8000-8001"],
-		"isolation": "landlock", "landlock": "auto", "seccomp": "prof.json", "allow_userns": true, "strict": true,
+		"isolation": "landlock", "landlock": "auto", "seccomp": "prof.json", "allow_userns": true, "strict": true, "proc": "host",
 		"root": "", "hostname": "h", "uid": 5, "gid": 6, "chdir": "ws", "env": ["A=1"], "unset_env": ["B"],
 		"clear_env": true, "timeout": "90s"}`), "/etc/nsrun")
 	if err != nil {
@@ -25,7 +25,7 @@ func TestParsePolicyFile(t *testing.T) {
 	if !reflect.DeepEqual(p.Rules, wantRules) {
 		t.Errorf("rules %+v", p.Rules)
 	}
-	if p.Net != NetHost || p.Isolation != IsolationLandlock || p.Seccomp != "/etc/nsrun/prof.json" || !p.AllowUserns || !p.Strict ||
+	if p.Net != NetHost || p.Isolation != IsolationLandlock || p.Proc != ProcHost || p.Seccomp != "/etc/nsrun/prof.json" || !p.AllowUserns || !p.Strict ||
 		p.Hostname != "h" || *p.UID != 5 || *p.GID != 6 || len(p.AllowConnect) != 2 || p.AllowBind[0].Last != 8001 {
 		t.Errorf("policy %+v", p)
 	}
@@ -36,6 +36,7 @@ func TestParsePolicyFile(t *testing.T) {
 	for _, tc := range []struct{ json, want string }{
 		{`{"version": 1, "rulez": []}`, `unknown field "rulez"`},
 		{`{"version": 2}`, "version 2"},
+		{`{"version": 1, "proc": "shared"}`, `proc "shared"`},
 		{`{}`, "version 0"},
 		{`{"version": 1, "rules": [{"path": "/x", "access": "write"}]}`, `rules[0].access "write"`},
 		{`{"version": 1, "rules": [{"path": "/x", "access": "rw", "source": "root"}]}`, `rules[0].source "root"`},

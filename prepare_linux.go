@@ -139,7 +139,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	}
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
-	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize}
+	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize, HostProc: p.Proc == ProcHost}
 	for _, r := range rules {
 		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {
@@ -185,6 +185,9 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHostProc(p, l.lreport); err != nil {
+		return nil, err
+	}
 	prep.spec = initSpec{
 		Plan:     plan,
 		Env:      c.fixTmpdir(env, rules),
@@ -197,6 +200,9 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	prep.report = baseReport(plan, p.Net == NetHost)
 	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
+	if p.Proc == ProcHost {
+		prep.report.NotEnforced = append(prep.report.NotEnforced, hostProcNotEnforced)
+	}
 	return prep, nil
 }
 
@@ -228,7 +234,7 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 		Version:    1,
 		Backend:    "linux",
 		Namespaces: NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
-		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
+		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private"},
 	}
 	if !plan.Root.ReadOnly {
 		r.Filesystem.RW = append(r.Filesystem.RW, "/")
@@ -244,6 +250,8 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 			r.Filesystem.Deny = append(r.Filesystem.Deny, op.Path)
 		case op.Kind == mounts.OpTmpfs:
 			r.Filesystem.Tmpfs = append(r.Filesystem.Tmpfs, op.Path)
+		case op.Kind == mounts.OpHostProc:
+			r.Filesystem.Proc = "host"
 		}
 	}
 	return r

@@ -15,7 +15,8 @@ type Report struct {
 	// Limits are the resource limits applied: rlimits as "soft:hard",
 	// tmpfs_size in bytes.
 	Limits map[string]string `json:"limits,omitempty"`
-	// NotEnforced lists what the backend cannot do at all (macOS, Windows).
+	// NotEnforced lists what the backend cannot do at all (macOS, Windows),
+	// or what a chosen mode gives up (--proc host).
 	NotEnforced []string `json:"not_enforced,omitempty"`
 	Error       string   `json:"error,omitempty"`
 }
@@ -39,6 +40,10 @@ type FilesystemReport struct {
 	RO    []string `json:"ro"`
 	Deny  []string `json:"deny"`
 	Tmpfs []string `json:"tmpfs"`
+	// Proc is "private" for a fresh procfs of the sandbox's PID namespace,
+	// "host" for the /proc nsrun sees (--proc host, and the Landlock-only
+	// mode), which lists processes outside the sandbox.
+	Proc string `json:"proc,omitempty"`
 	// Overruled are rules that did not take effect as written: dropped
 	// under a deny of a higher source, made read-only, or beaten on the
 	// same path.

@@ -92,7 +92,7 @@ func TestFailedReportProcfsRefused(t *testing.T) {
 	need(t)
 	ws := workspace(t)
 	rep := filepath.Join(ws, "report.json")
-	r := shell(t, inMaskedProc(nsrunBin+" --report "+rep+" -- /bin/true"))
+	r := shell(t, inMaskedProc(t, nsrunBin+" --report "+rep+" -- /bin/true"))
 	assertClaimsNothing(t, rep, r, "masked")
 }
 
@@ -123,10 +123,12 @@ func TestFailedReportSeccompRefused(t *testing.T) {
 
 // inMaskedProc is a shell command line that runs line in new user and
 // mount namespaces where a file of /proc is covered by a bind, as
-// container runtimes mask /proc.
-func inMaskedProc(line string) string {
+// container runtimes mask /proc; the cover reads "masked".
+func inMaskedProc(t *testing.T, line string) string {
+	cover := filepath.Join(workspace(t), "cover")
+	writeFile(t, cover, "masked\n")
 	return "unshare -Urm --propagation private sh -c 'for f in /proc/kcore /proc/keys /proc/timer_list; do " +
-		"[ -e $f ] && mount --bind /dev/null $f && break; done && exec sh -c \"$0\"' " + shellQuote(line)
+		"[ -e $f ] && mount --bind " + cover + " $f && break; done && exec sh -c \"$0\"' " + shellQuote(line)
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -95,6 +95,8 @@ func (b *builder) apply(op Op) error {
 		return b.mountDev(op.Path, target)
 	case OpProc:
 		return b.mountProc(op.Path, target, op.ReadOnly)
+	case OpHostProc:
+		return b.bindHostProc(op.Source, op.Path, target)
 	}
 	return fmt.Errorf("mount %s: unknown op %d", op.Path, op.Kind)
 }

@@ -76,6 +76,9 @@ type Input struct {
 	// sandbox mount a procfs of its own (the kernel wants the outer one
 	// fully visible).
 	ProtectProc bool
+	// HostProc binds the caller's own /proc, read-only with its submounts,
+	// instead of a fresh procfs (OpHostProc).
+	HostProc bool
 }
 
 // OpKind says how an Op mounts.
@@ -93,6 +96,10 @@ const (
 	// OpProc mounts a procfs of the sandbox's PID namespace on Path; with
 	// ReadOnly, the entries that change the host are covered read-only.
 	OpProc
+	// OpHostProc binds the procfs the builder sees at /proc onto Path,
+	// read-only, nosuid, nodev and noexec, with its submounts: the files a
+	// container runtime masks with binds stay masked.
+	OpHostProc
 )
 
 // Mountpoint is a path to create inside a fresh filesystem so that a later
@@ -204,6 +211,9 @@ func Make(in Input) (*Plan, error) {
 	ops := []Op{
 		{Kind: OpDev, Path: "/dev", Dir: true},
 		{Kind: OpProc, Path: "/proc", Dir: true, ReadOnly: in.ProtectProc},
+	}
+	if in.HostProc {
+		ops[1] = Op{Kind: OpHostProc, Path: "/proc", Source: "/proc", Dir: true, ReadOnly: true}
 	}
 	index := map[string]int{}
 	for _, r := range rules {

@@ -118,6 +118,18 @@ func TestMakeKeepsReadOnlyThatChangesSomething(t *testing.T) {
 	}
 }
 
+// HostProc replaces the fresh procfs, read-only; nothing else changes.
+func TestMakeHostProc(t *testing.T) {
+	plan, err := Make(Input{HostProc: true, ProtectProc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Op{Kind: OpHostProc, Path: "/proc", Source: "/proc", Dir: true, ReadOnly: true}
+	if len(plan.Ops) != 2 || !reflect.DeepEqual(plan.Ops[1], want) || plan.Ops[0].Kind != OpDev {
+		t.Errorf("ops %+v", plan.Ops)
+	}
+}
+
 func TestTmpfsSize(t *testing.T) {
 	p, err := Make(Input{TmpfsSize: 1 << 20, Rules: []Rule{
 		{Path: "/tmp", Access: Tmpfs, Dir: true}, {Path: "/d", Access: Deny, Dir: true}}})

@@ -7,6 +7,37 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ErrProcRefused is the kernel refusing a fresh procfs because the /proc
+// the builder sees is not fully visible (a container runtime's masks).
+var ErrProcRefused = errors.New("procfs refused")
+
+// bindHostProc binds the procfs at source (in the old root, as every
+// source) onto at, read-only, nosuid, nodev and noexec on it and every
+// submount, so that what a container runtime masked stays masked and
+// nothing in it can be written.
+func (b *builder) bindHostProc(source, at string, target int) error {
+	tree, err := unix.OpenTree(unix.AT_FDCWD, source, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil {
+		return fmt.Errorf("open_tree %s: %w", source, err)
+	}
+	defer unix.Close(tree)
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(tree, &fs); err != nil {
+		return fmt.Errorf("statfs %s: %w", source, err)
+	}
+	if fs.Type != unix.PROC_SUPER_MAGIC {
+		return fmt.Errorf("bind %s: not a procfs (filesystem type %#x)", source, fs.Type)
+	}
+	attr := uint64(unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOEXEC)
+	if err := b.attrs.set(tree, attr, true, false); err != nil {
+		return fmt.Errorf("mount_setattr %s: %w", source, err)
+	}
+	if err := b.attach(tree, target, at); err != nil {
+		return fmt.Errorf("bind %s: %w", source, err)
+	}
+	return nil
+}
+
 // procReadOnly are the procfs entries through which a process could change
 // the host (sysctls, sysrq, interrupt affinity, bus devices).
 var procReadOnly = []string{"sys", "sysrq-trigger", "irq", "bus"}
@@ -17,7 +48,7 @@ func (b *builder) mountProc(at string, target int, protect bool) error {
 	proc, err := newFS("proc", nil, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
 		if errors.Is(err, unix.EPERM) {
-			return fmt.Errorf("mount proc on %s: %w (the host's /proc is partly masked or over-mounted, as when nested in a container: the kernel refuses a new procfs then)", at, err)
+			return fmt.Errorf("mount proc on %s: %w (%w: the host's /proc is partly masked or over-mounted, as when nested in a container: the kernel refuses a new procfs then)", at, err, ErrProcRefused)
 		}
 		return fmt.Errorf("mount proc on %s: %w", at, err)
 	}

@@ -178,6 +178,17 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return nil
 	}), "landlock", "")
 	fs.Var(funcFlag(func(v string) error {
+		switch v {
+		case "private":
+			p.Proc = nsrun.ProcPrivate
+		case "host":
+			p.Proc = nsrun.ProcHost
+		default:
+			return errors.New("want private or host")
+		}
+		return nil
+	}), "proc", "")
+	fs.Var(funcFlag(func(v string) error {
 		r, err := nsrun.ParsePortRange(v)
 		p.AllowConnect = append(p.AllowConnect, r)
 		return err

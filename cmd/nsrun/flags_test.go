@@ -39,13 +39,13 @@ func TestParseArgs(t *testing.T) {
 }
 
 func TestParseLayerOptions(t *testing.T) {
-	o, err := parseArgs([]string{"--isolation", "landlock", "--landlock", "off", "--strict",
+	o, err := parseArgs([]string{"--isolation", "landlock", "--landlock", "off", "--strict", "--proc", "host",
 		"--allow-connect", "443", "--allow-connect", "udp:53", "--allow-bind", "tcp:8000-8010", "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := o.policy
-	if p.Isolation != nsrun.IsolationLandlock || p.Landlock != nsrun.LandlockOff || !p.Strict {
+	if p.Isolation != nsrun.IsolationLandlock || p.Landlock != nsrun.LandlockOff || !p.Strict || p.Proc != nsrun.ProcHost {
 		t.Errorf("policy %+v", p)
 	}
 	wantC := []nsrun.PortRange{{Proto: "tcp", First: 443, Last: 443}, {Proto: "udp", First: 53, Last: 53}}

@@ -121,6 +121,9 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["landlock"] {
 		base.Landlock = top.Landlock
 	}
+	if set["proc"] {
+		base.Proc = top.Proc
+	}
 	if set["seccomp"] {
 		base.Seccomp = top.Seccomp
 	}
