@@ -46,7 +46,8 @@ func init() {
 	// Registration cannot fail here: the names are this package's own.
 	_ = reexec.Register(initStage, runInit)
 	_ = reexec.Register(landlockStage, runLandlockStage)
-	_ = reexec.Register(probeStage, func() int { return 0 })
+	_ = reexec.Register(probeStage, runProbeStage)
+	_ = reexec.Register(probeWaitStage, runProbeWaitStage)
 	_ = reexec.Register(forkStage, runForkHelper)
 
 }

@@ -6,12 +6,20 @@ type Probe struct {
 	// Nested is true when this process already runs in a user namespace
 	// other than the host's (a container, another sandbox).
 	Nested       bool      `json:"nested"`
+	// Procfs is a fresh procfs in new namespaces, which a container's
+	// masked /proc makes the kernel refuse (then only --proc host works).
+	Procfs       ProbeItem `json:"procfs"`
 	MountSetattr ProbeItem `json:"mount_setattr"`
 	Landlock     ProbeItem `json:"landlock"`
 	LandlockABI  int       `json:"landlock_abi"`
 	Seccomp      ProbeItem `json:"seccomp"`
 	CgroupV2     ProbeItem `json:"cgroup_v2"`
 	CgroupV2Path string    `json:"cgroup_v2_path,omitempty"`
+	// Limits says which of --memory, --pids and --cpu work for the caller,
+	// found by making and removing a cgroup for each and moving a process
+	// into it; LimitsCgroup maps each that works to "v1" or "v2".
+	Limits       ProbeItem         `json:"limits"`
+	LimitsCgroup map[string]string `json:"limits_cgroup,omitempty"`
 	Seatbelt     ProbeItem `json:"seatbelt"`
 }
 

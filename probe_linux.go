@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 	"github.com/nsrun/nsrun/seccomp"
@@ -24,7 +25,7 @@ const probeStage = "nsrun-probe"
 // creates one throwaway set of namespaces to be sure.
 func ProbeHost() Probe {
 	var p Probe
-	p.UserNamespaces = probeUserns()
+	p.UserNamespaces, p.Procfs = probeUserns()
 	p.Nested = userns.RunningInUserNS()
 	if err := unix.MountSetattr(-1, "", 0, &unix.MountAttr{}); errors.Is(err, unix.ENOSYS) {
 		p.MountSetattr = ProbeItem{Detail: "mount_setattr: not in this kernel (needs 5.12)"}
@@ -38,19 +39,42 @@ func ProbeHost() Probe {
 	}
 	p.Seccomp = probeSeccomp()
 	p.CgroupV2, p.CgroupV2Path = probeCgroup2()
+	p.Limits, p.LimitsCgroup = probeLimits()
 	p.Seatbelt = ProbeItem{Detail: "not on macOS"}
 	return p
 }
 
-func probeUserns() ProbeItem {
+// probeUserns creates the namespaces of a sandbox, as the init gets them,
+// and in them a fresh procfs.
+func probeUserns() (userns, procfs ProbeItem) {
 	uid, gid := os.Getuid(), os.Getgid()
 	uids, gids := ns.Maps(uid, uid, gid, gid)
-	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeStage}, Env: []string{},
-		SysProcAttr: &syscall.SysProcAttr{Cloneflags: ns.CloneFlags(false), UidMappings: uids, GidMappings: gids}}
-	if err := cmd.Run(); err != nil {
-		return ProbeItem{Detail: ns.Explain(fmt.Errorf("create user, mount, pid, ipc, uts, cgroup and net namespaces: %w", err), ns.ReadSettings(), uid).Error()}
+	var stderr strings.Builder
+	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeStage}, Env: []string{}, Stderr: &stderr,
+		SysProcAttr: &syscall.SysProcAttr{Cloneflags: ns.CloneFlags(false), UidMappings: uids, GidMappings: gids, AmbientCaps: ns.SetupCaps}}
+	if err := cmd.Start(); err != nil {
+		why := ns.Explain(fmt.Errorf("create user, mount, pid, ipc, uts, cgroup and net namespaces: %w", err), ns.ReadSettings(), uid).Error()
+		return ProbeItem{Detail: why}, ProbeItem{Detail: "not tried: no user namespace"}
 	}
-	return ProbeItem{OK: true, Detail: fmt.Sprintf("all namespaces can be created as uid %d", uid)}
+	userns = ProbeItem{OK: true, Detail: fmt.Sprintf("all namespaces can be created as uid %d", uid)}
+	if err := cmd.Wait(); err != nil {
+		why := strings.TrimSpace(stderr.String())
+		if why == "" {
+			why = err.Error()
+		}
+		return userns, ProbeItem{Detail: "mount proc in a new PID namespace: " + why + "; --proc host works instead (partial)"}
+	}
+	return userns, ProbeItem{OK: true, Detail: "a fresh procfs mounts in a new PID namespace"}
+}
+
+// runProbeStage runs in the namespaces probeUserns made: it mounts a
+// procfs as the init would, and says why not on stderr.
+func runProbeStage() int {
+	if err := mounts.TryProc(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 func probeSeccomp() ProbeItem {
@@ -86,11 +110,11 @@ func probeCgroup2() (ProbeItem, string) {
 		return ProbeItem{Detail: err.Error()}, mnt
 	}
 	if miss := missingControllers([]string{"memory", "pids", "cpu"}, string(avail)); len(miss) > 0 {
-		return ProbeItem{Detail: fmt.Sprintf("--memory/--pids/--cpu unavailable: %s has no %s controller (it has: %s)",
+		return ProbeItem{Detail: fmt.Sprintf("%s has no %s controller (it has: %s)",
 			dir, strings.Join(miss, ", "), strings.TrimSpace(string(avail)))}, mnt
 	}
 	if unix.Access(dir, unix.W_OK) != nil {
 		return ProbeItem{Detail: dir + " is not writable by this user (limits need a delegated subtree)"}, mnt
 	}
-	return ProbeItem{OK: true, Detail: "--memory, --pids and --cpu available under " + dir}, mnt
+	return ProbeItem{OK: true, Detail: "memory, pids and cpu controllers under " + dir}, mnt
 }

@@ -78,3 +78,18 @@ func (b *builder) mountProc(at string, target int, protect bool) error {
 	}
 	return nil
 }
+
+// TryProc creates a procfs of the caller's PID namespace and drops it,
+// which is what the kernel refuses where the /proc in view is masked. The
+// caller must hold CAP_SYS_ADMIN in the user namespace that owns its PID
+// and mount namespaces.
+func TryProc() error {
+	proc, err := newFS("proc", nil, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	if err != nil {
+		if errors.Is(err, unix.EPERM) {
+			return fmt.Errorf("%w (%w: the /proc in view is partly masked or over-mounted, as in a container: the kernel refuses a new procfs then)", err, ErrProcRefused)
+		}
+		return err
+	}
+	return unix.Close(proc)
+}

@@ -15,6 +15,10 @@ type Settings struct {
 	MaxUserNamespaces       string // user.max_user_namespaces
 	UnprivilegedUsernsClone string // kernel.unprivileged_userns_clone (Debian, Ubuntu)
 	AppArmorRestrict        string // kernel.apparmor_restrict_unprivileged_userns (Ubuntu 23.10+)
+	// SeccompRefuses is a seccomp filter on this process refusing clone
+	// with CLONE_NEWUSER (a container runtime's profile, such as Docker's
+	// default), which acts before any of the settings above.
+	SeccompRefuses bool
 }
 
 // SettingFiles maps each setting to the file it is read from.
@@ -27,6 +31,9 @@ var SettingFiles = map[string]string{
 // Forbidder names the setting that stops uid from creating user
 // namespaces, with the value that does it, or returns "" when none does.
 func Forbidder(s Settings, uid int) string {
+	if s.SeccompRefuses {
+		return "a seccomp filter on this process, which refuses clone with CLONE_NEWUSER (a container's profile, such as Docker's default: run the container with a profile that allows user namespaces)"
+	}
 	if n, err := strconv.Atoi(strings.TrimSpace(s.MaxUserNamespaces)); err == nil && n == 0 {
 		return "user.max_user_namespaces=0"
 	}

@@ -22,6 +22,7 @@ func TestForbidder(t *testing.T) {
 		{"debian clone off", Settings{MaxUserNamespaces: "100", UnprivilegedUsernsClone: "0"}, 1000, "kernel.unprivileged_userns_clone=0"},
 		{"debian clone off, root", Settings{UnprivilegedUsernsClone: "0"}, 0, ""},
 		{"apparmor", Settings{AppArmorRestrict: "1"}, 1000, "kernel.apparmor_restrict_unprivileged_userns=1"},
+		{"a container's seccomp profile, first", Settings{MaxUserNamespaces: "0", SeccompRefuses: true}, 0, "a seccomp filter on this process"},
 	} {
 		got := Forbidder(tc.s, tc.uid)
 		if tc.want == "" && got != "" || tc.want != "" && !strings.HasPrefix(got, tc.want) {

@@ -32,10 +32,12 @@ func probe(args []string, stdout, stderr *os.File) int {
 			item nsrun.ProbeItem
 		}{
 			{"user namespaces", p.UserNamespaces},
+			{"procfs", p.Procfs},
 			{"mount_setattr", p.MountSetattr},
 			{"landlock", p.Landlock},
 			{"seccomp", p.Seccomp},
 			{"cgroup v2", p.CgroupV2},
+			{"limits", p.Limits},
 			{"seatbelt", p.Seatbelt},
 		} {
 			mark := "yes"
@@ -48,7 +50,8 @@ func probe(args []string, stdout, stderr *os.File) int {
 			fmt.Fprintln(stdout, "nested           yes  already inside a user namespace (a container or another sandbox)")
 		}
 	}
-	if !(p.UserNamespaces.OK && p.MountSetattr.OK) && !p.Seatbelt.OK {
+	// 0 when a sandbox with namespaces (--isolation full) can be built.
+	if !(p.UserNamespaces.OK && p.Procfs.OK && p.MountSetattr.OK) && !p.Seatbelt.OK {
 		return 1
 	}
 	return 0

@@ -1,0 +1,52 @@
+// Command profiles writes the seccomp profiles the container tests and
+// docs/kubernetes.md use, from Docker's default profile (the Go package of
+// moby/profiles, Apache License 2.0):
+//
+//	profiles docker      Docker's default profile: user namespaces refused
+//	profiles kubernetes  Docker's default plus what nsrun's sandbox needs
+//	                     (clone and unshare with namespace flags, the mount
+//	                     calls, sethostname): for a pod that runs nsrun
+//
+// Kubernetes' RuntimeDefault is containerd's or CRI-O's default, which
+// refuses user namespaces as Docker's does; the second profile is the
+// Localhost profile docs/kubernetes.md gives instead.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	docker "github.com/moby/profiles/seccomp"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+// sandboxCalls are what nsrun needs beyond Docker's default profile to
+// build a sandbox with namespaces: creating them (clone with CLONE_NEW*
+// flags; clone3, which Go uses to start a process in a cgroup), and, in
+// the sandbox's own user namespace, mounting, pivot_root and the host name.
+var sandboxCalls = []string{
+	"clone", "clone3", "unshare", "setns",
+	"mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+	"sethostname", "setdomainname",
+}
+
+func main() {
+	if len(os.Args) != 2 || os.Args[1] != "docker" && os.Args[1] != "kubernetes" {
+		fmt.Fprintln(os.Stderr, "usage: profiles docker|kubernetes")
+		os.Exit(2)
+	}
+	p := docker.DefaultProfile()
+	if os.Args[1] == "kubernetes" {
+		// First in the list: the first unconditional rule for a call
+		// decides (libseccomp, and so runc and crun).
+		p.Syscalls = append([]*docker.Syscall{{LinuxSyscall: specs.LinuxSyscall{Names: sandboxCalls, Action: specs.ActAllow},
+			Comment: "nsrun: create namespaces and build a sandbox in them"}}, p.Syscalls...)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(p); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

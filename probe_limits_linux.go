@@ -1,0 +1,93 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/nsrun/nsrun/reexec"
+)
+
+// probeWaitStage is a process the probe places in a cgroup, as a sandbox's
+// init is placed: it waits for its stdin to close.
+const probeWaitStage = "nsrun-probe-wait"
+
+func runProbeWaitStage() int {
+	var b [1]byte
+	for {
+		if _, err := os.Stdin.Read(b[:]); err != nil {
+			return 0
+		}
+	}
+}
+
+// probeLimits tries each cgroup limit as a sandbox would get it: it makes
+// the cgroup (v2, else v1), puts a process in it the way the init is put
+// there, and removes it.
+func probeLimits() (ProbeItem, map[string]string) {
+	via := map[string]string{}
+	var parts []string
+	for _, lim := range []struct {
+		option string
+		policy Policy
+	}{
+		{"memory", Policy{Memory: 64 << 20}},
+		{"pids", Policy{Pids: 64}},
+		{"cpu", Policy{CPU: 1}},
+	} {
+		version, err := tryCgroup(&lim.policy)
+		if err != nil {
+			var le *LimitError
+			if errors.As(err, &le) {
+				err = le.Err
+			}
+			parts = append(parts, fmt.Sprintf("--%s unavailable: %v", lim.option, err))
+			continue
+		}
+		via[lim.option] = version
+		parts = append(parts, fmt.Sprintf("--%s through cgroup %s", lim.option, version))
+	}
+	item := ProbeItem{OK: len(via) == 3, Detail: strings.Join(parts, "; ")}
+	if len(via) == 0 {
+		via = nil
+	}
+	return item, via
+}
+
+// tryCgroup makes p's cgroup, moves a waiting process into it and removes
+// it, returning "v1" or "v2".
+func tryCgroup(p *Policy) (string, error) {
+	cg, err := newCgroup(p)
+	if err != nil {
+		return "", err
+	}
+	defer cg.remove()
+	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeWaitStage}, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{}}
+	if cg.v1 == nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		stdin.Close()
+		return "", fmt.Errorf("start a process in %s: %w", cg.dir, err)
+	}
+	version := "v2"
+	if cg.v1 != nil {
+		version = "v1"
+		err = cg.v1.add(cmd.Process.Pid)
+	}
+	stdin.Close()
+	if werr := cmd.Wait(); err == nil && werr != nil {
+		err = fmt.Errorf("the process in the cgroup: %w", werr)
+	}
+	if err != nil {
+		return "", err
+	}
+	return version, nil
+}
