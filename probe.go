@@ -5,7 +5,7 @@ type Probe struct {
 	UserNamespaces ProbeItem `json:"user_namespaces"`
 	// Nested is true when this process already runs in a user namespace
 	// other than the host's (a container, another sandbox).
-	Nested       bool      `json:"nested"`
+	Nested bool `json:"nested"`
 	// Procfs is a fresh procfs in new namespaces, which a container's
 	// masked /proc makes the kernel refuse (then only --proc host works).
 	Procfs       ProbeItem `json:"procfs"`
@@ -20,7 +20,7 @@ type Probe struct {
 	// into it; LimitsCgroup maps each that works to "v1" or "v2".
 	Limits       ProbeItem         `json:"limits"`
 	LimitsCgroup map[string]string `json:"limits_cgroup,omitempty"`
-	Seatbelt     ProbeItem `json:"seatbelt"`
+	Seatbelt     ProbeItem         `json:"seatbelt"`
 }
 
 // ProbeItem is one capability of the host.
