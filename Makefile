@@ -12,7 +12,7 @@ STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 FUZZTIME ?= 30s
 
-.PHONY: build demo test cross lint clean bench fuzz
+.PHONY: build demo test test-container cross lint clean bench fuzz
 build:
 	scripts/setup.sh
 	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o bin/nsrun ./cmd/nsrun
@@ -23,6 +23,10 @@ demo:
 
 test:
 	scripts/test.sh
+
+# The integration suite in containers (podman), in three shapes.
+test-container:
+	scripts/test-container.sh
 
 cross:
 	GOOS=darwin $(GO) build ./... && GOOS=darwin $(GO) vet ./...

@@ -43,9 +43,18 @@ func newCgroup(p *Policy) (*sandboxCgroup, error) {
 		return nil, errors.New("no cgroup limit asked for")
 	}
 	fail := func(err error) error { return &LimitError{Option: need[0], Err: err} }
+	// Without cgroup v2 at all (a cgroup v1 host, or a container on a
+	// hybrid one), v1 is all there is.
+	orV1 := func(err error) (*sandboxCgroup, error) {
+		g, v1err := newCgroupV1(p)
+		if v1err == nil {
+			return &sandboxCgroup{fd: -1, v1: g}, nil
+		}
+		return nil, fail(fmt.Errorf("%v, and cgroup v1 failed too: %v", err, v1err))
+	}
 	mnt, err := cgroupV2Mount()
 	if err != nil {
-		return nil, fail(err)
+		return orV1(err)
 	}
 	self, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
@@ -53,7 +62,7 @@ func newCgroup(p *Policy) (*sandboxCgroup, error) {
 	}
 	rel, ok := ownCgroup(string(self))
 	if !ok {
-		return nil, fail(errors.New("this process is in no cgroup v2"))
+		return orV1(errors.New("this process is in no cgroup v2"))
 	}
 	parent := filepath.Join(mnt, rel)
 	avail, err := os.ReadFile(filepath.Join(parent, "cgroup.controllers"))

@@ -67,7 +67,11 @@ func mainCode(m *testing.M) int {
 	}
 	if out, err := exec.Command(nsrunBin, "probe").CombinedOutput(); err != nil {
 		skipWhy = fmt.Sprintf("this host cannot run sandboxes (%v):\n%s", err, out)
-		if os.Getenv("NSRUN_INTEGRATION") == "1" {
+		if os.Getenv("NSRUN_SHAPE") != "" {
+			// A container shape that forbids full sandboxes: the container
+			// suite runs only the tests that do not need them.
+			skipWhy = ""
+		} else if os.Getenv("NSRUN_INTEGRATION") == "1" {
 			fmt.Fprintln(os.Stderr, "NSRUN_INTEGRATION=1 but", skipWhy)
 			return 1
 		}

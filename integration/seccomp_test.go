@@ -98,7 +98,11 @@ func TestDefaultFilterDeniesEachCall(t *testing.T) {
 			t.Errorf("%s: %q (exit %d), want %q", tc.name, got, code, tc.want)
 		}
 	}
-	// Without the filter the kernel answers for itself: these get past.
+	// Without the filter the kernel answers for itself: these get past
+	// (unless a container's own filter refuses them first).
+	if os.Getenv("NSRUN_SHAPE") != "" {
+		return
+	}
 	for _, args := range [][]string{raw(unix.SYS_KEYCTL, 0), raw(unix.SYS_SOCKET, unix.AF_VSOCK, unix.SOCK_STREAM)} {
 		if got, _ := sysc(t, []string{"--seccomp", "off"}, args...); got == "EPERM" || got == "EAFNOSUPPORT" {
 			t.Errorf("%v with --seccomp off: %s, the filter test proves nothing", args, got)

@@ -32,21 +32,31 @@ var sandboxCalls = []string{
 }
 
 func main() {
-	if len(os.Args) != 2 || os.Args[1] != "docker" && os.Args[1] != "kubernetes" {
+	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: profiles docker|kubernetes")
 		os.Exit(2)
 	}
+	b, err := profile(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "profiles:", err)
+		os.Exit(2)
+	}
+	os.Stdout.Write(b)
+}
+
+// profile is the JSON text of the profile kind names.
+func profile(kind string) ([]byte, error) {
 	p := docker.DefaultProfile()
-	if os.Args[1] == "kubernetes" {
+	switch kind {
+	case "docker":
+	case "kubernetes":
 		// First in the list: the first unconditional rule for a call
 		// decides (libseccomp, and so runc and crun).
 		p.Syscalls = append([]*docker.Syscall{{LinuxSyscall: specs.LinuxSyscall{Names: sandboxCalls, Action: specs.ActAllow},
 			Comment: "nsrun: create namespaces and build a sandbox in them"}}, p.Syscalls...)
+	default:
+		return nil, fmt.Errorf("unknown profile %q (docker or kubernetes)", kind)
 	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(p); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	b, err := json.MarshalIndent(p, "", "  ")
+	return append(b, '\n'), err
 }

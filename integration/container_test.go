@@ -1,0 +1,108 @@
+//go:build linux
+
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// The container shapes make test-container runs Dockerfile.test's image in
+// (NSRUN_SHAPE names one, scripts/test-container.sh the podman options):
+//
+//	default   podman's defaults: masked /proc, podman's seccomp profile
+//	docker    Docker's default seccomp profile: user namespaces refused
+//	unmasked  unmask=ALL and the profile docs/kubernetes.md gives
+//
+// Each gives what the shape must: full isolation works or fails with exit
+// 125 naming the cause and the setting; --proc host where only the procfs
+// is refused; the Landlock mode everywhere (TestLandlockOnlyMode runs in
+// every shape beside this test).
+func TestContainerShape(t *testing.T) {
+	shape := os.Getenv("NSRUN_SHAPE")
+	if shape == "" {
+		t.Skip("not in a container shape (make test-container)")
+	}
+	p := probeHost(t)
+	ws := workspace(t)
+	full := runAnywhere(t, ws, "--", "/bin/true")
+	landlock := runAnywhere(t, ws, "--isolation", "landlock", "--rw", ws, "--", "/bin/sh", "-c", "echo x > "+ws+"/f && ! echo y > /etc/nsrun-test")
+	if landlock.code != 0 || readFile(t, filepath.Join(ws, "f")) != "x\n" {
+		t.Errorf("%s: --isolation landlock: %v", shape, landlock)
+	}
+	switch shape {
+	case "default":
+		if !p.UserNamespaces.OK || p.Procfs.OK || !strings.Contains(p.Procfs.Detail, "masked") {
+			t.Errorf("podman's defaults: want user namespaces and a refused procfs: %+v", p)
+		}
+		if full.code != 125 || !strings.Contains(full.stderr, "masked") || !strings.Contains(full.stderr, "--proc host") {
+			t.Errorf("full isolation under a masked /proc: %v", full)
+		}
+		// Podman masks /proc/timer_list (root's, readable by the sandbox's
+		// root were the mask lost) with /dev/null.
+		script := filepath.Join(ws, "probe.sh")
+		writeFile(t, script, hostProcProbe+"echo \"timer_list: $(cat /proc/timer_list 2>/dev/null | wc -c)\"\n")
+		victim := exec.Command("sleep", "60")
+		if err := victim.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer victim.Process.Kill()
+		r := runAnywhere(t, ws, "-q", "--proc", "host", "--ro", ws, "--env", "VICTIM="+itoa(victim.Process.Pid), "--", "/bin/sh", script)
+		if r.code != 0 || !strings.Contains(r.stdout, "timer_list: 0") || strings.Contains(r.stdout, ": allowed") || strings.Count(r.stdout, ": refused") != 10 {
+			t.Errorf("--proc host under a masked /proc: %v", r)
+		}
+		if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+			t.Errorf("the process outside did not survive the sandbox: %v", err)
+		}
+	case "docker":
+		if p.UserNamespaces.OK || !strings.Contains(p.UserNamespaces.Detail, "seccomp filter") {
+			t.Errorf("Docker's profile: want user namespaces refused by the seccomp filter: %+v", p)
+		}
+		if full.code != 125 || !strings.Contains(full.stderr, "seccomp filter") || !strings.Contains(full.stderr, "--isolation landlock") {
+			t.Errorf("full isolation under Docker's profile: %v", full)
+		}
+	case "unmasked":
+		if !p.UserNamespaces.OK || !p.Procfs.OK || full.code != 0 {
+			t.Errorf("unmasked /proc, user namespaces allowed: want full isolation: %+v %v", p, full)
+		}
+	default:
+		t.Fatalf("unknown NSRUN_SHAPE %q", shape)
+	}
+}
+
+// In podman's default shape the container itself runs under podman's
+// profile, applied by runc through libseccomp: each call must get the same
+// answer directly as under nsrun's reading of the same profile, stacked on
+// it (a call nsrun refused where runc allows would differ).
+func TestPodmanProfileAgreesWithTheRuntime(t *testing.T) {
+	if os.Getenv("NSRUN_SHAPE") != "default" || runtime.GOARCH != "amd64" {
+		t.Skip("needs podman's default shape (make test-container) on amd64")
+	}
+	ws := workspace(t)
+	profile := filepath.Join(ws, "containers-seccomp.json")
+	writeFile(t, profile, podmanProfile)
+	for _, args := range [][]string{
+		raw(unix.SYS_SETNS, 0xffffffff, 0),
+		raw(unix.SYS_SOCKET, unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT),
+		raw(unix.SYS_SOCKET, unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE),
+		raw(unix.SYS_IO_URING_SETUP, 8, 0),
+		raw(unix.SYS_PERSONALITY, 0xffffffff),
+		raw(unix.SYS_PERSONALITY, 0x0040000),
+		raw(unix.SYS_BPF, 0),
+		raw(1000),
+	} {
+		out, _ := exec.Command(syscBin, args...).Output()
+		direct := strings.TrimSpace(string(out))
+		r := runAnywhere(t, ws, append([]string{"-q", "--isolation", "landlock", "--seccomp", profile, "--", syscBin}, args...)...)
+		if r.code != 0 || r.stdout != direct {
+			t.Errorf("%v: %q under runc, %q (exit %d) under nsrun", args, direct, r.stdout, r.code)
+		}
+	}
+}
