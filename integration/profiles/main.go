@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command profiles writes the seccomp profiles the container tests and
 // docs/kubernetes.md use, from Docker's default profile (the Go package of
 // moby/profiles, Apache License 2.0):
