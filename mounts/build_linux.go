@@ -106,10 +106,7 @@ func resolve(root int, p string) (int, error) {
 	if rel == "" {
 		rel = "."
 	}
-	return unix.Openat2(root, rel, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	return openNoSymlinks(root, rel, true)
 }
 
 func explainResolve(err error) error {
@@ -125,10 +122,7 @@ func explainResolve(err error) error {
 // cloneSource opens op.Source without following symlinks, checks it is the
 // inode the planner saw, and clones its mount tree with the op's attributes.
 func (b *builder) cloneSource(op Op) (int, error) {
-	fd, err := unix.Openat2(unix.AT_FDCWD, op.Source, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	fd, err := openNoSymlinks(unix.AT_FDCWD, op.Source, false)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
 			return -1, fmt.Errorf("open %s: %w (a symlink appeared after the path was checked)", op.Source, err)
