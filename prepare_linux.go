@@ -181,7 +181,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, fullGrants(plan), 0, false)
+	l, err := c.planLayers(p, fullGrants(plan), false, false)
 	if err != nil {
 		return nil, err
 	}
