@@ -66,8 +66,8 @@ type Input struct {
 	// tmpfs the plan makes (so that `--rw /tmp/link/ws` still resolves in
 	// the sandbox). Elsewhere the host's own link is already visible.
 	Links []Link
-	// TmpfsSize caps every writable tmpfs (bytes); 0 leaves the kernel's
-	// default, half of RAM.
+	// TmpfsSize caps every writable tmpfs, /dev/shm included (bytes); 0
+	// leaves the kernel's default, half of RAM.
 	TmpfsSize uint64
 	// ProtectProc covers /proc/sys, sysrq-trigger, irq and bus read-only.
 	// A sandbox whose user is the host's root needs it (those files are
@@ -112,7 +112,7 @@ type Op struct {
 	ReadOnly    bool
 	Dir         bool
 	Mode        uint32
-	Size        uint64 // bytes, for a writable OpTmpfs; 0: the kernel's default
+	Size        uint64 // bytes, of a writable OpTmpfs and of OpDev's shm; 0: the kernel's default
 	Optional    bool
 	Mountpoints []Mountpoint
 }
@@ -202,7 +202,7 @@ func Make(in Input) (*Plan, error) {
 	}
 
 	ops := []Op{
-		{Kind: OpDev, Path: "/dev", Dir: true},
+		{Kind: OpDev, Path: "/dev", Dir: true, Size: in.TmpfsSize},
 		{Kind: OpProc, Path: "/proc", Dir: true, ReadOnly: in.ProtectProc},
 	}
 	index := map[string]int{}
