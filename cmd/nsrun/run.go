@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -38,13 +36,12 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	var report io.WriteCloser
+	var report *reportFile
 	if o.report != "" {
 		if report, err = openReport(o.report, stderr); err != nil {
-			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", o.report, err)
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", o.report, oneLine(err.Error()))
 			return nsrun.ExitSetup
 		}
-		defer report.Close()
 	}
 
 	m, err := merge(o, os.Environ())
@@ -101,8 +98,10 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	if err != nil && !isPayloadExit(err) {
 		fmt.Fprintln(stderr, "nsrun:", oneLine(describe(err)))
 	}
+	// Wait returned: the sandbox is gone, nothing of it can tamper with
+	// the report's place any more.
 	if report != nil {
-		if werr := writeReport(report, cmd.Report()); werr != nil {
+		if werr := report.write(cmd.Report()); werr != nil {
 			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", o.report, werr)
 			if code == 0 {
 				code = nsrun.ExitSetup
@@ -211,23 +210,6 @@ func splitEnv(kv string) (string, string, bool) {
 		}
 	}
 	return kv, "", false
-}
-
-func openReport(path string, stderr *os.File) (io.WriteCloser, error) {
-	if path == "-" {
-		return nopCloser{stderr}, nil
-	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-}
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
-func writeReport(w io.Writer, r *nsrun.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
 }
 
 const usage = `usage: nsrun [OPTIONS] [--] COMMAND [ARG...]
