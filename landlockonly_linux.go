@@ -48,6 +48,9 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		if r.Access == Tmpfs {
 			return nil, &IsolationError{Setting: "tmpfs"}
 		}
+		if err := unpinnableLink(r, user, cwd); err != nil {
+			return nil, err
+		}
 	}
 	if p.TmpfsSize > 0 {
 		return nil, &IsolationError{Setting: "tmpfs-size"}

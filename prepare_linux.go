@@ -159,7 +159,13 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 			// A path with no symlink on the way is its own canonical form:
 			// nothing to walk again.
 			if abs := absPath(r.Path, cwd); abs != r.Canon {
-				in.Links = append(in.Links, symlinksAlong(abs)...)
+				links := symlinksAlong(abs)
+				in.Links = append(in.Links, links...)
+				if r.Access == ReadOnly || r.Access == Deny {
+					// The host resolves the path through these links later:
+					// in writable places they are pinned.
+					in.LinksToPin = append(in.LinksToPin, links...)
+				}
 			}
 		}
 	}
@@ -236,7 +242,7 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
 	for _, op := range plan.Ops {
 		switch {
-		case op.Kind == mounts.OpBind && op.ReadOnly:
+		case op.Kind == mounts.OpBind && op.ReadOnly, op.Kind == mounts.OpPinLink:
 			r.Filesystem.RO = append(r.Filesystem.RO, op.Path)
 		case op.Kind == mounts.OpBind:
 			r.Filesystem.RW = append(r.Filesystem.RW, op.Path)

@@ -10,26 +10,29 @@ import (
 // openNoSymlinks opens p with O_PATH, following no symlink on the way or
 // at the end (ELOOP), below dirfd (a relative p) or from "/" (an absolute
 // p with unix.AT_FDCWD). With inRoot, ".." and absolute names cannot leave
-// dirfd either. openat2 does it in one call; where it is refused with
+// dirfd either. With link, a symlink at the end is opened itself. openat2 does it in one call; where it is refused with
 // ENOSYS (a kernel before 5.6, or a sandbox whose filter refuses openat2
 // because no filter can read its arguments, as nsrun's does: this is how a
 // nested nsrun builds its mounts) the path is walked one component at a
 // time with O_NOFOLLOW, which gives the same answer for the clean paths
 // nsrun plans: they have no "..".
-func openNoSymlinks(dirfd int, p string, inRoot bool) (int, error) {
+func openNoSymlinks(dirfd int, p string, inRoot, link bool) (int, error) {
 	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
 	if inRoot {
 		how.Resolve |= unix.RESOLVE_IN_ROOT
+	}
+	if link {
+		how.Flags |= unix.O_NOFOLLOW
 	}
 	fd, err := unix.Openat2(dirfd, p, how)
 	if !errors.Is(err, unix.ENOSYS) {
 		return fd, err
 	}
-	return walkNoSymlinks(dirfd, p)
+	return walkNoSymlinks(dirfd, p, link)
 }
 
 // walkNoSymlinks is openNoSymlinks one component at a time.
-func walkNoSymlinks(dirfd int, p string) (int, error) {
+func walkNoSymlinks(dirfd int, p string, link bool) (int, error) {
 	start := "."
 	if strings.HasPrefix(p, "/") {
 		dirfd, start = unix.AT_FDCWD, "/"
@@ -38,7 +41,8 @@ func walkNoSymlinks(dirfd int, p string) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	for _, c := range strings.Split(p, "/") {
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
 		if c == "" || c == "." {
 			continue
 		}
@@ -56,7 +60,7 @@ func walkNoSymlinks(dirfd int, p string) (int, error) {
 			unix.Close(next)
 			return -1, err
 		}
-		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK && !(link && i == len(parts)-1) {
 			unix.Close(next)
 			return -1, unix.ELOOP
 		}

@@ -43,18 +43,22 @@ func TestWalkNoSymlinksAgreesWithOpenat2(t *testing.T) {
 		}
 		return "ok"
 	}
-	for _, p := range []string{"a", "a/b", "a/f", "a/l", "a/l/x", "c/abs", "c/dangling", "missing", "a/f/x", "a/b/", "."} {
+	for _, p := range []string{"a", "a/b", "a/f", "a/l", "a/l/x", "c/abs", "c/dangling", "missing", "a/f/x", "a/b/", "a/l/", "a/l/.", "."} {
 		want := outcome(unix.Openat2(root, p, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}))
-		if got := outcome(walkNoSymlinks(root, p)); got != want {
+		if got := outcome(walkNoSymlinks(root, p, false)); got != want {
 			t.Errorf("%s: walk %s, openat2 %s", p, got, want)
 		}
 		abs := filepath.Join(dir, p)
 		want = outcome(unix.Openat2(unix.AT_FDCWD, abs, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}))
-		if got := outcome(walkNoSymlinks(unix.AT_FDCWD, abs)); got != want {
+		if got := outcome(walkNoSymlinks(unix.AT_FDCWD, abs, false)); got != want {
 			t.Errorf("%s: walk %s, openat2 %s", abs, got, want)
 		}
+		want = outcome(unix.Openat2(root, p, &unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}))
+		if got := outcome(walkNoSymlinks(root, p, true)); got != want {
+			t.Errorf("%s, the link itself: walk %s, openat2 %s", p, got, want)
+		}
 	}
-	if got := outcome(walkNoSymlinks(unix.AT_FDCWD, "/proc/self/fd/0")); got != "ELOOP" {
+	if got := outcome(walkNoSymlinks(unix.AT_FDCWD, "/proc/self/fd/0", false)); got != "ELOOP" {
 		t.Errorf("a magic link: %s", got)
 	}
 }
