@@ -71,6 +71,17 @@ func identity(info os.FileInfo) mounts.Identity {
 	return mounts.Identity{}
 }
 
+// linkCount is the number of hard links of a stat result.
+func linkCount(info os.FileInfo) uint64 {
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
+		return uint64(st.Nlink)
+	case *unix.Stat_t:
+		return uint64(st.Nlink)
+	}
+	return 0
+}
+
 func (c *Cmd) prepare() (*prepared, error) {
 	p := c.policy()
 	if len(c.Args) == 0 || c.Args[0] == "" {
@@ -91,6 +102,11 @@ func (c *Cmd) prepare() (*prepared, error) {
 			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
 			}
+		}
+		if n := linkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
+			// A rule protects a path; another name of the same file is
+			// another path, which a writable rule may cover.
+			c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
 		}
 	}
 	env := c.Env

@@ -102,3 +102,17 @@ func TestRuleThroughSymlinkRefusedInLandlockMode(t *testing.T) {
 		t.Errorf("a link in a read-only place: %v", r)
 	}
 }
+
+// A protected file with other names (hard links) can be reached through
+// them: nsrun says so.
+func TestHardLinkedProtectedFileWarns(t *testing.T) {
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "config"), "host")
+	if err := os.Link(filepath.Join(ws, "config"), filepath.Join(ws, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ws, "--rw", ws, "--ro", filepath.Join(ws, "config"), "--", "/bin/true")
+	if r.code != 0 || !strings.Contains(r.stderr, "2 hard links") || strings.Count(r.stderr, "\n") != 0 {
+		t.Errorf("want one warning line: %v", r)
+	}
+}

@@ -28,6 +28,7 @@ func TestReportCannotBeForged(t *testing.T) {
 			{"a symlink to a host file", `rm -f "$R"; ln -s ` + victim + ` "$R"`},
 			{"a dangling symlink", `rm -f "$R"; ln -s ` + filepath.Join(victimDir, "new") + ` "$R"`},
 			{"a directory", `rm -f "$R"; mkdir -p "$R/sub" && echo '` + forged + `' > "$R/sub/x"`},
+			{"a forged file in a directory made read-only", `echo '` + forged + `' > "$R" && chmod 0555 .`},
 		} {
 			ws := workspace(t)
 			writeFile(t, victim, "host")
@@ -53,6 +54,7 @@ func TestReportCannotBeForged(t *testing.T) {
 			if ents, _ := os.ReadDir(ws); len(ents) != 1 {
 				t.Errorf("%s: the workspace holds %v, not just the report", what, ents)
 			}
+			os.Chmod(ws, 0o755)
 		}
 	}
 }

@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // setIDBits returns the set-uid and set-gid bits of path on the host, or
@@ -113,5 +116,30 @@ func TestNoSetIDFilesOnTheHost(t *testing.T) {
 				t.Errorf("%s: %s left %s with %s on the host: %v", mode, tool.name, tool.path, bits, r)
 			}
 		}
+	}
+}
+
+// The set-id rules are nsrun's own, beside any profile: with a profile
+// that allows everything they still hold, io_uring (which would open a
+// file with any mode where no filter sees it) included.
+func TestNoSetIDWhateverTheProfile(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the syscall numbers below are amd64's")
+	}
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "sh"), "#!/bin/sh\n")
+	prof := filepath.Join(ws, "allow.json")
+	writeFile(t, prof, `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": []}`)
+	opts := []string{"--seccomp", prof, "--rw", ws}
+	expect(t, "chmod 4755", helper(t, opts, "chmod", filepath.Join(ws, "sh"), "4755"), "EPERM")
+	if got, _ := sysc(t, opts, raw(unix.SYS_IO_URING_SETUP, 8, 0)...); got != "EPERM" {
+		t.Errorf("io_uring_setup: %s", got)
+	}
+	if bits := setIDBits(t, filepath.Join(ws, "sh")); bits != "" {
+		t.Errorf("sh is %s on the host", bits)
+	}
+	rep := filepath.Join(ws, "r.json")
+	if r := run(t, ws, append(opts, "--report", rep, "--", "/bin/true")...); r.code != 0 || !strings.Contains(readFile(t, rep), `"no-setid"`) {
+		t.Errorf("report: %v\n%s", r, readFile(t, rep))
 	}
 }

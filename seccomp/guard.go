@@ -53,14 +53,14 @@ type PortGuard struct {
 //     make it set-uid: the bits would be live on the host. openat2 keeps
 //     its mode in memory no filter can read: it is refused with ENOSYS,
 //     so programs fall back to openat. (mkdir cannot set either bit: the
-//     kernel strips them.)
+//     kernel strips them.) io_uring (EPERM), which opens files with any
+//     mode, and makes and uses sockets, where no filter sees it.
 //   - with NoNetwork, socket and socketpair of any family but AF_UNIX and
-//     AF_NETLINK (EAFNOSUPPORT), and io_uring (EPERM), which makes and
-//     uses sockets around any syscall filter.
+//     AF_NETLINK (EAFNOSUPPORT).
 //   - with Ports, inet sockets other than TCP (SOCK_STREAM, protocol 0 or
 //     IPPROTO_TCP) and UDP (SOCK_DGRAM, protocol 0 or IPPROTO_UDP)
 //     (EPROTONOSUPPORT): MPTCP, SCTP, SMC, UDP-Lite, ping sockets, raw
-//     sockets are not seen by Landlock's port rules; io_uring (EPERM).
+//     sockets are not seen by Landlock's port rules.
 //     With Ports.Connect, sendto, sendmsg and sendmmsg with MSG_FASTOPEN
 //     (EOPNOTSUPP, as a kernel without client Fast Open answers): they
 //     connect without connect(). With Ports.Bind, listen() is handed to
@@ -84,10 +84,6 @@ func Guard(o GuardOptions) Profile {
 			p.Rules = append(p.Rules, Rule{Names: []string{"listen"}, Action: Action{Kind: ActNotify},
 				Reason: "listen() on a socket never bound takes a port no bind() rule saw: the supervisor checks it"})
 		}
-	}
-	if o.NoNetwork || o.Ports != nil {
-		p.Rules = append(p.Rules, eperm("io_uring makes and uses sockets no syscall filter sees",
-			"io_uring_setup", "io_uring_enter", "io_uring_register"))
 	}
 	return p
 }
@@ -137,7 +133,10 @@ func setIDRules() []Rule {
 			}
 		}
 	}
-	return append(rules, enosys("openat2 keeps its mode where no filter can read it: libc and tools fall back to openat", "openat2"))
+	return append(rules,
+		enosys("openat2 keeps its mode where no filter can read it: libc and tools fall back to openat", "openat2"),
+		eperm("io_uring opens files (with any mode) and makes and uses sockets where no syscall filter sees it",
+			"io_uring_setup", "io_uring_enter", "io_uring_register"))
 }
 
 // familyRules refuse socket and socketpair when the family argument

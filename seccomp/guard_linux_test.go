@@ -52,7 +52,7 @@ func TestGuardDecisions(t *testing.T) {
 		{"mkdir 6777 (the kernel strips the bits)", GuardOptions{}, unix.SYS_MKDIR, [6]uint64{0, 0o6777}, allow},
 		// Without network options, sockets are not touched.
 		{"socket inet raw, no options", GuardOptions{}, unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_RAW, 1}, allow},
-		{"io_uring, no options", GuardOptions{}, unix.SYS_IO_URING_SETUP, [6]uint64{}, allow},
+		{"io_uring, no options", GuardOptions{}, unix.SYS_IO_URING_SETUP, [6]uint64{}, eperm1},
 		{"listen, no options", GuardOptions{}, unix.SYS_LISTEN, [6]uint64{3, 1}, allow},
 		// No network at all.
 		{"no-network: unix", GuardOptions{NoNetwork: true}, unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_STREAM}, allow},

@@ -60,6 +60,9 @@ func openReport(name string, stderr *os.File) (*reportFile, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
+	if err := writable(dir); err != nil {
+		return nil, fmt.Errorf("directory %s: %w", dir, err)
+	}
 	rf.dir, rf.base = dir, filepath.Base(abs)
 	return rf, nil
 }
