@@ -234,12 +234,12 @@ Process:
   --timeout D       end the whole sandbox after D (30s, 2m, or seconds); exit 124
 Limits:
   --rlimit NAME=SOFT[:HARD]  nofile, nproc, as, cpu, fsize, core, stack, memlock (core=0 unless set)
-  --tmpfs-size SIZE          caps /tmp and each --tmpfs (64M, 1G; default: half of RAM)
+  --tmpfs-size SIZE          caps /tmp, /dev/shm and each --tmpfs (64M, 1G; default: half of RAM)
   --memory SIZE, --pids N, --cpu FRACTION   limits in a cgroup (v2, else v1; refused where nsrun cannot make one)
 Network:
   --net none|host   own namespace with only lo (default), or the host's
-  --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock)
-  --allow-bind [tcp:|udp:]PORT[-LAST]      the only ports to bind (Landlock)
+  --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock, with seccomp)
+  --allow-bind [tcp:|udp:]PORT[-LAST]      the only ports to bind and listen on (Landlock, with seccomp)
 Security layers:
   --isolation full|landlock   namespaces+mounts+Landlock (default), or Landlock alone
   --landlock auto|off         apply what the kernel offers (default), or not at all
@@ -251,7 +251,7 @@ Policy:
                     flags are the user source and apply on top
   --preset NAME     agent, build or readonly (see nsrun policy show --preset NAME)
 Output:
-  --report FILE     write the JSON report after the run ("-" for stderr)
+  --report FILE     write the JSON report once the sandbox is gone ("-" for stderr)
   -v                log each setup step     -q   no warnings
   --print-profile   print the macOS Seatbelt profile of the policy, and exit
 
