@@ -178,7 +178,10 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions) erro
 	if err != nil {
 		return &SetupError{Code: ExitSetup, Msg: "seccomp guard: " + err.Error()}
 	}
-	l.seccomp = []seccomp.Program{compiled.Program, g.Program}
+	// The kernel takes the strictest action of all filters and, between
+	// two errnos, the newest filter's: the profile is loaded last so that
+	// its errnos stand where both refuse a call.
+	l.seccomp = []seccomp.Program{g.Program, compiled.Program}
 	l.sreport = SeccompReport{Status: "full", Profile: prof.Name, SyscallsBlocked: compiled.Blocked, Rules: guard.Names()}
 	return nil
 }

@@ -162,6 +162,7 @@ func TestPortRulesLeaveNoOtherWay(t *testing.T) {
 			{[]string{"socket", "2", "2", "115"}, "EPROTONOSUPPORT"}, // L2TP
 			{[]string{"socket", "2", "3", "6"}, "EPROTONOSUPPORT"},   // raw
 			{[]string{"socket", "10", "10", "0"}, "EPROTONOSUPPORT"}, // SOCK_PACKET
+			{[]string{"socket", "40", "1", "0"}, "EAFNOSUPPORT"},     // vsock: the profile's errno stands
 			{[]string{"listen"}, "EACCES"},                           // never bound: the kernel would pick a port
 			{[]string{"bind", cp}, "EACCES"},
 		} {
@@ -301,4 +302,21 @@ func decodeReport(t *testing.T, path string, v any) {
 	if err := json.Unmarshal([]byte(readFile(t, path)), v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// With a profile that allows every socket family, port rules still leave
+// none but unix, inet, inet6 and netlink: AF_SMC and its kind carry inet
+// traffic on sockets the kernel makes for itself.
+func TestPortRulesWhateverTheProfile(t *testing.T) {
+	if hostABI(t) < 4 {
+		t.Skip("Landlock ABI < 4 has no TCP rules")
+	}
+	ws := workspace(t)
+	prof := filepath.Join(ws, "allow.json")
+	writeFile(t, prof, `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": []}`)
+	opts := []string{"-q", "--seccomp", prof, "--net", "host", "--allow-connect", "443"}
+	for _, s := range [][]string{{"43", "1", "0"}, {"21", "5", "0"}, {"30", "4", "0"}, {"40", "1", "0"}, {"2", "1", "262"}} {
+		expect(t, "socket "+strings.Join(s, " "), helper(t, opts, "socket", s...), "EPROTONOSUPPORT")
+	}
+	expect(t, "tcp", helper(t, opts, "socket", "2", "1", "0"), "ok")
 }

@@ -60,7 +60,11 @@ type PortGuard struct {
 //   - with Ports, inet sockets other than TCP (SOCK_STREAM, protocol 0 or
 //     IPPROTO_TCP) and UDP (SOCK_DGRAM, protocol 0 or IPPROTO_UDP)
 //     (EPROTONOSUPPORT): MPTCP, SCTP, SMC, UDP-Lite, ping sockets, raw
-//     sockets are not seen by Landlock's port rules.
+//     sockets are not seen by Landlock's port rules; and families other
+//     than unix, inet, inet6 and netlink (EPROTONOSUPPORT), whatever the
+//     profile allows: AF_SMC, AF_RDS, AF_TIPC and AF_KCM carry inet
+//     traffic on sockets the kernel makes for itself, which Landlock does
+//     not check.
 //     With Ports.Connect, sendto, sendmsg and sendmmsg with MSG_FASTOPEN
 //     (EOPNOTSUPP, as a kernel without client Fast Open answers): they
 //     connect without connect(). With Ports.Bind, listen() is handed to
@@ -77,6 +81,7 @@ func Guard(o GuardOptions) Profile {
 	}
 	if o.Ports != nil {
 		p.Rules = append(p.Rules, inetProtocolRules()...)
+		p.Rules = append(p.Rules, inetOnlyRules()...)
 		if o.Ports.Connect {
 			p.Rules = append(p.Rules, fastOpenRules()...)
 		}
@@ -157,6 +162,15 @@ func noNetworkRules() []Rule {
 	return familyRules(errEAFNOSUPPORT, "no network: only unix and netlink sockets",
 		masked(0, low32, 0), masked(0, low32&^1, 2), masked(0, low32&^3, 4), masked(0, low32&^7, 8),
 		Arg{Index: 0, Op: OpGE, Value: 17})
+}
+
+// inetOnlyRules refuse socket families other than AF_UNIX (1), AF_INET
+// (2), AF_INET6 (10) and AF_NETLINK (16): 0, 3, 4-7, 8-9, 11, 12-15 on the
+// low 32 bits, and everything from 17.
+func inetOnlyRules() []Rule {
+	return familyRules(errEPROTONOSUPPRT, "socket families beyond unix, inet, inet6 and netlink can carry inet traffic around the port rules",
+		masked(0, low32, 0), masked(0, low32, 3), masked(0, low32&^3, 4), masked(0, low32&^1, 8),
+		masked(0, low32, 11), masked(0, low32&^3, 12), Arg{Index: 0, Op: OpGE, Value: 17})
 }
 
 // inetProtocolRules refuse inet sockets (AF_INET 2 and AF_INET6 10: one
