@@ -107,7 +107,11 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, noNetwork, carve bo
 			abi, errata = 0, 0
 		}
 		if bad := unenforceablePort(p, landlock.Decide(landlock.Request{Net: explicit}, abi, errata).Handled.Net); bad != "" {
-			return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("%s; this kernel has ABI %d", bad, abi)}
+			has := fmt.Sprintf("ABI %d", abi)
+			if abi == 0 {
+				has = "no Landlock"
+			}
+			return nil, &SetupError{Code: ExitSetup, Msg: bad + "; this kernel has " + has}
 		}
 		netRights := explicit | implied
 		if noNetwork {
