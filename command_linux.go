@@ -38,6 +38,7 @@ type sysCmd struct {
 	direct     bool   // the payload is the process started (Landlock-only), not an init
 	tmpDir     string // removed once the sandbox is gone
 	cgroup     *sandboxCgroup
+	listen     *listenSupervisor // serves the guard's listen() calls
 	mu         sync.Mutex
 	timedOut   bool
 }
@@ -249,6 +250,13 @@ func (c *Cmd) Start() error {
 		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
 	}
 	msg, err := s.next()
+	for err == nil && msg.Kind == msgListener {
+		if err = s.takeListener(msg.Code, p.AllowBind); err != nil {
+			s.abort()
+			return fail(&SetupError{Code: ExitSetup, Msg: err.Error()})
+		}
+		msg, err = s.next()
+	}
 	// The Landlock-only stage says nothing when all went well: its status
 	// pipe closes as it executes the payload.
 	startedDirect := s.direct && errors.Is(err, io.EOF)
@@ -379,6 +387,9 @@ func (s *sysCmd) abort() {
 
 func (s *sysCmd) finish() {
 	s.killGroup()
+	if s.listen != nil {
+		s.listen.stop()
+	}
 	s.removeTmp()
 	if s.cgroup != nil {
 		s.cgroup.remove()
@@ -387,6 +398,31 @@ func (s *sysCmd) finish() {
 	close(s.release)
 	s.lifeline.Close()
 	s.statusFile.Close()
+}
+
+// takeListener takes the seccomp listener the init holds as fd and serves
+// it; listen() on TCP sockets is then allowed on the ports of bind.
+func (s *sysCmd) takeListener(fd int, bind []PortRange) error {
+	pidfd := s.pidfd
+	if pidfd < 0 {
+		var err error
+		if pidfd, err = unix.PidfdOpen(s.pid, 0); err != nil {
+			return fmt.Errorf("listen() checks: pidfd_open of the init: %w", err)
+		}
+		defer unix.Close(pidfd)
+	}
+	listener, err := unix.PidfdGetfd(pidfd, fd, 0)
+	if err != nil {
+		return fmt.Errorf("listen() checks: take the seccomp listener (pidfd_getfd): %w", err)
+	}
+	if s.listen, err = superviseListen(listener, bind); err != nil {
+		unix.Close(listener)
+		return fmt.Errorf("listen() checks: %w", err)
+	}
+	if _, err := s.lifeline.Write([]byte{ctlListener}); err != nil {
+		return fmt.Errorf("listen() checks: %w", err)
+	}
+	return nil
 }
 
 // Wait waits for the payload to exit and every process of the sandbox to

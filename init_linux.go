@@ -93,7 +93,7 @@ func runInit() int {
 		}
 		step("lo up")
 	}
-	path, code, err := lockDown(spec, step)
+	path, code, err := lockDown(spec, step, status)
 	if err != nil {
 		return fail(code, err)
 	}
@@ -221,7 +221,7 @@ func stepLogger(verbose bool) func(string) {
 // pivot_root fail under it), capabilities and NO_NEW_PRIVS, seccomp last
 // so nothing above is filtered. Then it enters the working directory and
 // finds the command, returning the exit code that goes with an error.
-func lockDown(spec *initSpec, step func(string)) (path string, code int, err error) {
+func lockDown(spec *initSpec, step func(string), status *os.File) (path string, code int, err error) {
 	if err := applyRlimits(spec.Rlimits); err != nil {
 		return "", ExitSetup, err
 	}
@@ -236,7 +236,17 @@ func lockDown(spec *initSpec, step func(string)) (path string, code int, err err
 	}
 	step("capabilities dropped, no_new_privs set")
 	for _, prog := range spec.Seccomp {
-		if err := seccomp.Load(prog); err != nil {
+		if !seccomp.Notifies(prog) {
+			if err := seccomp.Load(prog); err != nil {
+				return "", ExitSetup, err
+			}
+			continue
+		}
+		listener, err := seccomp.LoadListener(prog)
+		if err != nil {
+			return "", ExitSetup, err
+		}
+		if err := handOver(listener, status); err != nil {
 			return "", ExitSetup, err
 		}
 	}
@@ -251,6 +261,25 @@ func lockDown(spec *initSpec, step func(string)) (path string, code int, err err
 		return "", execCode(err), err
 	}
 	return path, 0, nil
+}
+
+// handOver gives the parent a seccomp listener: it takes it with
+// pidfd_getfd and says so on the spec pipe, before the payload can make
+// a call that waits on it.
+func handOver(listener int, status *os.File) error {
+	defer unix.Close(listener)
+	send(status, initMsg{Kind: msgListener, Code: listener})
+	var b [1]byte
+	for {
+		n, err := unix.Read(specFD, b[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n != 1 || b[0] != ctlListener {
+			return fmt.Errorf("hand the seccomp listener to nsrun: no answer (%v)", err)
+		}
+		return nil
+	}
 }
 
 var errNotFound = errors.New("command not found")

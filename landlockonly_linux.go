@@ -48,6 +48,9 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		if r.Access == Tmpfs {
 			return nil, &IsolationError{Setting: "tmpfs"}
 		}
+		if err := unpinnableLink(r, user, cwd); err != nil {
+			return nil, err
+		}
 	}
 	if p.TmpfsSize > 0 {
 		return nil, &IsolationError{Setting: "tmpfs-size"}
@@ -92,17 +95,14 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 			report.Filesystem.Deny = append(report.Filesystem.Deny, r.Canon)
 		}
 	}
-	// Without a network namespace, --net none is Landlock denying every
-	// port (UDP only from ABI 10).
-	var noNet landlock.Net
-	if p.Net == NetNone {
-		noNet = landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
-		if len(p.AllowConnect)+len(p.AllowBind) > 0 {
-			prep.cleanup()
-			return nil, &SetupError{Code: ExitSetup, Msg: "port rules need --net host"}
-		}
+	// Without a network namespace, --net none is seccomp refusing every
+	// socket but unix and netlink (and Landlock denying the ports where
+	// the kernel can).
+	if p.Net == NetNone && len(p.AllowConnect)+len(p.AllowBind) > 0 {
+		prep.cleanup()
+		return nil, &SetupError{Code: ExitSetup, Msg: "port rules need --net host"}
 	}
-	l, err := c.planLayers(p, grants, noNet, true)
+	l, err := c.planLayers(p, grants, p.Net == NetNone, true)
 	if err != nil {
 		prep.cleanup()
 		return nil, err
@@ -161,7 +161,7 @@ func runLandlockStage() int {
 	if spec.Landlock == nil {
 		return fail(ExitSetup, errors.New("no Landlock ruleset for a Landlock-only sandbox"))
 	}
-	path, code, err := lockDown(spec, stepLogger(spec.Verbose))
+	path, code, err := lockDown(spec, stepLogger(spec.Verbose), status)
 	if err != nil {
 		return fail(code, err)
 	}

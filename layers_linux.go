@@ -30,18 +30,23 @@ type layers struct {
 	sreport  SeccompReport
 }
 
-// netRequest turns the port options into the network rights to handle and
-// the port rules that grant them back.
-func netRequest(p *Policy) (landlock.Net, []landlock.PortRule) {
-	var handled landlock.Net
-	var ports []landlock.PortRule
+// netRequest turns the port options into the network rights Landlock must
+// handle and the port rules that grant them back. explicit are the rights
+// of the protocols the rules name; implied, on the host's network, are the
+// other protocol's in the same direction, handled too so that "the only
+// ports" leaves no protocol open (a network namespace of the sandbox's own
+// reaches nothing anyway).
+func netRequest(p *Policy) (explicit, implied landlock.Net, ports []landlock.PortRule) {
 	add := func(ranges []PortRange, tcp, udp landlock.Net) {
+		if len(ranges) > 0 {
+			implied |= tcp | udp
+		}
 		for _, r := range ranges {
 			bit := tcp
 			if r.Proto == "udp" {
 				bit = udp
 			}
-			handled |= bit
+			explicit |= bit
 			for port := int(r.First); port <= int(r.Last); port++ {
 				ports = append(ports, landlock.PortRule{Port: uint16(port), Access: bit})
 			}
@@ -49,30 +54,71 @@ func netRequest(p *Policy) (landlock.Net, []landlock.PortRule) {
 	}
 	add(p.AllowConnect, landlock.ConnectTCP, landlock.ConnectSendUDP)
 	add(p.AllowBind, landlock.BindTCP, landlock.BindUDP)
-	return handled, ports
+	if p.Net != NetHost {
+		implied = 0
+	}
+	return explicit, implied &^ explicit, ports
 }
 
-// planLayers decides Landlock and seccomp for grants. extraNet are network
-// rights to deny without any port rule (all of them when Landlock is the
-// only thing keeping a sandbox off the network). carve makes Landlock
-// enforce holes on its own (see landlock.Rules).
-func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, extraNet landlock.Net, carve bool) (*layers, error) {
+// unenforceablePort names the first port rule whose protocol the kernel's
+// Landlock cannot restrict (handled are the rights it can), or "".
+func unenforceablePort(p *Policy, handled landlock.Net) string {
+	for _, o := range []struct {
+		option   string
+		ranges   []PortRange
+		tcp, udp landlock.Net
+	}{{"--allow-connect", p.AllowConnect, landlock.ConnectTCP, landlock.ConnectSendUDP}, {"--allow-bind", p.AllowBind, landlock.BindTCP, landlock.BindUDP}} {
+		for _, r := range o.ranges {
+			bit, abi := o.tcp, 4
+			if r.Proto == "udp" {
+				bit, abi = o.udp, 10
+			}
+			if handled&bit == 0 {
+				v := fmt.Sprintf("%s:%d", r.Proto, r.First)
+				if r.Last != r.First {
+					v += fmt.Sprintf("-%d", r.Last)
+				}
+				return fmt.Sprintf("%s %s: %s port rules need Landlock ABI %d", o.option, v, strings.ToUpper(r.Proto), abi)
+			}
+		}
+	}
+	return ""
+}
+
+// planLayers decides Landlock and seccomp for grants. noNetwork is a
+// sandbox with no network namespace that must have no network: seccomp
+// refuses every socket but unix and netlink, and Landlock also denies the
+// ports where the kernel can (never reported as dropped: seccomp covers
+// them). carve makes Landlock enforce holes on its own (see
+// landlock.Rules).
+func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, noNetwork, carve bool) (*layers, error) {
 	l := &layers{lreport: LandlockReport{Status: "off", Dropped: []string{}}}
 	if p.AllowUserns && p.Landlock != LandlockOff {
 		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-userns: namespaces inside are of no use under Landlock, which forbids mounting in them; add --landlock off"}
 	}
-	netRights, ports := netRequest(p)
-	tcp := false
+	explicit, implied, ports := netRequest(p)
 	if p.Landlock == LandlockOff {
-		if netRights != 0 || extraNet != 0 {
+		if explicit != 0 || noNetwork {
 			return nil, &SetupError{Code: ExitSetup, Msg: "port rules and --isolation landlock need Landlock, which is off"}
 		}
 	} else {
-		req := landlock.Request{FS: llRW, Net: netRights | extraNet, Scope: landlock.AbstractUnixSocket | landlock.Signal}
 		abi, errata, err := landlock.ABI()
 		if err != nil {
 			abi, errata = 0, 0
 		}
+		if bad := unenforceablePort(p, landlock.Decide(landlock.Request{Net: explicit}, abi, errata).Handled.Net); bad != "" {
+			has := fmt.Sprintf("ABI %d", abi)
+			if abi == 0 {
+				has = "no Landlock"
+			}
+			return nil, &SetupError{Code: ExitSetup, Msg: bad + "; this kernel has " + has}
+		}
+		netRights := explicit | implied
+		if noNetwork {
+			all := landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
+			netRights |= landlock.Decide(landlock.Request{Net: all}, abi, errata).Handled.Net
+		}
+		req := landlock.Request{FS: llRW, Net: netRights, Scope: landlock.AbstractUnixSocket | landlock.Signal}
 		d := landlock.Decide(req, abi, errata)
 		l.lreport = LandlockReport{Status: d.Status, ABI: d.ABI, RequestedABI: d.RequestedABI, Dropped: d.Dropped, Reason: d.Reason}
 		if l.lreport.Dropped == nil {
@@ -86,19 +132,27 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, extraNet landlock.N
 			return nil, &SetupError{Code: ExitSetup, Msg: "landlock rules: " + err.Error()}
 		}
 		l.landlock = &landlock.Ruleset{Handled: d.Handled, Paths: rules, Ports: ports}
-		tcp = d.Handled.Net&(landlock.BindTCP|landlock.ConnectTCP) != 0
 	}
-	return l, c.planSeccomp(p, l, tcp)
+	guard := seccomp.GuardOptions{NoNetwork: noNetwork}
+	if explicit != 0 {
+		rights := explicit | implied
+		guard.Ports = &seccomp.PortGuard{Connect: rights&landlock.ConnectTCP != 0, Bind: rights&landlock.BindTCP != 0}
+	}
+	return l, c.planSeccomp(p, l, guard)
 }
 
-// planSeccomp compiles the seccomp profile, and the filter that refuses
-// MPTCP when TCP ports are restricted: Landlock's TCP rules do not see it.
-func (c *Cmd) planSeccomp(p *Policy, l *layers, tcp bool) error {
+// planSeccomp compiles the seccomp profile, and nsrun's guard beside it
+// (seccomp.Guard): no set-uid or set-gid files, and what the network
+// options need from seccomp.
+func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions) error {
 	var prof seccomp.Profile
 	switch p.Seccomp {
 	case "off":
-		if tcp {
-			return &SetupError{Code: ExitSetup, Msg: "port rules need seccomp to refuse MPTCP sockets, which Landlock does not see; seccomp is off"}
+		switch {
+		case guard.Ports != nil:
+			return &SetupError{Code: ExitSetup, Msg: "port rules need seccomp to refuse what Landlock's port rules do not see (MPTCP, SCTP, ping sockets, TCP Fast Open, listen() on an unbound socket); seccomp is off"}
+		case guard.NoNetwork:
+			return &SetupError{Code: ExitSetup, Msg: "--net none without a network namespace (--isolation landlock) needs seccomp to refuse inet sockets; seccomp is off"}
 		}
 		l.sreport = SeccompReport{Status: "off"}
 		return nil
@@ -127,16 +181,15 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, tcp bool) error {
 	if len(compiled.Unfiltered) > 0 {
 		c.warnf("seccomp profile %s lists the architectures %s; nsrun filters the native one only, so their calls are killed", prof.Name, strings.Join(compiled.Unfiltered, ", "))
 	}
-	l.seccomp = []seccomp.Program{compiled.Program}
-	l.sreport = SeccompReport{Status: "full", Profile: prof.Name, SyscallsBlocked: compiled.Blocked}
-	if tcp {
-		mptcp, err := seccomp.MPTCP(runtime.GOARCH)
-		if err != nil {
-			return &SetupError{Code: ExitSetup, Msg: "TCP port rules need MPTCP refused: " + err.Error()}
-		}
-		l.seccomp = append(l.seccomp, mptcp)
-		l.sreport.SyscallsBlocked++
+	g, err := seccomp.Compile(seccomp.Guard(guard))
+	if err != nil {
+		return &SetupError{Code: ExitSetup, Msg: "seccomp guard: " + err.Error()}
 	}
+	// The kernel takes the strictest action of all filters and, between
+	// two errnos, the newest filter's: the profile is loaded last so that
+	// its errnos stand where both refuse a call.
+	l.seccomp = []seccomp.Program{g.Program, compiled.Program}
+	l.sreport = SeccompReport{Status: "full", Profile: prof.Name, SyscallsBlocked: compiled.Blocked, Rules: guard.Names()}
 	return nil
 }
 

@@ -34,20 +34,52 @@ func TestFullGrantsFollowTheMountPlan(t *testing.T) {
 }
 
 func TestNetRequest(t *testing.T) {
-	handled, ports := netRequest(&Policy{
+	explicit, implied, ports := netRequest(&Policy{
+		Net:          NetHost,
 		AllowConnect: []PortRange{{Proto: "tcp", First: 80, Last: 81}, {Proto: "udp", First: 53, Last: 53}},
 		AllowBind:    []PortRange{{Proto: "tcp", First: 8080, Last: 8080}},
 	})
-	if handled != landlock.ConnectTCP|landlock.ConnectSendUDP|landlock.BindTCP {
-		t.Errorf("handled %v", handled)
+	if explicit != landlock.ConnectTCP|landlock.ConnectSendUDP|landlock.BindTCP || implied != landlock.BindUDP {
+		t.Errorf("explicit %v, implied %v", explicit, implied)
 	}
 	want := []landlock.PortRule{{Port: 80, Access: landlock.ConnectTCP}, {Port: 81, Access: landlock.ConnectTCP},
 		{Port: 53, Access: landlock.ConnectSendUDP}, {Port: 8080, Access: landlock.BindTCP}}
 	if !reflect.DeepEqual(ports, want) {
 		t.Errorf("ports %v", ports)
 	}
-	if h, p := netRequest(&Policy{}); h != 0 || p != nil {
-		t.Errorf("no options: %v %v", h, p)
+	// TCP rules alone also handle UDP in the same direction: "the only
+	// ports" leaves no protocol open.
+	connect443 := &Policy{Net: NetHost, AllowConnect: []PortRange{{Proto: "tcp", First: 443, Last: 443}}}
+	explicit, implied, _ = netRequest(connect443)
+	if explicit != landlock.ConnectTCP || implied != landlock.ConnectSendUDP {
+		t.Errorf("connect 443: explicit %v, implied %v", explicit, implied)
+	}
+	connect443.Net = NetNone
+	if _, implied, _ = netRequest(connect443); implied != 0 {
+		t.Errorf("connect 443 in a network namespace: implied %v", implied)
+	}
+	if e, i, p := netRequest(&Policy{}); e != 0 || i != 0 || p != nil {
+		t.Errorf("no options: %v %v %v", e, i, p)
+	}
+}
+
+func TestUnenforceablePort(t *testing.T) {
+	p := &Policy{
+		AllowConnect: []PortRange{{Proto: "tcp", First: 443, Last: 443}, {Proto: "udp", First: 53, Last: 54}},
+		AllowBind:    []PortRange{{Proto: "tcp", First: 8080, Last: 8080}},
+	}
+	for _, tc := range []struct {
+		handled landlock.Net
+		want    string
+	}{
+		{landlock.ConnectTCP | landlock.BindTCP | landlock.ConnectSendUDP, ""},
+		{landlock.ConnectTCP | landlock.BindTCP, "--allow-connect udp:53-54: UDP port rules need Landlock ABI 10"},
+		{0, "--allow-connect tcp:443: TCP port rules need Landlock ABI 4"},
+		{landlock.ConnectTCP | landlock.ConnectSendUDP, "--allow-bind tcp:8080: TCP port rules need Landlock ABI 4"},
+	} {
+		if got := unenforceablePort(p, tc.handled); got != tc.want {
+			t.Errorf("handled %v: %q, want %q", tc.handled, got, tc.want)
+		}
 	}
 }
 

@@ -143,7 +143,8 @@ type Policy struct {
 	Landlock LandlockMode
 	// AllowConnect and AllowBind, when not empty, are the only ports the
 	// payload may connect to and bind (TCP from Landlock ABI 4, UDP from
-	// ABI 10).
+	// ABI 10; a rule the kernel cannot enforce is refused). On the host's
+	// network they also restrict the other protocol in the same direction.
 	AllowConnect, AllowBind []PortRange
 	// Seccomp is the seccomp profile: "" or "default" for nsrun's default
 	// filter, "off" for none, or the path of an OCI/Docker JSON profile.
@@ -164,8 +165,8 @@ type Policy struct {
 	// Proc selects the sandbox's /proc: ProcPrivate (the default) or
 	// ProcHost.
 	Proc ProcMode
-	// TmpfsSize caps /tmp and every Tmpfs rule, in bytes; 0 leaves the
-	// kernel's default (half of RAM).
+	// TmpfsSize caps /tmp, /dev/shm and every Tmpfs rule, each on its own,
+	// in bytes; 0 leaves the kernel's default (half of RAM).
 	TmpfsSize uint64
 	// PrivateHome gives the payload a HOME of its own, empty, under the
 	// private /tmp, with the usual cache variables pointing into it.

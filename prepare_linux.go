@@ -71,6 +71,17 @@ func identity(info os.FileInfo) mounts.Identity {
 	return mounts.Identity{}
 }
 
+// linkCount is the number of hard links of a stat result.
+func linkCount(info os.FileInfo) uint64 {
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
+		return uint64(st.Nlink)
+	case *unix.Stat_t:
+		return uint64(st.Nlink)
+	}
+	return 0
+}
+
 func (c *Cmd) prepare() (*prepared, error) {
 	p := c.policy()
 	if len(c.Args) == 0 || c.Args[0] == "" {
@@ -91,6 +102,11 @@ func (c *Cmd) prepare() (*prepared, error) {
 			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
 			}
+		}
+		if n := linkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
+			// A rule protects a path; another name of the same file is
+			// another path, which a writable rule may cover.
+			c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
 		}
 	}
 	env := c.Env
@@ -159,7 +175,13 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 			// A path with no symlink on the way is its own canonical form:
 			// nothing to walk again.
 			if abs := absPath(r.Path, cwd); abs != r.Canon {
-				in.Links = append(in.Links, symlinksAlong(abs)...)
+				links := symlinksAlong(abs)
+				in.Links = append(in.Links, links...)
+				if r.Access == ReadOnly || r.Access == Deny {
+					// The host resolves the path through these links later:
+					// in writable places they are pinned.
+					in.LinksToPin = append(in.LinksToPin, links...)
+				}
 			}
 		}
 	}
@@ -181,7 +203,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, fullGrants(plan), 0, false)
+	l, err := c.planLayers(p, fullGrants(plan), false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +264,7 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
 	for _, op := range plan.Ops {
 		switch {
-		case op.Kind == mounts.OpBind && op.ReadOnly:
+		case op.Kind == mounts.OpBind && op.ReadOnly, op.Kind == mounts.OpPinLink:
 			r.Filesystem.RO = append(r.Filesystem.RO, op.Path)
 		case op.Kind == mounts.OpBind:
 			r.Filesystem.RW = append(r.Filesystem.RW, op.Path)

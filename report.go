@@ -66,7 +66,11 @@ type SeccompReport struct {
 	Status          string `json:"status"` // full, partial, none or off
 	Profile         string `json:"profile,omitempty"`
 	SyscallsBlocked int    `json:"syscalls_blocked"`
-	Reason          string `json:"reason,omitempty"`
+	// Rules are nsrun's own rule sets, loaded beside the profile whatever
+	// it is (see the README): "no-setid", "no-network",
+	// "inet-tcp-udp-only", "no-tcp-fastopen", "listen-checked".
+	Rules  []string `json:"rules,omitempty"`
+	Reason string   `json:"reason,omitempty"`
 }
 
 // ExitReport is how the payload ended; Signal is null unless a signal
@@ -105,7 +109,7 @@ func (r *Report) notBuilt(backend string, err error) {
 	if r.Seccomp.Status != "off" {
 		r.Seccomp.Status, r.Seccomp.Reason = "none", why
 	}
-	r.Seccomp.SyscallsBlocked = 0
+	r.Seccomp.SyscallsBlocked, r.Seccomp.Rules = 0, nil
 	r.Limits, r.NotEnforced = nil, nil
 	r.Error = err.Error()
 	r.Exit = ExitReport{Code: ExitCode(err)}

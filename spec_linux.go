@@ -102,11 +102,15 @@ const (
 	msgError   = "error"
 	msgExit    = "exit"
 	msgStopped = "stopped" // the payload was stopped from the terminal
+	// msgListener: Code is the init's descriptor of a seccomp listener; the
+	// parent takes it (pidfd_getfd) and acknowledges with ctlListener.
+	msgListener = "listener"
 )
 
-// Control bytes the parent writes to the init after the spec, once it was
-// itself continued after a msgStopped.
+// Control bytes the parent writes to the init after the spec: once it was
+// itself continued after a msgStopped, and once it took a listener.
 const (
 	ctlForeground = 'f' // continue the payload and give it the terminal
 	ctlBackground = 'b' // continue the payload without the terminal
+	ctlListener   = 'l' // the parent holds the seccomp listener
 )

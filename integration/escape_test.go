@@ -91,9 +91,9 @@ func TestSetuidGivesNothing(t *testing.T) {
 
 // A workspace named through a symlinked parent is bound as its canonical
 // path (the link, in the sandbox's private /tmp, recreated so the named
-// path works too), and a --ro path named through a link the payload can replace stays
-// read-only after the payload replaces the link: the mount is on what the
-// link pointed at when nsrun checked it, not on the link.
+// path works too), and a --ro path named through a link in the writable
+// tree stays read-only: the mount is on what the link pointed at when
+// nsrun checked it, and the link itself is pinned.
 func TestGrantsThroughSymlinksBindTheirTargets(t *testing.T) {
 	base := workspace(t)
 	real := filepath.Join(base, "real")
@@ -109,12 +109,14 @@ func TestGrantsThroughSymlinksBindTheirTargets(t *testing.T) {
 	script := `cd "$1"
 echo new >new && echo wrote-new
 echo x >inner/x 2>/dev/null || echo inner-refused
-rm inner && ln -s / inner && echo relinked
+{ rm inner 2>/dev/null && ln -s / inner && echo relinked; } || echo pinned
 echo y >sub/y 2>/dev/null || echo sub-refused
 echo z >inner/nsrun-escape 2>/dev/null || echo root-refused`
 	// base is under the private /tmp: nsrun recreates base/link there.
 	r := run(t, "/", "--rw", named, "--ro", filepath.Join(named, "inner"), "--report", rep, "--", "/bin/sh", "-c", script, "sh", named)
-	want := "wrote-new\ninner-refused\nrelinked\nsub-refused\nroot-refused"
+	// The link to the read-only rule lies in the writable tree: it is
+	// pinned, so the host's path still leads to the protected tree.
+	want := "wrote-new\ninner-refused\npinned\nsub-refused\nroot-refused"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("got %v, want:\n%s", r, want)
 	}
@@ -131,4 +133,7 @@ echo z >inner/nsrun-escape 2>/dev/null || echo root-refused`
 		}
 	}
 	expect(t, "file under the read-only grant", readFile(t, filepath.Join(real, "ws", "sub", "keep")), "keep")
+	if target, err := os.Readlink(filepath.Join(real, "ws", "inner")); err != nil || target != "sub" {
+		t.Errorf("the host's link: %q %v", target, err)
+	}
 }

@@ -32,13 +32,14 @@ func TestRlimits(t *testing.T) {
 	}
 }
 
-// A full /tmp is ENOSPC inside and nothing outside.
+// A full /tmp, /dev/shm or --tmpfs is ENOSPC inside and nothing outside.
 func TestTmpfsSize(t *testing.T) {
 	ws := workspace(t)
 	r := run(t, ws, "--tmpfs-size", "1M", "--tmpfs", ws, "--", "/bin/sh", "-c",
 		"head -c 2000000 /dev/zero > /tmp/big 2>/dev/null; echo tmp=$?; head -c 2000000 /dev/zero > "+ws+"/big 2>/dev/null; echo ws=$?; "+
+			"head -c 2000000 /dev/zero > /dev/shm/big 2>/dev/null; echo shm=$?; "+
 			"rm /tmp/big; head -c 500000 /dev/zero > /tmp/small && echo small-ok")
-	if r.stdout != "tmp=1\nws=1\nsmall-ok" {
+	if r.stdout != "tmp=1\nws=1\nshm=1\nsmall-ok" {
 		t.Errorf("tmpfs size: %v", r)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "big")); !os.IsNotExist(err) {

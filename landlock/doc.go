@@ -24,7 +24,9 @@
 // What it cannot do: Landlock only adds rights, so a subtree cannot be taken
 // out of a granted tree; Rules grants a tree minus a hole by granting each
 // sibling along the way instead, which covers what exists when the rules are
-// made. UDP, raw and MPTCP sockets are not covered below ABI 10 (MPTCP is
-// left to seccomp). Reads through file descriptors opened before Apply
+// made. UDP is not covered below ABI 10; MPTCP, SCTP, ping and raw
+// sockets, data sent with TCP Fast Open (no connect()) and listen() on a
+// socket never bound (no bind()) are not covered at all: the caller closes
+// those with seccomp. Reads through file descriptors opened before Apply
 // keep working.
 package landlock

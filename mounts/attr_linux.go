@@ -89,7 +89,7 @@ func (a *attrs) remountTree(fd int, r req) error {
 	// one and keeps its flags; nothing inside can reach it, since removing
 	// the cover takes CAP_SYS_ADMIN.
 	for _, e := range Descendants(entries, top) {
-		sub, err := resolve(a.root, e.MountPoint)
+		sub, err := resolve(a.root, e.MountPoint, false)
 		if err != nil {
 			return fmt.Errorf("submount %s: %w", e.MountPoint, err)
 		}

@@ -76,7 +76,7 @@ func (b *builder) attachAt(fd, dir int, name, display string) error {
 }
 
 func (b *builder) apply(op Op) error {
-	target, err := resolve(b.root, op.Path)
+	target, err := resolve(b.root, op.Path, op.Kind == OpPinLink)
 	if err != nil {
 		if op.Optional && errors.Is(err, unix.ENOENT) {
 			return nil
@@ -92,26 +92,25 @@ func (b *builder) apply(op Op) error {
 	case OpEmptyFile:
 		return b.mountEmptyFile(op, target)
 	case OpDev:
-		return b.mountDev(op.Path, target)
+		return b.mountDev(op.Path, target, op.Size)
 	case OpProc:
 		return b.mountProc(op.Path, target, op.ReadOnly)
 	case OpHostProc:
 		return b.bindHostProc(op.Source, op.Path, target)
+	case OpPinLink:
+		return b.pinLink(op, target)
 	}
 	return fmt.Errorf("mount %s: unknown op %d", op.Path, op.Kind)
 }
 
-// resolve opens p under root without following any symlink and without
-// leaving root.
-func resolve(root int, p string) (int, error) {
+// resolve opens p under root without following any symlink (with link, a
+// symlink at the end is opened itself) and without leaving root.
+func resolve(root int, p string, link bool) (int, error) {
 	rel := strings.TrimPrefix(p, "/")
 	if rel == "" {
 		rel = "."
 	}
-	return unix.Openat2(root, rel, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	return openNoSymlinks(root, rel, true, link)
 }
 
 func explainResolve(err error) error {
@@ -127,10 +126,7 @@ func explainResolve(err error) error {
 // cloneSource opens op.Source without following symlinks, checks it is the
 // inode the planner saw, and clones its mount tree with the op's attributes.
 func (b *builder) cloneSource(op Op) (int, error) {
-	fd, err := unix.Openat2(unix.AT_FDCWD, op.Source, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	fd, err := openNoSymlinks(unix.AT_FDCWD, op.Source, false, false)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
 			return -1, fmt.Errorf("open %s: %w (a symlink appeared after the path was checked)", op.Source, err)
@@ -180,12 +176,42 @@ func (b *builder) bind(op Op, target int) error {
 	if err := b.attach(tree, target, op.Path); err != nil {
 		return fmt.Errorf("bind %s: %w", op.Source, err)
 	}
-	mounted, err := resolve(b.root, op.Path)
+	return b.checkMounted(op)
+}
+
+// checkMounted checks that op.Path now shows the inode op was planned for.
+func (b *builder) checkMounted(op Op) error {
+	mounted, err := resolve(b.root, op.Path, op.Kind == OpPinLink)
 	if err != nil {
 		return fmt.Errorf("reopen %s after mounting: %w", op.Path, err)
 	}
 	defer unix.Close(mounted)
 	return checkIdentity(mounted, op.Path, op.ID)
+}
+
+// pinLink binds the host's symlink op.Source onto itself at target (the
+// same link, seen through a writable bind): a mount point cannot be
+// removed, renamed or replaced. The clone holds the link alone, so it
+// needs no attributes: nothing is reached through it but its target,
+// resolved as on the host.
+func (b *builder) pinLink(op Op, target int) error {
+	fd, err := openNoSymlinks(unix.AT_FDCWD, op.Source, false, true)
+	if err != nil {
+		return fmt.Errorf("pin %s: %w", op.Source, explainResolve(err))
+	}
+	defer unix.Close(fd)
+	if err := checkIdentity(fd, op.Source, op.ID); err != nil {
+		return err
+	}
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return fmt.Errorf("pin %s: open_tree: %w", op.Source, err)
+	}
+	defer unix.Close(tree)
+	if err := b.attach(tree, target, op.Path); err != nil {
+		return fmt.Errorf("pin %s: %w", op.Source, err)
+	}
+	return b.checkMounted(op)
 }
 
 // newFS creates a detached mount of a fresh filesystem.

@@ -48,8 +48,9 @@ func (b *builder) cloneDevNodes() ([]int, error) {
 }
 
 // mountDev builds /dev: a tmpfs holding the cloned nodes, a new devpts
-// instance, a tmpfs shm and the usual links, then made read-only itself.
-func (b *builder) mountDev(at string, target int) error {
+// instance, a tmpfs shm of shmSize bytes (0: the kernel's default) and the
+// usual links, then made read-only itself.
+func (b *builder) mountDev(at string, target int, shmSize uint64) error {
 	nodes, err := b.cloneDevNodes()
 	if err != nil {
 		return err
@@ -93,7 +94,11 @@ func (b *builder) mountDev(at string, target int) error {
 	if err := b.attachAt(pts, dev, "pts", at+"/pts"); err != nil {
 		return err
 	}
-	shm, err := newFS("tmpfs", map[string]string{"mode": "1777"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	shmOptions := map[string]string{"mode": "1777"}
+	if shmSize > 0 {
+		shmOptions["size"] = fmt.Sprint(shmSize)
+	}
+	shm, err := newFS("tmpfs", shmOptions, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
 	if err != nil {
 		return fmt.Errorf("%s/shm: %w", at, err)
 	}

@@ -48,6 +48,8 @@ type Rule struct {
 	ID       Identity // of the host path, for ReadOnly and ReadWrite
 	Mode     uint32   // permission bits of a Tmpfs root (0 means 0755)
 	Optional bool     // skip the rule if the mount point is missing inside
+
+	link bool // added by Make: a ReadOnly rule that pins a symlink
 }
 
 // Link is a symlink on the way to a rule's path as the user named it, at
@@ -55,6 +57,7 @@ type Rule struct {
 type Link struct {
 	Path   string // absolute and canonical up to its last component
 	Target string
+	ID     Identity // of the link itself, for a pin
 }
 
 // Input is everything a plan depends on.
@@ -66,8 +69,15 @@ type Input struct {
 	// tmpfs the plan makes (so that `--rw /tmp/link/ws` still resolves in
 	// the sandbox). Elsewhere the host's own link is already visible.
 	Links []Link
-	// TmpfsSize caps every writable tmpfs (bytes); 0 leaves the kernel's
-	// default, half of RAM.
+	// LinksToPin are the links on the way to a read-only or denied rule's
+	// path as the user named it. One that lies in a host directory the
+	// sandbox may write is bound onto itself (OpPinLink), so the payload
+	// cannot remove, rename or replace it, and the host, which later
+	// follows the same link, still reaches the protected tree. (Elsewhere
+	// the link is read-only, hidden, or in a tmpfs the host never sees.)
+	LinksToPin []Link
+	// TmpfsSize caps every writable tmpfs, /dev/shm included (bytes); 0
+	// leaves the kernel's default, half of RAM.
 	TmpfsSize uint64
 	// ProtectProc covers /proc/sys, sysrq-trigger, irq and bus read-only.
 	// A sandbox whose user is the host's root needs it (those files are
@@ -100,6 +110,9 @@ const (
 	// read-only, nosuid, nodev and noexec, with its submounts: the files a
 	// container runtime masks with binds stay masked.
 	OpHostProc
+	// OpPinLink binds the host symlink at Path (Source) onto itself: as a
+	// mount point it cannot be removed, renamed or replaced.
+	OpPinLink
 )
 
 // Mountpoint is a path to create inside a fresh filesystem so that a later
@@ -119,7 +132,7 @@ type Op struct {
 	ReadOnly    bool
 	Dir         bool
 	Mode        uint32
-	Size        uint64 // bytes, for a writable OpTmpfs; 0: the kernel's default
+	Size        uint64 // bytes, of a writable OpTmpfs and of OpDev's shm; 0: the kernel's default
 	Optional    bool
 	Mountpoints []Mountpoint
 }
@@ -188,6 +201,11 @@ func Make(in Input) (*Plan, error) {
 		}
 		last[r.Path] = r
 	}
+	for _, l := range in.LinksToPin {
+		if r, ok := linkPin(l, last, plan.Root); ok {
+			last[l.Path] = r
+		}
+	}
 
 	type ranked struct {
 		Rule
@@ -209,7 +227,7 @@ func Make(in Input) (*Plan, error) {
 	}
 
 	ops := []Op{
-		{Kind: OpDev, Path: "/dev", Dir: true},
+		{Kind: OpDev, Path: "/dev", Dir: true, Size: in.TmpfsSize},
 		{Kind: OpProc, Path: "/proc", Dir: true, ReadOnly: in.ProtectProc},
 	}
 	if in.HostProc {
@@ -305,8 +323,33 @@ func checkRule(r Rule) error {
 	return nil
 }
 
+// linkPin is the rule that pins the link l, if it lies where the sandbox
+// writes to the host: its nearest rule is a writable bind, or no rule is
+// above it and the root is writable. A link is a leaf: no rule lies below
+// it.
+func linkPin(l Link, rules map[string]Rule, root Op) (Rule, bool) {
+	if l.Path == "/" || !path.IsAbs(l.Path) || path.Clean(l.Path) != l.Path || l.ID == (Identity{}) {
+		return Rule{}, false
+	}
+	if _, taken := rules[l.Path]; taken {
+		return Rule{}, false
+	}
+	writable := !root.ReadOnly
+	for d := path.Dir(l.Path); d != "/"; d = path.Dir(d) {
+		if r, ok := rules[d]; ok {
+			writable = r.Access == ReadWrite
+			break
+		}
+	}
+	return Rule{Path: l.Path, Access: ReadOnly, ID: l.ID, link: true}, writable
+}
+
 func opFor(r Rule) Op {
 	op := Op{Path: r.Path, Dir: r.Dir, Optional: r.Optional}
+	if r.link {
+		op.Kind, op.Source, op.ID, op.ReadOnly = OpPinLink, r.Path, r.ID, true
+		return op
+	}
 	switch r.Access {
 	case ReadOnly, ReadWrite:
 		op.Kind, op.Source, op.ID, op.ReadOnly = OpBind, r.Path, r.ID, r.Access == ReadOnly

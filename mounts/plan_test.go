@@ -138,7 +138,7 @@ func TestTmpfsSize(t *testing.T) {
 	}
 	for _, op := range p.Ops {
 		want := uint64(0)
-		if op.Path == "/tmp" {
+		if op.Path == "/tmp" || op.Path == "/dev" { // /dev's size is its shm's
 			want = 1 << 20
 		}
 		if op.Size != want {
@@ -281,5 +281,48 @@ func TestMakeRecreatesLinksOnlyInWritableTmpfs(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: links %+v, want %+v", op.Path, got, want)
 		}
+	}
+}
+
+func TestMakePinsLinksInWritableHostDirectories(t *testing.T) {
+	id := Identity{Dev: 1, Ino: 2}
+	rules := []Rule{
+		{Path: "/tmp", Access: Tmpfs, Dir: true},
+		{Path: "/ws", Access: ReadWrite, Dir: true, ID: id},
+		{Path: "/ws/real-git", Access: ReadOnly, Dir: true, ID: id},
+		{Path: "/ws/ro", Access: ReadOnly, Dir: true, ID: id},
+		{Path: "/secrets", Access: Deny, Dir: true},
+	}
+	pins := []Link{
+		{Path: "/ws/.git", Target: "real-git", ID: id},    // pinned
+		{Path: "/ws/a/b/link", Target: "../../x", ID: id}, // pinned: deeper in the writable bind
+		{Path: "/ws/.git", Target: "real-git", ID: id},    // the same link twice
+		{Path: "/ws/ro/link", Target: "x", ID: id},        // read-only already
+		{Path: "/tmp/link", Target: "x", ID: id},          // private tmpfs
+		{Path: "/secrets/link", Target: "x", ID: id},      // hidden
+		{Path: "/etc/link", Target: "x", ID: id},          // read-only root
+		{Path: "/ws/no-identity", Target: "x"},            // cannot be checked
+		{Path: "/ws/../etc/x", Target: "x", ID: id},       // not clean
+	}
+	p, err := Make(Input{Rules: rules, LinksToPin: pins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, op := range p.Ops {
+		if op.Kind == OpPinLink {
+			if op.Source != op.Path || op.ID != id || !op.ReadOnly {
+				t.Errorf("pin %+v", op)
+			}
+			got = append(got, op.Path)
+		}
+	}
+	if want := []string{"/ws/.git", "/ws/a/b/link"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pinned %v, want %v", got, want)
+	}
+	// Under a writable root, a link anywhere is pinned.
+	p, err = Make(Input{Rules: []Rule{{Path: "/", Access: ReadWrite, Dir: true}}, LinksToPin: []Link{{Path: "/etc/link", ID: id}}})
+	if err != nil || p.Ops[len(p.Ops)-1].Kind != OpPinLink {
+		t.Errorf("writable root: %v %+v", err, p.Ops)
 	}
 }

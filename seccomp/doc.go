@@ -60,10 +60,14 @@
 // Every filter kills the process on a call from another architecture, and
 // on amd64 on an x32 call, even where a profile lists that architecture
 // (Compiled.Unfiltered says so): a denylist is bypassed by the numbers of
-// another ABI otherwise, and nsrun filters the native ABI only. The MPTCP
-// filter, loaded beside the profile when TCP ports are restricted, refuses
-// socket(..., IPPROTO_MPTCP) with EPROTONOSUPPORT, which Landlock's TCP
-// rules do not see.
+// another ABI otherwise, and nsrun filters the native ABI only.
+//
+// Guard is nsrun's own filter, loaded beside whatever profile a sandbox
+// has: no set-uid or set-gid bits on files, and what the network options
+// need from seccomp (no inet socket at all without a network namespace;
+// with port rules, only TCP and UDP, no TCP Fast Open, and listen() handed
+// to a supervisor through SECCOMP_RET_USER_NOTIF, LoadListener, Receive
+// and Respond). Its rules and their reasons are in its documentation.
 //
 // Profiles in the OCI runtime-spec, Docker, podman or CRI-O format are
 // applied whole or refused: unknown fields, actions, operators or

@@ -40,6 +40,8 @@ func libseccompAction(t *testing.T, a Action) libseccomp.ScmpAction {
 		return libseccomp.ActTrace.SetReturnCode(int16(a.Errno))
 	case ActLog:
 		return libseccomp.ActLog
+	case ActNotify:
+		return libseccomp.ActNotify
 	}
 	t.Fatalf("action %v", a.Kind)
 	return 0
@@ -153,6 +155,9 @@ func argVectors() [][6]uint64 {
 		edges = append(edges, fam)
 	}
 	edges = append(edges, 0x12, 0x22, 0x33, 0x44)
+	// The guard's modes, flags, socket types and protocols.
+	edges = append(edges, 0o4755, 0o2755, 0o6000, 0o1777, 0o644, 0o100, 0o102, 0o20200002, unix.S_IFREG|0o4755,
+		0x20000000, 0x20004000, 2, 3, 4, 5, 6, 7, 10, 15, 18, 58, 132, 136, 256, 262, 1<<32|6, 1<<32|2, 0x80801, 0x80802)
 	// podman's socket rules: the audit netlink socket, and its neighbours.
 	out := [][6]uint64{{16, 3, 9}, {16, 3, 0}, {2, 1, 9}, {16, 2, 9}}
 	for _, v := range edges {
@@ -207,7 +212,8 @@ func TestCompilerAgreesWithLibseccomp(t *testing.T) {
 		t.Fatal(err)
 	}
 	vectors := argVectors()
-	for _, p := range []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist, podmanProf, resolutionProfile()} {
+	guards := []Profile{Guard(GuardOptions{}), Guard(GuardOptions{NoNetwork: true}), Guard(GuardOptions{Ports: &PortGuard{Connect: true, Bind: true}})}
+	for _, p := range append([]Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist, podmanProf, resolutionProfile()}, guards...) {
 		mine, err := compileFor(p, "amd64")
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)

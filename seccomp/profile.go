@@ -14,10 +14,13 @@ const (
 	ActTrap
 	ActTrace
 	ActLog
+	// ActNotify hands the call to the supervisor holding the filter's
+	// listener (SECCOMP_RET_USER_NOTIF); nsrun's own filters only.
+	ActNotify
 )
 
 var actionNames = map[ActionKind]string{ActAllow: "allow", ActErrno: "errno", ActKillProcess: "kill_process",
-	ActKillThread: "kill_thread", ActTrap: "trap", ActTrace: "trace", ActLog: "log"}
+	ActKillThread: "kill_thread", ActTrap: "trap", ActTrace: "trace", ActLog: "log", ActNotify: "notify"}
 
 func (k ActionKind) String() string {
 	if n, ok := actionNames[k]; ok {

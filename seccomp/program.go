@@ -23,3 +23,15 @@ func decodeBPF(b []byte) (Program, error) {
 	}
 	return prog, nil
 }
+
+// Notifies reports whether prog can hand a call to a supervisor
+// (ActNotify): it must then be loaded with LoadListener, or those calls
+// fail with ENOSYS.
+func Notifies(prog Program) bool {
+	for _, in := range prog {
+		if in.Code == bpfRetK && in.K == retUserNotif {
+			return true
+		}
+	}
+	return false
+}

@@ -14,8 +14,8 @@ func TestSyscallTablesAreSorted(t *testing.T) {
 				t.Errorf("%s: %q before %q", goarch, a.syscalls[i-1].name, a.syscalls[i].name)
 			}
 		}
-		if nr, ok := a.syscalls.lookup("socket"); !ok || nr != a.socket {
-			t.Errorf("%s: socket is %d, %v; want %d", goarch, nr, ok, a.socket)
+		if nr, ok := a.syscalls.lookup("socket"); !ok || nr != map[string]uint32{"amd64": 41, "arm64": 198}[goarch] {
+			t.Errorf("%s: socket is %d, %v", goarch, nr, ok)
 		}
 		if _, ok := a.syscalls.lookup("no_such_call"); ok {
 			t.Errorf("%s: found a call that does not exist", goarch)

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -38,13 +36,12 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	var report io.WriteCloser
+	var report *reportFile
 	if o.report != "" {
 		if report, err = openReport(o.report, stderr); err != nil {
-			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", o.report, err)
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", o.report, oneLine(err.Error()))
 			return nsrun.ExitSetup
 		}
-		defer report.Close()
 	}
 
 	m, err := merge(o, os.Environ())
@@ -101,8 +98,10 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	if err != nil && !isPayloadExit(err) {
 		fmt.Fprintln(stderr, "nsrun:", oneLine(describe(err)))
 	}
+	// Wait returned: the sandbox is gone, nothing of it can tamper with
+	// the report's place any more.
 	if report != nil {
-		if werr := writeReport(report, cmd.Report()); werr != nil {
+		if werr := report.write(cmd.Report()); werr != nil {
 			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", o.report, werr)
 			if code == 0 {
 				code = nsrun.ExitSetup
@@ -213,23 +212,6 @@ func splitEnv(kv string) (string, string, bool) {
 	return kv, "", false
 }
 
-func openReport(path string, stderr *os.File) (io.WriteCloser, error) {
-	if path == "-" {
-		return nopCloser{stderr}, nil
-	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-}
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
-func writeReport(w io.Writer, r *nsrun.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
-
 const usage = `usage: nsrun [OPTIONS] [--] COMMAND [ARG...]
        nsrun probe [--json]
        nsrun policy explain [OPTIONS] PATH...   which rule decides each path
@@ -252,12 +234,12 @@ Process:
   --timeout D       end the whole sandbox after D (30s, 2m, or seconds); exit 124
 Limits:
   --rlimit NAME=SOFT[:HARD]  nofile, nproc, as, cpu, fsize, core, stack, memlock (core=0 unless set)
-  --tmpfs-size SIZE          caps /tmp and each --tmpfs (64M, 1G; default: half of RAM)
+  --tmpfs-size SIZE          caps /tmp, /dev/shm and each --tmpfs (64M, 1G; default: half of RAM)
   --memory SIZE, --pids N, --cpu FRACTION   limits in a cgroup (v2, else v1; refused where nsrun cannot make one)
 Network:
   --net none|host   own namespace with only lo (default), or the host's
-  --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock)
-  --allow-bind [tcp:|udp:]PORT[-LAST]      the only ports to bind (Landlock)
+  --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock, with seccomp)
+  --allow-bind [tcp:|udp:]PORT[-LAST]      the only ports to bind and listen on (Landlock, with seccomp)
 Security layers:
   --isolation full|landlock   namespaces+mounts+Landlock (default), or Landlock alone
   --landlock auto|off         apply what the kernel offers (default), or not at all
@@ -271,7 +253,7 @@ Policy:
                     flags are the user source and apply on top
   --preset NAME     agent, build or readonly (see nsrun policy show --preset NAME)
 Output:
-  --report FILE     write the JSON report after the run ("-" for stderr)
+  --report FILE     write the JSON report once the sandbox is gone ("-" for stderr)
   -v                log each setup step     -q   no warnings
   --print-profile   print the macOS Seatbelt profile of the policy, and exit
 

@@ -178,6 +178,12 @@ func run(op string, args []string) (string, error) {
 	case "ids":
 		return fmt.Sprintf("%d %d %d", os.Getuid(), os.Getgid(), os.Getppid()), nil
 	}
+	if out, ok, err := runSocket(op, args); ok {
+		return out, err
+	}
+	if out, ok, err := runFile(op, args); ok {
+		return out, err
+	}
 	return "", fmt.Errorf("unknown op %q", op)
 }
 
