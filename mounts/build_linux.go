@@ -110,7 +110,7 @@ func resolve(root int, p string, link bool) (int, error) {
 	if rel == "" {
 		rel = "."
 	}
-	return openNoSymlinks(root, rel, true, link)
+	return OpenNoSymlinks(root, rel, true, link)
 }
 
 func explainResolve(err error) error {
@@ -126,7 +126,7 @@ func explainResolve(err error) error {
 // cloneSource opens op.Source without following symlinks, checks it is the
 // inode the planner saw, and clones its mount tree with the op's attributes.
 func (b *builder) cloneSource(op Op) (int, error) {
-	fd, err := openNoSymlinks(unix.AT_FDCWD, op.Source, false, false)
+	fd, err := OpenNoSymlinks(unix.AT_FDCWD, op.Source, false, false)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
 			return -1, fmt.Errorf("open %s: %w (a symlink appeared after the path was checked)", op.Source, err)
@@ -195,7 +195,7 @@ func (b *builder) checkMounted(op Op) error {
 // needs no attributes: nothing is reached through it but its target,
 // resolved as on the host.
 func (b *builder) pinLink(op Op, target int) error {
-	fd, err := openNoSymlinks(unix.AT_FDCWD, op.Source, false, true)
+	fd, err := OpenNoSymlinks(unix.AT_FDCWD, op.Source, false, true)
 	if err != nil {
 		return fmt.Errorf("pin %s: %w", op.Source, explainResolve(err))
 	}

@@ -7,16 +7,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openNoSymlinks opens p with O_PATH, following no symlink on the way or
+// OpenNoSymlinks opens p with O_PATH, following no symlink on the way or
 // at the end (ELOOP), below dirfd (a relative p) or from "/" (an absolute
 // p with unix.AT_FDCWD). With inRoot, ".." and absolute names cannot leave
-// dirfd either. With link, a symlink at the end is opened itself. openat2 does it in one call; where it is refused with
+// dirfd either. With link, a symlink at the end is opened itself. openat2
+// does it in one call; where it is refused with
 // ENOSYS (a kernel before 5.6, or a sandbox whose filter refuses openat2
 // because no filter can read its arguments, as nsrun's does: this is how a
 // nested nsrun builds its mounts) the path is walked one component at a
 // time with O_NOFOLLOW, which gives the same answer for the clean paths
 // nsrun plans: they have no "..".
-func openNoSymlinks(dirfd int, p string, inRoot, link bool) (int, error) {
+func OpenNoSymlinks(dirfd int, p string, inRoot, link bool) (int, error) {
 	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
 	if inRoot {
 		how.Resolve |= unix.RESOLVE_IN_ROOT

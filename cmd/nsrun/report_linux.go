@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/mounts"
 )
 
 // replaceFile puts a file holding data at dir/base: dir (canonical) is
@@ -17,10 +19,16 @@ import (
 // base is exchanged with the new file and removed. If that fails, what is
 // at base is removed, so that no report but nsrun's is ever found there.
 func replaceFile(dir, base string, data []byte) error {
-	dirfd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	dirfd, err := mounts.OpenNoSymlinks(unix.AT_FDCWD, dir, false, false)
+	if err == nil {
+		var st unix.Stat_t
+		if err = unix.Fstat(dirfd, &st); err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			err = unix.ENOTDIR
+		}
+		if err != nil {
+			unix.Close(dirfd)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
 			return fmt.Errorf("open %s: a symlink is now in the way (%w)", dir, err)
