@@ -413,6 +413,11 @@ func (s *sysCmd) takeListener(fd int, bind []PortRange) error {
 	}
 	listener, err := unix.PidfdGetfd(pidfd, fd, 0)
 	if err != nil {
+		if errors.Is(err, unix.EPERM) {
+			// Docker's default profile allows pidfd_getfd only with
+			// CAP_SYS_PTRACE; without it listen() cannot be checked.
+			return fmt.Errorf("--allow-bind: listen() checks need pidfd_getfd, which is refused here (a container's seccomp profile without CAP_SYS_PTRACE?): %w", err)
+		}
 		return fmt.Errorf("listen() checks: take the seccomp listener (pidfd_getfd): %w", err)
 	}
 	if s.listen, err = superviseListen(listener, bind); err != nil {

@@ -26,9 +26,12 @@ import (
 // sandboxCalls are what nsrun needs beyond Docker's default profile to
 // build a sandbox with namespaces: creating them (clone with CLONE_NEW*
 // flags; clone3, which Go uses to start a process in a cgroup), and, in
-// the sandbox's own user namespace, mounting, pivot_root and the host name.
+// the sandbox's own user namespace, mounting, pivot_root and the host name;
+// and pidfd_getfd (Docker allows it only with CAP_SYS_PTRACE), with which
+// nsrun takes the descriptors it checks for the payload (a socket that
+// calls listen() under port rules).
 var sandboxCalls = []string{
-	"clone", "clone3", "unshare", "setns",
+	"clone", "clone3", "unshare", "setns", "pidfd_getfd",
 	"mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
 	"sethostname", "setdomainname",
 }
