@@ -417,6 +417,7 @@ func (c *Cmd) Wait() error {
 		}
 		msg, msgErr = s.next()
 	}
+	s.term.stopKeys()
 	s.reap()
 	if s.cgroup != nil {
 		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()

@@ -503,14 +503,7 @@ func (t *terminal) finish() error {
 	if t == nil {
 		return nil
 	}
-	t.mu.Lock()
-	in := t.in
-	t.in = nil
-	t.begun = false
-	t.mu.Unlock()
-	if in != nil {
-		in.Stop()
-	}
+	t.stopKeys()
 	var err error
 	if t.out != nil {
 		err = t.out.Drain(100*time.Millisecond, 2*time.Second)
@@ -524,6 +517,23 @@ func (t *terminal) finish() error {
 	t.mu.Unlock()
 	t.close()
 	return err
+}
+
+// stopKeys ends the key relay and job control, as soon as the payload has
+// ended: keys typed from then on stay in the caller's terminal for its
+// shell.
+func (t *terminal) stopKeys() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	in := t.in
+	t.in = nil
+	t.begun = false
+	t.mu.Unlock()
+	if in != nil {
+		in.Stop()
+	}
 }
 
 // close releases the descriptors (a pty's programs get a hangup).

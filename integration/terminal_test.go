@@ -170,6 +170,7 @@ func TestBackgroundNsrunStopsAndTakesNoKeys(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 			s.send("hello", "Enter")
 			s.waitFor("got-hello")
+			s.waitForPrompt("outer$")
 			s.send("echo rc=$?", "Enter")
 			s.waitFor("rc=0")
 		})

@@ -123,6 +123,8 @@ func TestCtrlZStopsAndResumesAPlainPayload(t *testing.T) {
 			// The payload has the terminal again: it reads what is typed.
 			s.send("hello", "Enter")
 			s.waitFor("got-hello")
+			// Keys typed before nsrun has ended are the payload's.
+			s.waitForPrompt("outer$")
 			s.send("echo rc=$?", "Enter")
 			s.waitFor("rc=0")
 		})
