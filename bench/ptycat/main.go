@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command ptycat runs a command on a fresh pseudo-terminal, as a terminal
 // emulator would (its session leader, the pty its controlling terminal),
 // reads everything it writes as fast as it can, and prints how long the
