@@ -3,6 +3,7 @@ package nsrun
 import (
 	"bufio"
 	"bytes"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,12 +42,7 @@ func TestLibraryTTYAlwaysWithAReader(t *testing.T) {
 // the caller's terminal's size and Resize sets one.
 func TestLibraryTerminalOfTheCallersOwn(t *testing.T) {
 	needSandbox(t)
-	master, slave, err := pty.Open("/dev/ptmx")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer master.Close()
-	defer slave.Close()
+	master, slave := callerPTY(t)
 	if err := pty.SetSize(int(master.Fd()), 20, 70); err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +110,7 @@ func TestLibraryTerminalOfTheCallersOwn(t *testing.T) {
 // devpts, so it has no name there.
 func TestLibraryTTYNever(t *testing.T) {
 	needSandbox(t)
-	master, slave, err := pty.Open("/dev/ptmx")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer master.Close()
-	defer slave.Close()
+	_, slave := callerPTY(t)
 	var out bytes.Buffer
 	cmd := Command(nil, "/bin/sh", "-c", "tty; test -t 0 && echo a-terminal; cat /dev/tty 2>/dev/null || echo no-controlling-terminal")
 	cmd.TTY, cmd.Stdin, cmd.Stdout = TTYNever, slave, &out
@@ -139,4 +130,15 @@ func TestLibraryTTYNever(t *testing.T) {
 	if err := bad.Run(); ExitCode(err) != ExitSetup || !strings.Contains(err.Error(), "tty") {
 		t.Errorf("an unknown TTY mode: %v", err)
 	}
+}
+
+// callerPTY is a pty of the test's own, closed when it ends.
+func callerPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	master, slave, err := pty.Open("/dev/ptmx")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { master.Close(); slave.Close() })
+	return master, slave
 }

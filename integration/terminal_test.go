@@ -166,13 +166,7 @@ func TestBackgroundNsrunStopsAndTakesNoKeys(t *testing.T) {
 			s.send("echo typed-$((1+1))", "Enter")
 			s.waitFor("typed-2")
 			s.waitFor("Stopped")
-			s.send("fg", "Enter")
-			time.Sleep(300 * time.Millisecond)
-			s.send("hello", "Enter")
-			s.waitFor("got-hello")
-			s.waitForPrompt("outer$")
-			s.send("echo rc=$?", "Enter")
-			s.waitFor("rc=0")
+			s.fgAndAnswer()
 		})
 	}
 }
