@@ -131,9 +131,10 @@ func setForeground(tty, pgrp int) error {
 // terminal: as the pty's session leader (nsrun made it one), the stage
 // forks the payload instead of becoming it, so that the payload's process
 // group is not orphaned (the kernel discards Ctrl-Z for an orphaned group)
-// and can be moved to the pty's background, as the init does. The stage is
-// restricted like the payload and not dumpable, so the payload can neither
-// trace it nor open its descriptors.
+// and can be moved to the pty's background, as the init does. It forks
+// from the thread that holds the Landlock domain, the seccomp filter and
+// no capabilities, and is not dumpable, so the payload can neither trace
+// it nor open its descriptors.
 func superviseStage(spec *initSpec, path string, status *os.File, sigs <-chan os.Signal) int {
 	fail := func(code int, err error) int {
 		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
