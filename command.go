@@ -25,6 +25,15 @@ type Cmd struct {
 	// Stdin, Stdout and Stderr are as in exec.Cmd; nil means /dev/null.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// TTY says whether the payload gets a pseudo-terminal of its own,
+	// relayed to the terminal among Stdin, Stdout and Stderr (Linux); see
+	// TTYMode. A terminal given as one of them may be any terminal the
+	// caller holds, a pty slave of its own included; Signal(SIGWINCH) then
+	// copies its size to the payload's pty.
+	TTY TTYMode
+	// WindowSize, if not zero, is the size of the payload's pty at start
+	// instead of the caller's terminal's; Resize changes it later.
+	WindowSize WindowSize
 	// Timeout, if positive, ends the whole sandbox after that long.
 	Timeout time.Duration
 	// Log, if set, receives one line per setup step.

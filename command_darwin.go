@@ -40,6 +40,9 @@ func (c *Cmd) Start() error {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return fail(&SetupError{Code: ExitSetup, Msg: "no command given"})
 	}
+	if err := c.ttyCheck(); err != nil {
+		return fail(err)
+	}
 	prof, err := p.SeatbeltProfile()
 	if err != nil {
 		return fail(err)

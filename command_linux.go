@@ -33,10 +33,11 @@ type sysCmd struct {
 	done       chan struct{} // closed when Wait has reaped the init
 	started    time.Time
 	running    time.Time
-	foreground bool
-	tty        int
-	direct     bool   // the payload is the process started (Landlock-only), not an init
-	tmpDir     string // removed once the sandbox is gone
+	term       *terminal // the payload's pty, nil without one
+	log        io.Writer // the Cmd's Log
+	direct     bool      // the payload is the process started (Landlock-only), not an init
+	payload    int       // Landlock-only with a terminal: the payload the stage forked
+	tmpDir     string    // removed once the sandbox is gone
 	cgroup     *sandboxCgroup
 	listen     *listenSupervisor // serves the guard's listen() calls
 	mu         sync.Mutex
@@ -59,14 +60,12 @@ func init() {
 //
 // The init is started first and boots (exec, Go runtime) while this
 // process checks the paths and plans the sandbox; it waits for its spec
-// before it touches anything, and is killed if planning fails. (A
-// Landlock-only stage that gets the terminal is planned first: it takes the
-// terminal as it starts.)
+// before it touches anything, and is killed if planning fails.
 func (c *Cmd) Start() error {
 	if c.sys != nil {
 		return errors.New("nsrun: Start called twice")
 	}
-	s := &sysCmd{started: time.Now(), release: make(chan struct{}), done: make(chan struct{}), pidfd: -1}
+	s := &sysCmd{started: time.Now(), release: make(chan struct{}), done: make(chan struct{}), pidfd: -1, log: c.Log}
 	c.sys = s
 	p := c.policy()
 	s.direct = p.Isolation == IsolationLandlock
@@ -79,6 +78,9 @@ func (c *Cmd) Start() error {
 		s.removeTmp()
 		if s.cgroup != nil {
 			s.cgroup.remove()
+		}
+		if s.term != nil {
+			s.term.close()
 		}
 		return err
 	}
@@ -98,7 +100,9 @@ func (c *Cmd) Start() error {
 			return fail(err)
 		}
 	}
-	foreground := s.takeForeground(c.Stdin)
+	if s.term, err = c.newTerminal(s.direct); err != nil {
+		return fail(err)
+	}
 
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -109,22 +113,28 @@ func (c *Cmd) Start() error {
 		closeFiles(specR, specW)
 		return fail(fmt.Errorf("pipe: %w", err))
 	}
-	s.stdio, err = newStdio(c.Stdin, c.Stdout, c.Stderr)
+	// The caller's terminal never enters the sandbox: the streams that
+	// are it become the sandbox's own pty.
+	s.stdio, err = newStdio(s.term.streams(c.Stdin, c.Stdout, c.Stderr))
 	if err != nil {
 		closeFiles(specR, specW, statusR, statusW)
 		return fail(fmt.Errorf("standard streams: %w", err))
 	}
+	s.term.giveSlave(s.stdio)
 	s.lifeline, s.statusFile, s.status = specW, statusR, bufio.NewReader(statusR)
 	attr := &syscall.ProcAttr{
 		Env: []string{},
 		Files: []uintptr{s.stdio.fds[0].Fd(), s.stdio.fds[1].Fd(), s.stdio.fds[2].Fd(),
 			specR.Fd(), statusW.Fd()},
 		Sys: &syscall.SysProcAttr{
-			// Without a terminal to share, the sandbox gets a session of its
-			// own: no controlling terminal means no TIOCSTI into the caller's.
-			Setsid: !foreground,
+			// A session of its own: no controlling terminal, or the
+			// sandbox's own pty, never the caller's.
+			Setsid: true,
 			PidFD:  &s.pidfd,
 		},
+	}
+	if s.term != nil && s.term.peer != nil {
+		attr.Files = append(attr.Files, s.term.peer.Fd())
 	}
 	if s.cgroup != nil && s.cgroup.v1 == nil {
 		// Born in its cgroup: nothing runs outside the limits, not even
@@ -133,10 +143,12 @@ func (c *Cmd) Start() error {
 	}
 	stage := initStage
 	if s.direct {
-		// The stage becomes the payload: it gets the terminal itself, and
+		// The stage becomes the payload, with the pty as its terminal, and
 		// dies with nsrun (there is no PID namespace to end it otherwise).
 		stage = landlockStage
-		attr.Sys.Setpgid, attr.Sys.Foreground, attr.Sys.Ctty = foreground, foreground, 0
+		if s.term != nil {
+			s.term.stageAttr(attr.Sys)
+		}
 		attr.Sys.Pdeathsig = syscall.SIGKILL
 	} else {
 		uids, gids := ns.Maps(ids.uid, ids.hostUID, ids.gid, ids.hostGID)
@@ -150,7 +162,9 @@ func (c *Cmd) Start() error {
 		if err != nil {
 			return nil, nil, err
 		}
-		prep.spec.Foreground = foreground
+		if s.term != nil {
+			prep.spec.TTY = s.term.spec(s.term.foregroundAtStart())
+		}
 		spec, err := encodeSpec(&prep.spec)
 		if err != nil {
 			prep.cleanup()
@@ -177,30 +191,22 @@ func (c *Cmd) Start() error {
 		}
 		forked = err == nil
 	}
-	if s.direct && foreground {
-		// The Landlock-only stage takes the terminal as it starts; planning
-		// may print warnings, so it comes first, while nsrun has it.
-		if prep, spec, prepErr = plan(); prepErr == nil {
-			fork()
-		}
-	} else {
-		// Forking first and planning while the child execs and boots is
-		// faster than planning during the fork: a parent busy meanwhile
-		// slows the fork (copy-on-write faults, a locked thread waiting
-		// for the scheduler).
-		fork()
-		prep, spec, prepErr = plan()
-	}
+	// Forking first and planning while the child execs and boots is
+	// faster than planning during the fork: a parent busy meanwhile slows
+	// the fork (copy-on-write faults, a locked thread waiting for the
+	// scheduler).
+	fork()
+	prep, spec, prepErr = plan()
 	runtime.KeepAlive(s.stdio)
 	closeFiles(specR, statusW)
 	s.stdio.closeChildEnds()
+	s.term.started()
 	if prepErr != nil || !forked {
 		if forked {
 			s.abort()
 		} else {
 			closeFiles(specW, statusR)
 			s.stdio.closeParentEnds()
-			s.restoreForeground()
 		}
 		if prep != nil {
 			prep.cleanup()
@@ -267,6 +273,13 @@ func (c *Cmd) Start() error {
 		}
 		return fail(&SetupError{Code: ExitSetup, Msg: "sandbox init ended before the payload started (" + describeWait(s.wstatus) + ")"})
 	}
+	if s.term != nil {
+		if err := s.term.begin(s.control); err != nil {
+			s.abort()
+			return fail(err)
+		}
+	}
+	s.payload = msg.Pid
 	s.running = time.Now()
 	c.report.TimingsMS.Setup = ms(s.running.Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
@@ -314,6 +327,9 @@ func (s *sysCmd) watch(c *Cmd) {
 func (s *sysCmd) killGroup() {
 	if s.direct {
 		_ = unix.Kill(-s.pid, unix.SIGKILL)
+		if s.payload > 0 {
+			_ = unix.Kill(-s.payload, unix.SIGKILL)
+		}
 	}
 }
 
@@ -338,9 +354,7 @@ func (s *sysCmd) signal(sig unix.Signal) error {
 	return unix.Kill(s.pid, sig)
 }
 
-// reap waits for the init (or the Landlock-only payload) to exit. A
-// Landlock-only payload stopped from the terminal stops nsrun too, as the
-// init arranges it otherwise.
+// reap waits for the init (or the Landlock-only stage or payload) to exit.
 func (s *sysCmd) reap() {
 	s.releaseHelper()
 	var ws unix.WaitStatus
@@ -350,13 +364,6 @@ func (s *sysCmd) reap() {
 			continue
 		}
 		if err == nil && ws.Stopped() {
-			if s.direct && s.foreground && (ws.StopSignal() == unix.SIGTSTP || ws.StopSignal() == unix.SIGTTIN || ws.StopSignal() == unix.SIGTTOU) {
-				s.stopSelf()
-				if s.haveTerminal() {
-					setForeground(s.tty, s.pid)
-				}
-				_ = unix.Kill(-s.pid, unix.SIGCONT)
-			}
 			continue
 		}
 		break
@@ -370,19 +377,27 @@ func (s *sysCmd) reap() {
 	s.mu.Unlock()
 }
 
+// next reads the init's next message, logging its steps on the way.
 func (s *sysCmd) next() (initMsg, error) {
-	var m initMsg
-	err := readFrame(s.status, &m, "status")
-	return m, err
+	for {
+		var m initMsg
+		err := readFrame(s.status, &m, "status")
+		if err != nil || m.Kind != msgLog {
+			return m, err
+		}
+		if s.log != nil {
+			fmt.Fprintf(s.log, "nsrun: init: %s\n", m.Msg)
+		}
+	}
 }
 
 // abort kills and reaps an init whose payload never started.
 func (s *sysCmd) abort() {
 	_ = s.signal(unix.SIGKILL)
 	s.reap()
+	_ = s.term.finish()
 	_ = s.stdio.wait()
 	s.finish()
-	s.restoreForeground()
 }
 
 func (s *sysCmd) finish() {
@@ -439,17 +454,22 @@ func (c *Cmd) Wait() error {
 	}
 	msg, msgErr := s.next()
 	for msgErr == nil && msg.Kind == msgStopped {
-		s.suspend()
+		if s.term != nil {
+			s.term.event(jobStopped, unix.Signal(msg.Signal))
+		}
 		msg, msgErr = s.next()
 	}
+	s.term.stopKeys()
 	s.reap()
 	if s.cgroup != nil {
 		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()
 	}
-	ioErr := s.stdio.wait()
+	ioErr := s.term.finish()
+	if err := s.stdio.wait(); ioErr == nil {
+		ioErr = err
+	}
 	c.logf("sandbox gone at %.2f ms", ms(time.Since(s.started)))
 	s.finish()
-	s.restoreForeground()
 	c.report.TimingsMS.Run = ms(time.Since(s.running))
 
 	s.mu.Lock()
@@ -490,6 +510,11 @@ func (c *Cmd) Signal(sig os.Signal) error {
 	if !ok {
 		return fmt.Errorf("nsrun: unsupported signal %v", sig)
 	}
+	if ss == syscall.SIGWINCH && c.sys.term != nil {
+		// The pty follows the caller's terminal; the kernel tells the
+		// payload when the size changed.
+		return c.sys.term.syncSize()
+	}
 	return c.sys.signal(unix.Signal(ss))
 }
 
@@ -506,72 +531,11 @@ func closeFiles(fs ...*os.File) {
 	}
 }
 
-// takeForeground reports whether stdin is the terminal this process group
-// is in the foreground of; the payload then takes the terminal over, so job
-// control works, and Wait hands it back.
-func (s *sysCmd) takeForeground(stdin any) bool {
-	f, ok := stdin.(*os.File)
-	if !ok {
-		return false
-	}
-	pgrp, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCGPGRP)
-	if err != nil || pgrp != unix.Getpgrp() {
-		return false
-	}
-	s.foreground, s.tty = true, int(f.Fd())
-	return true
-}
-
-// restoreForeground gives the terminal back to this process group.
-func (s *sysCmd) restoreForeground() {
-	if s.foreground {
-		setForeground(s.tty, unix.Getpgrp())
-	}
-}
-
-// setForeground makes pgrp the foreground of the terminal tty. A background
-// process group must block SIGTTOU to do that; the mask is per thread, so
-// the thread is locked meanwhile.
-func setForeground(tty, pgrp int) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var set, old unix.Sigset_t
-	set.Val[0] = 1 << (uint(unix.SIGTTOU) - 1)
-	if unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old) != nil {
-		return
-	}
-	_ = unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pgrp)
-	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
-}
-
-// suspend stops this process as a shell job stops, because the payload
-// holding the terminal was stopped (Ctrl-Z). Once continued it tells the
-// init to continue the payload, with the terminal if this process group
-// has it again (fg) and without it otherwise (bg).
-func (s *sysCmd) suspend() {
-	s.stopSelf()
-	ctl := byte(ctlBackground)
-	if s.haveTerminal() {
-		ctl = ctlForeground
-	}
-	_, _ = s.lifeline.Write([]byte{ctl})
-}
-
-// stopSelf gives the terminal back and stops this process until the shell
-// continues it. Directed at this thread, the stop takes effect before the
-// call returns; sent to the process, another thread might take it later.
-func (s *sysCmd) stopSelf() {
-	s.restoreForeground()
-	runtime.LockOSThread()
-	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
-	runtime.UnlockOSThread()
-}
-
-// haveTerminal reports whether this process group is in the foreground of
-// the terminal again.
-func (s *sysCmd) haveTerminal() bool {
-	pgrp, err := unix.IoctlGetInt(s.tty, unix.TIOCGPGRP)
-	return err == nil && pgrp == unix.Getpgrp()
+// control tells the payload's supervisor (the init, or the Landlock-only
+// stage) what nsrun's job did, so it moves the payload to its pty's
+// foreground or background and continues it.
+func (s *sysCmd) control(b byte) {
+	_, _ = s.lifeline.Write([]byte{b})
 }
 
 func (c *Cmd) logf(format string, a ...any) {

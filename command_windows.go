@@ -54,6 +54,9 @@ func (c *Cmd) Start() error {
 	if err := p.windowsCheck(); err != nil {
 		return fail(err)
 	}
+	if err := c.ttyCheck(); err != nil {
+		return fail(err)
+	}
 	e, err := p.effect(false)
 	if err != nil {
 		return fail(err)

@@ -31,11 +31,12 @@ const (
 	forkHelperMiB = 64
 )
 
-// The helper's descriptors after the init's 0–4, which it passes on.
+// The helper's descriptors after the init's 0–5, which it passes on (5,
+// the pty's socket, only when the sandbox has a terminal).
 const (
-	helperRequestFD = 5 // forkRequest
-	helperResultFD  = 6 // forkResult
-	helperCgroupFD  = 7 // the cgroup v2 directory the init is born in, if any
+	helperRequestFD = 6 // forkRequest
+	helperResultFD  = 7 // forkResult
+	helperCgroupFD  = 8 // the cgroup v2 directory the init is born in, if any
 )
 
 // forkRequest is what the helper needs to fork the init as Start would.
@@ -44,6 +45,7 @@ type forkRequest struct {
 	UIDs, GIDs []syscall.SysProcIDMap
 	Setsid     bool
 	Cgroup     bool
+	TTY        bool // the init gets descriptor 5 too
 }
 
 // forkResult is the init's pid, or the errno of the failed fork.
@@ -80,8 +82,12 @@ func useForkHelper() string {
 func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.ProcAttr, forkRequest) {
 	sys := init.Sys
 	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings,
-		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD}
-	files := append(append([]uintptr{}, init.Files...), request.Fd(), result.Fd())
+		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: len(init.Files) > ttySockFD}
+	files := append([]uintptr{}, init.Files...)
+	if !req.TTY {
+		files = append(files, ^uintptr(0)) // nothing at 5
+	}
+	files = append(files, request.Fd(), result.Fd())
 	if sys.UseCgroupFD {
 		files = append(files, uintptr(sys.CgroupFD))
 	}
@@ -168,12 +174,11 @@ func (s *sysCmd) releaseHelper() {
 // init and ends as it did, so the program's Wait sees the init's end.
 func runForkHelper() int {
 	runtime.LockOSThread()
-	// The helper stays in the program's process group, where the init
-	// must be when it shares the terminal (it could not join that group
-	// from its PID namespace). Signals to the group (Ctrl-C, a service
-	// manager's stop) are the program's to pass on; ignored here, they
-	// cannot end the helper and, with it, the init, which handles them
-	// again itself (os/signal undoes an inherited SIG_IGN).
+	// The helper stays in the program's process group. Signals to the
+	// group (Ctrl-C, a service manager's stop) are the program's to pass
+	// on; ignored here, they cannot end the helper and, with it, the init,
+	// which handles them again itself (os/signal undoes an inherited
+	// SIG_IGN).
 	signal.Ignore(forwarded...)
 	// The init must not inherit the helper's pipes or the cgroup.
 	_ = unix.CloseRange(helperRequestFD, helperCgroupFD, unix.CLOSE_RANGE_CLOEXEC)
@@ -183,9 +188,13 @@ func runForkHelper() int {
 		return ExitSetup
 	}
 	pidfd := -1
+	files := []uintptr{0, 1, 2, 3, 4}
+	if req.TTY {
+		files = append(files, ttySockFD)
+	}
 	attr := &syscall.ProcAttr{
 		Env:   []string{},
-		Files: []uintptr{0, 1, 2, 3, 4},
+		Files: files,
 		Sys: &syscall.SysProcAttr{Setsid: req.Setsid, Cloneflags: req.Cloneflags,
 			UidMappings: req.UIDs, GidMappings: req.GIDs, AmbientCaps: ns.SetupCaps, PidFD: &pidfd},
 	}
@@ -206,7 +215,7 @@ func runForkHelper() int {
 	}
 	// The streams and pipes are the init's now: the program must see
 	// them close when the init ends, not when this process does.
-	_ = unix.CloseRange(0, 4, 0)
+	_ = unix.CloseRange(0, ttySockFD, 0)
 	_ = unix.CloseRange(helperResultFD, helperCgroupFD, 0)
 	if err != nil {
 		return ExitSetup

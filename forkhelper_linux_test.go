@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// The helper gets the init's descriptors, then its request and result
-// pipes, then the cgroup; the request carries what the init's fork needs;
+// The helper gets the init's descriptors (nothing at 5 without a pty),
+// then its request and result pipes, then the cgroup; the request carries what the init's fork needs;
 // the helper itself is forked plainly (so it is vforked), in our process
 // group, and dies with us.
 func TestHelperAttr(t *testing.T) {
@@ -22,17 +22,21 @@ func TestHelperAttr(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		sys       syscall.SysProcAttr
+		initFiles []uintptr
 		wantFiles []uintptr
 		want      forkRequest
 	}{
 		{"no cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UidMappings: maps, GidMappings: maps, Setsid: true},
-			[]uintptr{0, 1, 2, 7, 8, rq, rs},
+			[]uintptr{0, 1, 2, 7, 8}, []uintptr{0, 1, 2, 7, 8, ^uintptr(0), rq, rs},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UIDs: maps, GIDs: maps, Setsid: true}},
 		{"born in a cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
-			[]uintptr{0, 1, 2, 7, 8, rq, rs, 9},
+			[]uintptr{0, 1, 2, 7, 8}, []uintptr{0, 1, 2, 7, 8, ^uintptr(0), rq, rs, 9},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true}},
+		{"with a pty", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true},
+			[]uintptr{0, 1, 2, 7, 8, 11}, []uintptr{0, 1, 2, 7, 8, 11, rq, rs},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true, TTY: true}},
 	} {
-		init := &syscall.ProcAttr{Files: []uintptr{0, 1, 2, 7, 8}, Sys: &tc.sys}
+		init := &syscall.ProcAttr{Files: append([]uintptr{}, tc.initFiles...), Sys: &tc.sys}
 		attr, got := helperAttr(init, req, res)
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: request %+v, want %+v", tc.name, got, tc.want)
@@ -44,11 +48,11 @@ func TestHelperAttr(t *testing.T) {
 			attr.Sys.Setpgid || attr.Sys.Pdeathsig != syscall.SIGKILL {
 			t.Errorf("%s: the helper's own attributes %+v", tc.name, attr.Sys)
 		}
-		if len(init.Files) != 5 {
+		if !reflect.DeepEqual(init.Files, tc.initFiles) {
 			t.Errorf("%s: the init's descriptors were changed: %v", tc.name, init.Files)
 		}
 	}
-	if helperRequestFD != 5 || helperResultFD != 6 || helperCgroupFD != 7 {
-		t.Error("the helper's descriptors follow the init's five")
+	if ttySockFD != 5 || helperRequestFD != 6 || helperResultFD != 7 || helperCgroupFD != 8 {
+		t.Error("the helper's descriptors follow the init's six")
 	}
 }

@@ -42,14 +42,7 @@ func runInit() int {
 	// payload must be forked from the thread that dropped them.
 	runtime.LockOSThread()
 	debug.SetGCPercent(-1)
-	// Registering signals waits on the runtime's signal thread once per
-	// signal; doing it meanwhile keeps it off the startup path.
-	sigs := make(chan os.Signal, 16)
-	notified := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD}, forwarded...)...)
-		close(notified)
-	}()
+	sigs, notified := notifySignals()
 	status := os.NewFile(statusFD, "status")
 	fail := func(code int, err error) int {
 		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
@@ -74,7 +67,7 @@ func runInit() int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
 	}
-	step := stepLogger(spec.Verbose)
+	step := stepLogger(spec.Verbose, status)
 	if err := mounts.Build(spec.Plan); err != nil {
 		if errors.Is(err, mounts.ErrProcRefused) {
 			err = fmt.Errorf("%w; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err)
@@ -93,6 +86,14 @@ func runInit() int {
 		}
 		step("lo up")
 	}
+	// The pty before Landlock and seccomp, like the mounts it lives in.
+	var term *sandboxTTY
+	if spec.TTY != nil {
+		if term, err = openSandboxTTY(spec.TTY); err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("terminal /dev/pts/0 allocated")
+	}
 	path, code, err := lockDown(spec, step, status)
 	if err != nil {
 		return fail(code, err)
@@ -100,8 +101,8 @@ func runInit() int {
 
 	<-notified
 	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
-	if spec.Foreground {
-		attr.Sys.Setpgid, attr.Sys.Foreground, attr.Sys.Ctty = true, true, 0
+	if term != nil {
+		term.payloadAttr(attr)
 	}
 	pid, err := syscall.ForkExec(path, spec.Args, attr)
 	if err != nil {
@@ -110,7 +111,15 @@ func runInit() int {
 	}
 	send(status, initMsg{Kind: msgStarted})
 	step("payload started")
+	return supervise(pid, term, status, sigs)
+}
 
+// supervise waits for the payload pid and returns its exit status, after
+// reporting it: it reaps every child, passes signals on to the payload,
+// reports the payload's stops from its terminal and applies the parent's
+// control bytes to it. The rest of the payload's process group is killed
+// when it ends (in a PID namespace, the init's exit does that anyway).
+func supervise(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal) int {
 	control := make(chan byte)
 	go readControl(control)
 	for {
@@ -119,7 +128,9 @@ func runInit() int {
 			if !ok {
 				return ExitSetup // the parent is gone
 			}
-			resume(pid, b == ctlForeground)
+			if term != nil {
+				term.control(b, pid)
+			}
 		case sig := <-sigs:
 			if sig != unix.SIGCHLD {
 				_ = unix.Kill(pid, sig.(unix.Signal))
@@ -133,15 +144,31 @@ func runInit() int {
 					m.Signal = int(ws.Signal())
 					m.Code = 128 + m.Signal
 				}
+				_ = unix.Kill(-pid, unix.SIGKILL)
 				send(status, m)
 				return m.Code
-			case ws.Stopped() && spec.Foreground && terminalStop(ws.StopSignal()):
-				// The payload has the terminal and was stopped from it
-				// (Ctrl-Z): nsrun stops too, as a shell job would.
-				send(status, initMsg{Kind: msgStopped})
+			case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):
+				// The payload was stopped from its terminal (Ctrl-Z, or
+				// reading it from the background): nsrun stops too, as a
+				// shell job would.
+				send(status, initMsg{Kind: msgStopped, Signal: int(ws.StopSignal())})
 			}
 		}
 	}
+}
+
+// notifySignals registers the signals a supervisor handles. Registering
+// waits on the runtime's signal thread once per signal; doing it in the
+// background keeps it off the startup path: wait for notified before the
+// payload starts.
+func notifySignals() (sigs chan os.Signal, notified chan struct{}) {
+	sigs = make(chan os.Signal, 16)
+	notified = make(chan struct{})
+	go func() {
+		signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD}, forwarded...)...)
+		close(notified)
+	}()
+	return sigs, notified
 }
 
 // reap collects every child that exited, traced ones included, and returns
@@ -164,15 +191,6 @@ func reap(pid int) (payload unix.WaitStatus, ended bool) {
 
 func terminalStop(sig unix.Signal) bool {
 	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU
-}
-
-// resume continues the payload's process group after nsrun itself was
-// continued, giving it the terminal back when nsrun is in the foreground.
-func resume(pid int, foreground bool) {
-	if foreground {
-		setForeground(0, pid)
-	}
-	_ = unix.Kill(-pid, unix.SIGCONT)
 }
 
 // parentGone reports whether the parent has already exited (the lifeline
@@ -207,11 +225,13 @@ func send(f *os.File, m initMsg) {
 	}
 }
 
-func stepLogger(verbose bool) func(string) {
+// stepLogger reports each step to nsrun, which logs it: the init's own
+// streams may be the payload's, and are never the caller's terminal.
+func stepLogger(verbose bool, status *os.File) func(string) {
 	start := time.Now()
 	return func(s string) {
 		if verbose {
-			fmt.Fprintf(os.Stderr, "nsrun: init: %s (%.2f ms)\n", s, ms(time.Since(start)))
+			send(status, initMsg{Kind: msgLog, Msg: fmt.Sprintf("%s (%.2f ms)", s, ms(time.Since(start)))})
 		}
 	}
 }

@@ -29,7 +29,8 @@ var landlockDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/rand
 // prepareLandlockOnly builds a sandbox from Landlock (and seccomp) alone:
 // the host root readable, programs executable only from the system's
 // directories and the rules' paths, the rules' paths with their access, a
-// private temporary directory, no /dev but a few devices, /proc read-only. Holes
+// private temporary directory, no /dev but a few devices and its own
+// terminal, /proc read-only. Holes
 // (deny, read-only inside writable) are carved out of the grants around
 // them, since nothing else enforces them here.
 func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
@@ -67,12 +68,16 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	grants := []landlock.Grant{
 		{Path: "/", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
 		{Path: "/dev", Access: 0, Dir: true},
-		{Path: "/dev/pts", Access: llDev, Dir: true},
 		{Path: "/proc", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
 		{Path: tmp, Access: llRW, Dir: true},
 	}
 	for _, d := range landlockDevices {
 		grants = append(grants, landlock.Grant{Path: d, Access: llDev})
+	}
+	// /dev/pts holds every session's terminal: only the payload's own pty
+	// is granted, and no /dev/ptmx to make others.
+	if tty := c.ttyGrant(); tty != "" {
+		grants = append(grants, landlock.Grant{Path: tty, Access: llDev})
 	}
 	for _, d := range execDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
@@ -161,9 +166,18 @@ func runLandlockStage() int {
 	if spec.Landlock == nil {
 		return fail(ExitSetup, errors.New("no Landlock ruleset for a Landlock-only sandbox"))
 	}
-	path, code, err := lockDown(spec, stepLogger(spec.Verbose), status)
+	var sigs chan os.Signal
+	var notified chan struct{}
+	if spec.TTY != nil {
+		sigs, notified = notifySignals()
+	}
+	path, code, err := lockDown(spec, stepLogger(spec.Verbose, status), status)
 	if err != nil {
 		return fail(code, err)
+	}
+	if spec.TTY != nil {
+		<-notified
+		return superviseStage(spec, path, status, sigs)
 	}
 	err = unix.Exec(path, spec.Args, spec.Env)
 	err = fmt.Errorf("exec %s: %w", spec.Args[0], err)

@@ -155,7 +155,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	}
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
-	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize, HostProc: p.Proc == ProcHost}
+	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
+		HostProc: p.Proc == ProcHost, Console: c.sys != nil && c.sys.term != nil}
 	for _, r := range rules {
 		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {

@@ -18,19 +18,32 @@ const initStage = "nsrun-init"
 // initSpec is everything the init needs, sent over an inherited pipe so
 // none of it appears in the init's argv or environment.
 type initSpec struct {
-	Plan       *mounts.Plan
-	Args       []string
-	Env        []string
-	Dir        string
-	Hostname   string
-	Loopback   bool
-	Foreground bool
-	Verbose    bool
+	Plan     *mounts.Plan
+	Args     []string
+	Env      []string
+	Dir      string
+	Hostname string
+	Loopback bool
+	Verbose  bool
+	// TTY, when set, is the pseudo-terminal the init allocates for the
+	// payload.
+	TTY *ttySpec
 	// Rlimits are set before the payload starts.
 	Rlimits []Rlimit
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
+}
+
+// ttySpec is the sandbox's pseudo-terminal: which of the payload's
+// streams are its slave, whether the payload starts in its foreground
+// (nsrun was in the foreground of the caller's terminal), and the modes and
+// size it starts with, copied from the caller's terminal.
+type ttySpec struct {
+	Streams    uint8 // bit i: stream i
+	Foreground bool
+	Mode       []byte // pty.EncodeMode; empty: the kernel's defaults
+	Rows, Cols uint16
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it
@@ -91,26 +104,29 @@ func readFrame(r io.Reader, v any, what string) error {
 
 // initMsg is one frame the init sends to the parent on the status pipe.
 type initMsg struct {
-	Kind   string // started, error, exit or stopped
+	Kind   string // started, error, exit, stopped or log
 	Code   int
 	Signal int
 	Msg    string
+	Pid    int // started: the payload, when it is not the process nsrun started
 }
 
 const (
 	msgStarted = "started"
 	msgError   = "error"
 	msgExit    = "exit"
-	msgStopped = "stopped" // the payload was stopped from the terminal
+	msgStopped = "stopped" // the payload was stopped by Signal from its terminal
+	msgLog     = "log"     // a setup step, for -v
 	// msgListener: Code is the init's descriptor of a seccomp listener; the
 	// parent takes it (pidfd_getfd) and acknowledges with ctlListener.
 	msgListener = "listener"
 )
 
-// Control bytes the parent writes to the init after the spec: once it was
-// itself continued after a msgStopped, and once it took a listener.
+// Control bytes the parent writes to the init after the spec: when it has
+// gone to the foreground or the background of the caller's terminal (after
+// a msgStopped, or when it finds out), and once it took a listener.
 const (
-	ctlForeground = 'f' // continue the payload and give it the terminal
-	ctlBackground = 'b' // continue the payload without the terminal
+	ctlForeground = 'f' // give the payload the pty's foreground and continue it
+	ctlBackground = 'b' // take the pty's foreground from the payload and continue it
 	ctlListener   = 'l' // the parent holds the seccomp listener
 )

@@ -55,7 +55,8 @@ func TestPreparedSpecRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prep.spec.Foreground, prep.spec.Verbose = true, true
+	prep.spec.Verbose = true
+	prep.spec.TTY = &ttySpec{Streams: 5, Foreground: true, Mode: []byte{1, 2, 3}, Rows: 24, Cols: 80}
 	if prep.spec.Landlock == nil || len(prep.spec.Seccomp) == 0 || len(prep.spec.Rlimits) == 0 {
 		if os.Getenv("NSRUN_INTEGRATION") == "1" {
 			t.Fatalf("no Landlock or seccomp layer in the spec: %+v", prep.report)

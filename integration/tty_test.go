@@ -118,13 +118,21 @@ func TestCtrlZStopsAndResumesAPlainPayload(t *testing.T) {
 			s.waitFor("Stopped")
 			s.send("jobs -l; echo jobs-done", "Enter")
 			s.waitFor("jobs-done")
-			s.send("fg", "Enter")
-			time.Sleep(300 * time.Millisecond)
-			// The payload has the terminal again: it reads what is typed.
-			s.send("hello", "Enter")
-			s.waitFor("got-hello")
-			s.send("echo rc=$?", "Enter")
-			s.waitFor("rc=0")
+			s.fgAndAnswer()
 		})
 	}
+}
+
+// fgAndAnswer brings back a stopped payload that reads a line and prints
+// got-LINE: once it has the terminal again, it reads what is typed.
+func (s *tmuxSession) fgAndAnswer() {
+	s.t.Helper()
+	s.send("fg", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	s.send("hello", "Enter")
+	s.waitFor("got-hello")
+	// Keys typed before nsrun has ended are the payload's.
+	s.waitForPrompt("outer$")
+	s.send("echo rc=$?", "Enter")
+	s.waitFor("rc=0")
 }

@@ -92,7 +92,7 @@ func (b *builder) apply(op Op) error {
 	case OpEmptyFile:
 		return b.mountEmptyFile(op, target)
 	case OpDev:
-		return b.mountDev(op.Path, target, op.Size)
+		return b.mountDev(op.Path, op.Mountpoints, target, op.Size)
 	case OpProc:
 		return b.mountProc(op.Path, target, op.ReadOnly)
 	case OpHostProc:

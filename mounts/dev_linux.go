@@ -48,9 +48,9 @@ func (b *builder) cloneDevNodes() ([]int, error) {
 }
 
 // mountDev builds /dev: a tmpfs holding the cloned nodes, a new devpts
-// instance, a tmpfs shm of shmSize bytes (0: the kernel's default) and the
-// usual links, then made read-only itself.
-func (b *builder) mountDev(at string, target int, shmSize uint64) error {
+// instance, a tmpfs shm of shmSize bytes (0: the kernel's default), the
+// usual links and the extra ones (console), then made read-only itself.
+func (b *builder) mountDev(at string, extra []Mountpoint, target int, shmSize uint64) error {
 	nodes, err := b.cloneDevNodes()
 	if err != nil {
 		return err
@@ -75,6 +75,14 @@ func (b *builder) mountDev(at string, target int, shmSize uint64) error {
 	for _, l := range devLinks {
 		if err := unix.Symlinkat(l[1], dev, l[0]); err != nil {
 			return fmt.Errorf("symlink %s/%s: %w", at, l[0], err)
+		}
+	}
+	for _, mp := range extra {
+		if mp.Link == "" {
+			return fmt.Errorf("%s/%s: only links can be added to /dev", at, mp.Rel)
+		}
+		if err := makeMountpoint(dev, mp); err != nil {
+			return fmt.Errorf("symlink %s/%s: %w", at, mp.Rel, err)
 		}
 	}
 	if err := b.attach(dev, target, at); err != nil {

@@ -16,7 +16,8 @@
 //   - mount points under the new root are resolved with openat2
 //     RESOLVE_IN_ROOT|RESOLVE_NO_SYMLINKS: a symlink never redirects a mount;
 //   - /dev is a fresh tmpfs with only null, zero, full, random, urandom, tty,
-//     a new devpts instance, ptmx, shm and the fd/std* links; /proc is a new
+//     a new devpts instance, ptmx, shm and the fd/std* links (and console,
+//     a link to pts/0, when the sandbox has a terminal); /proc is a new
 //     procfs of the caller's PID namespace with sys, sysrq-trigger, irq and
 //     bus read-only; /tmp and /run are fresh tmpfs unless a rule says
 //     otherwise;

@@ -89,6 +89,9 @@ type Input struct {
 	// HostProc binds the caller's own /proc, read-only with its submounts,
 	// instead of a fresh procfs (OpHostProc).
 	HostProc bool
+	// Console links /dev/console to pts/0, the first pty of the sandbox's
+	// devpts instance: the terminal its init allocates for the payload.
+	Console bool
 }
 
 // OpKind says how an Op mounts.
@@ -101,7 +104,8 @@ const (
 	OpTmpfs
 	// OpEmptyFile binds an empty read-only file onto Path.
 	OpEmptyFile
-	// OpDev mounts the sandbox's /dev on Path.
+	// OpDev mounts the sandbox's /dev on Path, with the links of its
+	// Mountpoints added.
 	OpDev
 	// OpProc mounts a procfs of the sandbox's PID namespace on Path; with
 	// ReadOnly, the entries that change the host are covered read-only.
@@ -226,8 +230,12 @@ func Make(in Input) (*Plan, error) {
 		rules[i] = r.Rule
 	}
 
+	dev := Op{Kind: OpDev, Path: "/dev", Dir: true, Size: in.TmpfsSize}
+	if in.Console {
+		dev.Mountpoints = []Mountpoint{{Rel: "console", Link: "pts/0"}}
+	}
 	ops := []Op{
-		{Kind: OpDev, Path: "/dev", Dir: true, Size: in.TmpfsSize},
+		dev,
 		{Kind: OpProc, Path: "/proc", Dir: true, ReadOnly: in.ProtectProc},
 	}
 	if in.HostProc {

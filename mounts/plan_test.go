@@ -326,3 +326,20 @@ func TestMakePinsLinksInWritableHostDirectories(t *testing.T) {
 		t.Errorf("writable root: %v %+v", err, p.Ops)
 	}
 }
+
+func TestMakeConsoleLinkOnlyWithATerminal(t *testing.T) {
+	for _, console := range []bool{false, true} {
+		p, err := Make(Input{Console: console})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev := p.Ops[0]
+		var want []Mountpoint
+		if console {
+			want = []Mountpoint{{Rel: "console", Link: "pts/0"}}
+		}
+		if dev.Kind != OpDev || !reflect.DeepEqual(dev.Mountpoints, want) {
+			t.Errorf("Console %v: /dev op %+v, want mount points %+v", console, dev, want)
+		}
+	}
+}

@@ -45,8 +45,9 @@
 //   - personality with any flag bit set (EPERM), the query 0xffffffff
 //     allowed: flags turn off randomisation and other defences.
 //   - ioctl TIOCSTI and TIOCLINUX, compared on the low 32 bits (EPERM): they
-//     push input into the terminal the sandbox shares (CVE-2017-5226,
-//     CVE-2019-10063).
+//     push input into a terminal the sandbox holds, the caller's when it is
+//     passed as it is (CVE-2017-5226, CVE-2019-10063); a private pty makes
+//     it the sandbox's own, and the rule stays as defence in depth.
 //   - socket and socketpair with a family other than AF_UNIX, AF_INET,
 //     AF_INET6, AF_NETLINK, compared on the low 32 bits (EAFNOSUPPORT):
 //     vsock, packet, alg and the rest reach the host or old code.

@@ -25,6 +25,7 @@ type options struct {
 	envOps     []envOp
 	clearEnv   bool
 	timeout    time.Duration
+	tty        nsrun.TTYMode
 	report     string
 	verbose    bool
 	quiet      bool
@@ -137,6 +138,11 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.timeout = d
 		return nil
 	}), "timeout", "")
+	fs.Var(funcFlag(func(v string) error {
+		m, err := nsrun.ParseTTYMode(v)
+		o.tty = m
+		return err
+	}), "tty", "")
 	fs.Var(funcFlag(func(v string) error {
 		switch v {
 		case "none":

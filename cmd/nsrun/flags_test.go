@@ -48,6 +48,11 @@ func TestParseLayerOptions(t *testing.T) {
 	if p.Isolation != nsrun.IsolationLandlock || p.Landlock != nsrun.LandlockOff || !p.Strict || p.Proc != nsrun.ProcHost {
 		t.Errorf("policy %+v", p)
 	}
+	for _, m := range []nsrun.TTYMode{nsrun.TTYAuto, nsrun.TTYAlways, nsrun.TTYNever} {
+		if o, err := parseArgs([]string{"--tty", m.String(), "x"}); err != nil || o.tty != m {
+			t.Errorf("--tty %s: %v %v", m, o, err)
+		}
+	}
 	wantC := []nsrun.PortRange{{Proto: "tcp", First: 443, Last: 443}, {Proto: "udp", First: 53, Last: 53}}
 	wantB := []nsrun.PortRange{{Proto: "tcp", First: 8000, Last: 8010}}
 	if !reflect.DeepEqual(p.AllowConnect, wantC) || !reflect.DeepEqual(p.AllowBind, wantB) {
@@ -74,6 +79,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--rw", "ws"}, "no command given"},
 		{[]string{"--isolation", "none", "x"}, "want full or landlock"},
 		{[]string{"--landlock", "on", "x"}, "want auto or off"},
+		{[]string{"--tty", "yes", "x"}, `--tty "yes": want auto, always or never`},
 		{[]string{"--allow-connect", "0", "x"}, "from 1 to 65535"},
 		{[]string{"--allow-connect", "70000", "x"}, "from 1 to 65535"},
 		{[]string{"--allow-bind", "90-80", "x"}, "range"},

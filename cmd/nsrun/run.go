@@ -54,7 +54,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	}
 	cmd := nsrun.Command(m.policy, o.args[0], o.args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.Dir, cmd.Timeout, cmd.Env = m.dir, m.timeout, m.env
+	cmd.Dir, cmd.Timeout, cmd.Env, cmd.TTY = m.dir, m.timeout, m.env, o.tty
 	if o.verbose {
 		cmd.Log = stderr
 	}
@@ -232,6 +232,8 @@ Process:
   --hostname NAME   host name inside
   --uid N, --gid N  ids seen inside (default: the caller's)
   --timeout D       end the whole sandbox after D (30s, 2m, or seconds); exit 124
+  --tty auto|always|never  a pseudo-terminal of the sandbox's own, relayed to yours:
+                    when a standard stream is a terminal (default), always, or never
 Limits:
   --rlimit NAME=SOFT[:HARD]  nofile, nproc, as, cpu, fsize, core, stack, memlock (core=0 unless set)
   --tmpfs-size SIZE          caps /tmp, /dev/shm and each --tmpfs (64M, 1G; default: half of RAM)

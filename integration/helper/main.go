@@ -117,6 +117,28 @@ func run(op string, args []string) (string, error) {
 			return "", errno
 		}
 		return "ok", nil
+	case "open": // open PATH read-write, not as the controlling terminal
+		fd, err := unix.Open(args[0], unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return "", err
+		}
+		unix.Close(fd)
+		return "ok", nil
+	case "ttys": // the descriptors of this process that are terminals, and what they are
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			return "", err
+		}
+		var out []string
+		for _, e := range ents {
+			fd, _ := strconv.Atoi(e.Name())
+			if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
+				continue
+			}
+			l, _ := os.Readlink("/proc/self/fd/" + e.Name())
+			out = append(out, e.Name()+":"+l)
+		}
+		return strings.Join(out, " "), nil
 	case "ns": // the namespace links of this process
 		var out []string
 		for _, n := range []string{"user", "mnt", "pid", "ipc", "uts", "cgroup", "net"} {

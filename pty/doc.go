@@ -1,0 +1,22 @@
+// Package pty is the terminal mechanism of a sandbox: allocating a
+// pseudo-terminal, reading and changing a terminal's modes and size,
+// passing a descriptor over a unix socket, and relaying bytes between a
+// caller's terminal and a pty's master side.
+//
+// Guarantees: Open returns a master and its slave from the devpts instance
+// behind the ptmx path given (the slave is reached through the master with
+// TIOCGPTPEER, never by a path another process could replace); Raw gives
+// the modes cfmakeraw(3) gives; the relay never reads a terminal while
+// Gate says no (so a background job does not take the keystrokes meant for
+// the foreground), never blocks in a read that could outlast a change of
+// foreground (it reads only what FIONREAD says is there), and never sets
+// O_NONBLOCK on a descriptor it does not own (the caller's terminal is
+// shared with its shell).
+//
+// Kernel minimums: TIOCGPTPEER (4.13).
+//
+// What it cannot do: restore a terminal's modes after the process is
+// killed by SIGKILL; know whether a program reads its slave (so it cannot
+// stop a background job only when it reads: the caller arranges that with
+// the pty's own job control).
+package pty

@@ -1,0 +1,590 @@
+package nsrun
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/pty"
+)
+
+// termPlan is what a sandbox's standard streams become with a pty of its
+// own: a pure function of the mode and of which streams are terminals.
+type termPlan struct {
+	pty      bool
+	replace  [3]bool // the payload's streams that are the pty's slave
+	terminal int     // the caller's terminal: the first stream that is one, or -1
+	keys     bool    // the terminal's keys are relayed (raw modes, job control)
+	data     bool    // Stdin, not a terminal, is relayed as typed input
+	output   int     // the stream the pty's output goes to, or -1
+}
+
+func planTerminal(mode TTYMode, isTerm [3]bool) termPlan {
+	t := termPlan{terminal: -1, output: -1}
+	if mode == TTYNever {
+		return t
+	}
+	for i := range isTerm {
+		if isTerm[i] {
+			t.terminal = i
+			break
+		}
+	}
+	if mode == TTYAlways {
+		t.pty, t.replace, t.output = true, [3]bool{true, true, true}, 1
+		t.keys, t.data = isTerm[0], !isTerm[0]
+		return t
+	}
+	if t.terminal < 0 {
+		return t
+	}
+	// Only the streams that are the terminal change: a pipe or a file
+	// stays one, so `nsrun -- make 2>log` keeps its log. What the pty
+	// shows goes back to the terminal, on stdout where it is one (the
+	// echo of keys typed for a payload whose output is redirected, too).
+	t.pty, t.replace, t.keys, t.output = true, isTerm, true, t.terminal
+	if isTerm[1] {
+		t.output = 1
+	} else if isTerm[2] {
+		t.output = 2
+	}
+	return t
+}
+
+// jobEvent is what the terminal's owner learns about the job it runs in.
+type jobEvent int
+
+const (
+	jobStart      jobEvent = iota
+	jobContinued           // nsrun was continued (SIGCONT)
+	jobStopped             // the payload was stopped by a terminal signal
+	jobBackground          // the relay found nsrun in the background
+)
+
+// jobAction is what nsrun does on a jobEvent: hold the caller's terminal
+// or let go of it, then tell the payload's supervisor (ctl); or stop itself
+// (stop) and, once continued, decide again.
+type jobAction struct {
+	hold bool        // raw modes, keys relayed
+	ctl  byte        // ctlForeground, ctlBackground or 0
+	stop unix.Signal // 0, or the signal to stop nsrun with, as a shell job stops
+}
+
+// decideJob mirrors job control of the caller's terminal onto the pty,
+// whose supervisor (the init, or the Landlock-only stage) moves the payload
+// between the pty's foreground and background as nsrun's job moves: a
+// background nsrun does not read the caller's terminal, and its payload
+// runs on until it reads its own, which stops it (SIGTTIN), and nsrun with
+// it. fg says whether nsrun is in the caller's terminal's foreground; jobs
+// whether job control applies at all (the terminal is nsrun's controlling
+// one and its process group is not orphaned).
+func decideJob(ev jobEvent, sig unix.Signal, fg, jobs bool) jobAction {
+	if !jobs {
+		// Nobody to stop for and nobody to continue nsrun: a stopped
+		// payload gets the terminal back at once.
+		a := jobAction{hold: true}
+		if ev == jobStopped || ev == jobContinued {
+			a.ctl = ctlForeground
+		}
+		return a
+	}
+	if fg {
+		if ev == jobStopped && sig == unix.SIGTSTP {
+			return jobAction{stop: sig} // Ctrl-Z: the job stops, the shell shows it
+		}
+		// A payload stopped for wanting the terminal (SIGTTIN, SIGTTOU)
+		// found nsrun back in the foreground: it gets the terminal.
+		a := jobAction{hold: true}
+		if ev != jobStart {
+			a.ctl = ctlForeground
+		}
+		return a
+	}
+	if ev == jobStopped {
+		return jobAction{stop: sig}
+	}
+	return jobAction{ctl: ctlBackground}
+}
+
+// terminal is a sandbox's pseudo-terminal as nsrun holds it: the master,
+// the caller's terminal it relays, and the job control between the two.
+// The caller's terminal never enters the sandbox.
+type terminal struct {
+	plan   termPlan
+	tty    int       // the caller's terminal, -1 if none
+	orig   *pty.Mode // its modes as nsrun got it in the foreground, restored at the end
+	size   WindowSize
+	stdin  io.Reader // for plan.data
+	stdout io.Writer
+
+	sock, peer *os.File // the socket the init sends the master over: nsrun's end, the init's
+	slave      *os.File // Landlock only: the slave, until the stage has it
+	slavePath  string   // Landlock only: its name, the one terminal the rules grant
+
+	master  *os.File
+	out     *pty.Output
+	in      *pty.Input
+	sigs    chan os.Signal
+	quit    chan struct{}
+	control func(byte)
+
+	mu    sync.Mutex
+	begun bool
+	raw   bool // the caller's terminal is in raw modes, set by nsrun
+}
+
+// newTerminal returns the Cmd's pty, or nil when it gets none. direct says
+// the payload runs without an init (Landlock only): the pty then comes from
+// the host's /dev/ptmx, here, instead of the sandbox's devpts.
+func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
+	if err := checkTTYMode(c.TTY); err != nil {
+		return nil, err
+	}
+	var files [3]*os.File
+	var isTerm [3]bool
+	for i, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
+		if f, ok := s.(*os.File); ok && f != nil {
+			files[i], isTerm[i] = f, pty.IsTerminal(int(f.Fd()))
+		}
+	}
+	plan := planTerminal(c.TTY, isTerm)
+	if !plan.pty {
+		return nil, nil
+	}
+	t := &terminal{plan: plan, tty: -1, size: c.WindowSize, stdin: c.Stdin, stdout: c.Stdout}
+	if plan.terminal >= 0 {
+		t.tty = int(files[plan.terminal].Fd())
+		// In the background, the modes are the shell's own (its line
+		// editor's, say), not the ones it gives its jobs: they are read
+		// once nsrun is in the foreground, and the pty starts with the
+		// kernel's defaults.
+		if fg, _ := t.observe(); fg {
+			t.orig, _ = pty.GetMode(t.tty)
+		}
+		if t.size == (WindowSize{}) {
+			if rows, cols, err := pty.Size(t.tty); err == nil {
+				t.size = WindowSize{Rows: rows, Cols: cols}
+			}
+		}
+	}
+	if plan.output >= 0 && files[plan.output] != nil {
+		t.stdout = pty.FDWriter(int(files[plan.output].Fd()))
+	} else if t.stdout == nil {
+		t.stdout = io.Discard
+	}
+	if !direct {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("terminal: socketpair: %w", err)
+		}
+		t.sock, t.peer = os.NewFile(uintptr(fds[0]), "pty socket"), os.NewFile(uintptr(fds[1]), "pty socket")
+		return t, nil
+	}
+	master, slave, err := pty.Open("/dev/ptmx")
+	if err != nil {
+		return nil, &SetupError{Code: ExitSetup, Msg: "terminal: " + err.Error()}
+	}
+	t.slave = slave
+	if t.master, err = pty.NonBlocking(master); err == nil {
+		t.slavePath, err = pty.SlavePath(slave)
+	}
+	if err == nil {
+		err = t.startModes(int(slave.Fd()))
+	}
+	if err != nil {
+		t.close()
+		return nil, &SetupError{Code: ExitSetup, Msg: "terminal: " + err.Error()}
+	}
+	return t, nil
+}
+
+// startModes gives a new pty the caller terminal's modes and size, as ssh
+// does, so erase and interrupt keys, UTF-8 input and the like stay the
+// user's own.
+func (t *terminal) startModes(fd int) error {
+	if t.orig != nil {
+		if err := pty.SetMode(fd, t.orig); err != nil {
+			return fmt.Errorf("set the pty's modes: %w", err)
+		}
+	}
+	if t.size != (WindowSize{}) {
+		if err := pty.SetSize(fd, t.size.Rows, t.size.Cols); err != nil {
+			return fmt.Errorf("set the pty's size: %w", err)
+		}
+	}
+	return nil
+}
+
+// spec is what the init needs to allocate the pty (full isolation).
+func (t *terminal) spec(foreground bool) *ttySpec {
+	s := &ttySpec{Foreground: foreground, Rows: t.size.Rows, Cols: t.size.Cols}
+	for i, r := range t.plan.replace {
+		if r {
+			s.Streams |= 1 << i
+		}
+	}
+	if t.orig != nil {
+		s.Mode = pty.EncodeMode(*t.orig)
+	}
+	return s
+}
+
+// streams are the Cmd's streams with those the pty replaces left out: the
+// sandbox gets /dev/null there (the init) or the slave (giveSlave).
+func (t *terminal) streams(in io.Reader, out, errOut io.Writer) (io.Reader, io.Writer, io.Writer) {
+	if t == nil {
+		return in, out, errOut
+	}
+	if t.plan.replace[0] {
+		in = nil
+	}
+	if t.plan.replace[1] {
+		out = nil
+	}
+	if t.plan.replace[2] {
+		errOut = nil
+	}
+	return in, out, errOut
+}
+
+// giveSlave puts the slave in place of the replaced streams of the
+// Landlock-only stage, which becomes the payload.
+func (t *terminal) giveSlave(s *stdio) {
+	if t == nil || t.slave == nil {
+		return
+	}
+	for i, r := range t.plan.replace {
+		if r {
+			s.fds[i] = t.slave
+		}
+	}
+}
+
+// stageAttr makes the Landlock-only stage a session leader with the slave
+// as its controlling terminal (the first stream that is the slave).
+func (t *terminal) stageAttr(sys *syscall.SysProcAttr) {
+	for i, r := range t.plan.replace {
+		if r {
+			sys.Setsid, sys.Setctty, sys.Ctty = true, true, i
+			return
+		}
+	}
+}
+
+// started closes what the sandbox has its own copy of now.
+func (t *terminal) started() {
+	if t == nil {
+		return
+	}
+	if t.peer != nil {
+		t.peer.Close()
+		t.peer = nil
+	}
+	if t.slave != nil {
+		t.slave.Close()
+		t.slave = nil
+	}
+}
+
+// observe says whether nsrun is in the foreground of the caller's
+// terminal, and whether job control applies there at all.
+func (t *terminal) observe() (fg, jobs bool) {
+	if t.tty < 0 || !t.plan.keys || !pty.IsControlling(t.tty) || orphaned() {
+		return true, false
+	}
+	pgrp, err := pty.ForegroundOf(t.tty)
+	return err == nil && pgrp == unix.Getpgrp(), true
+}
+
+// foregroundAtStart is whether the payload starts in the pty's foreground.
+func (t *terminal) foregroundAtStart() bool {
+	fg, _ := t.observe()
+	return fg
+}
+
+// orphaned reports whether this process's group is orphaned as far as it
+// can tell (its parent is not in another group of the same session): the
+// kernel then discards the stop signals a job would stop with.
+func orphaned() bool {
+	ppid := unix.Getppid()
+	psid, err1 := unix.Getsid(ppid)
+	sid, err2 := unix.Getsid(0)
+	ppgrp, err3 := unix.Getpgid(ppid)
+	return err1 != nil || err2 != nil || err3 != nil || psid != sid || ppgrp == unix.Getpgrp()
+}
+
+// begin starts the relay once the payload runs: the master arrives (from
+// the init), output flows, the caller's terminal follows job control.
+// control tells the payload's supervisor a ctl byte.
+func (t *terminal) begin(control func(byte)) error {
+	if t.sock != nil {
+		m, err := pty.RecvFD(int(t.sock.Fd()), "pty master")
+		t.sock.Close()
+		t.sock = nil
+		if err == nil {
+			t.master, err = pty.NonBlocking(m)
+		}
+		if err != nil {
+			return &SetupError{Code: ExitSetup, Msg: "terminal: " + err.Error()}
+		}
+	}
+	t.control = control
+	t.out = pty.StartOutput(t.master, t.stdout)
+	if t.plan.data {
+		go t.relayData()
+	}
+	_, jobs := t.observe()
+	if jobs {
+		t.quit = make(chan struct{})
+		t.sigs = make(chan os.Signal, 4)
+		go t.follow()
+	}
+	t.mu.Lock()
+	t.begun = true
+	t.mu.Unlock()
+	t.event(jobStart, 0)
+	if t.plan.keys {
+		in, err := pty.StartInput(t.tty, t.master, t.mayRead)
+		if err != nil {
+			return &SetupError{Code: ExitSetup, Msg: "terminal: relay keys: " + err.Error()}
+		}
+		t.mu.Lock()
+		t.in = in
+		t.mu.Unlock()
+	}
+	return nil
+}
+
+// follow passes on window size changes and continues after a stop. Its
+// signals are registered here, off the way of the payload's start.
+func (t *terminal) follow() {
+	signal.Notify(t.sigs, unix.SIGCONT, unix.SIGWINCH)
+	defer signal.Stop(t.sigs)
+	for {
+		select {
+		case <-t.quit:
+			return
+		case sig := <-t.sigs:
+			if sig == unix.SIGCONT {
+				t.event(jobContinued, 0)
+			} else {
+				_ = t.syncSize()
+			}
+		}
+	}
+}
+
+// mayRead is the key relay's gate: keys are read only while nsrun holds the
+// terminal and is in its foreground. A background nsrun that finds itself
+// there without having been told lets go of the terminal.
+func (t *terminal) mayRead() bool {
+	t.mu.Lock()
+	raw := t.raw
+	t.mu.Unlock()
+	if !raw {
+		return false
+	}
+	if fg, jobs := t.observe(); jobs && !fg {
+		t.event(jobBackground, 0)
+		return false
+	}
+	return true
+}
+
+// event applies decideJob, stopping nsrun as often as it says.
+func (t *terminal) event(ev jobEvent, sig unix.Signal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.begun {
+		return
+	}
+	for {
+		fg, jobs := t.observe()
+		a := decideJob(ev, sig, fg, jobs)
+		if a.stop == 0 {
+			t.hold(a.hold)
+			if a.ctl != 0 {
+				t.control(a.ctl)
+			}
+			return
+		}
+		t.hold(false)
+		stopSelf(a.stop)
+		ev = jobContinued
+	}
+}
+
+// hold takes the caller's terminal (raw modes, the pty's size) or gives it
+// back (the modes it had). Called with t.mu held.
+func (t *terminal) hold(on bool) {
+	if on && t.plan.keys && t.orig == nil {
+		t.orig, _ = pty.GetMode(t.tty)
+	}
+	if on && t.plan.keys && t.orig != nil {
+		raw := pty.Raw(*t.orig)
+		// From the background this stops nsrun (SIGTTOU) until it is in
+		// the foreground again, as it should.
+		if err := pty.SetMode(t.tty, &raw); err == nil {
+			t.raw = true
+		}
+		_ = t.syncSize()
+	} else if !on {
+		t.restore()
+	}
+	if t.in != nil {
+		t.in.Wake()
+	}
+}
+
+// restore gives the caller's terminal its modes back, also from the
+// background. Called with t.mu held.
+func (t *terminal) restore() {
+	if !t.raw {
+		return
+	}
+	withSIGTTOUBlocked(func() { _ = pty.SetMode(t.tty, t.orig) })
+	t.raw = false
+}
+
+// syncSize copies the caller's terminal's size to the pty.
+func (t *terminal) syncSize() error {
+	if t.tty < 0 || t.master == nil {
+		return nil
+	}
+	rows, cols, err := pty.Size(t.tty)
+	if err != nil {
+		return err
+	}
+	return pty.SetSize(int(t.master.Fd()), rows, cols)
+}
+
+// relayData copies Stdin into the pty as typed input, then ends it as the
+// pty's line discipline understands (TTYAlways without a terminal on
+// stdin). Like exec.Cmd's copy of a non-file Stdin, it is not waited for.
+func (t *terminal) relayData() {
+	var last byte
+	sent := false
+	if t.stdin != nil {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := t.stdin.Read(buf)
+			if n > 0 {
+				if _, werr := t.master.Write(buf[:n]); werr != nil {
+					return
+				}
+				last, sent = buf[n-1], true
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	m, err := pty.GetMode(int(t.master.Fd()))
+	if err != nil {
+		return
+	}
+	if eof := pty.EOFBytes(m.Lflag&unix.ICANON != 0, m.Cc[unix.VEOF], sent, last); eof != nil {
+		_, _ = t.master.Write(eof)
+	}
+}
+
+// finish ends the relay after the payload: keys stop, the output is
+// drained (until the last slave closes, or it has been quiet a moment),
+// and the caller's terminal gets its modes back. It returns the first
+// error writing the output.
+func (t *terminal) finish() error {
+	if t == nil {
+		return nil
+	}
+	t.stopKeys()
+	var err error
+	if t.out != nil {
+		err = t.out.Drain(100*time.Millisecond, 2*time.Second)
+	}
+	if t.quit != nil {
+		close(t.quit)
+		t.quit = nil
+	}
+	t.mu.Lock()
+	t.restore()
+	t.mu.Unlock()
+	t.close()
+	return err
+}
+
+// stopKeys ends the key relay and job control, as soon as the payload has
+// ended: keys typed from then on stay in the caller's terminal for its
+// shell.
+func (t *terminal) stopKeys() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	in := t.in
+	t.in = nil
+	t.begun = false
+	t.mu.Unlock()
+	if in != nil {
+		in.Stop()
+	}
+}
+
+// close releases the descriptors (a pty's programs get a hangup).
+func (t *terminal) close() {
+	for _, f := range []**os.File{&t.sock, &t.peer, &t.slave, &t.master} {
+		if *f != nil {
+			(*f).Close()
+			*f = nil
+		}
+	}
+}
+
+// stopSelf stops this process with sig, as a shell job is stopped, until
+// the shell continues it. Directed at this thread, the stop takes effect
+// before the call returns.
+func stopSelf(sig unix.Signal) {
+	runtime.LockOSThread()
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
+	runtime.UnlockOSThread()
+}
+
+// withSIGTTOUBlocked runs f with SIGTTOU blocked on its thread, which lets
+// a background process group change its terminal instead of being stopped
+// (and keeps a PID namespace's init, which ignores the signal, from
+// retrying for ever). The mask is per thread, so the thread is locked.
+func withSIGTTOUBlocked(f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set, old unix.Sigset_t
+	set.Val[0] = 1 << (uint(unix.SIGTTOU) - 1)
+	if unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old) != nil {
+		return
+	}
+	f()
+	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+}
+
+// Resize sets the size of the payload's pseudo-terminal; the payload gets
+// SIGWINCH when it changes. It fails when the payload has none.
+func (c *Cmd) Resize(ws WindowSize) error {
+	if c.sys == nil || c.sys.term == nil || c.sys.term.master == nil {
+		return fmt.Errorf("nsrun: Resize: the payload has no pseudo-terminal of its own")
+	}
+	return pty.SetSize(int(c.sys.term.master.Fd()), ws.Rows, ws.Cols)
+}
+
+// ttyGrant is the one terminal a Landlock-only sandbox may open: its own
+// pty's slave ("" without one).
+func (c *Cmd) ttyGrant() string {
+	if c.sys == nil || c.sys.term == nil {
+		return ""
+	}
+	return c.sys.term.slavePath
+}
