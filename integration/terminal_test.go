@@ -17,8 +17,8 @@ import (
 
 var isolations = []string{"full", "landlock"}
 
-// shell starts an interactive outer shell in tmux, the caller's side.
-func shell(t *testing.T) *tmuxSession {
+// outerShell starts an interactive outer shell in tmux, the caller's side.
+func outerShell(t *testing.T) *tmuxSession {
 	t.Helper()
 	s := newTmux(t, 100, 30, "env PS1='outer$ ' /bin/bash --norc --noprofile -i")
 	s.waitFor("outer$")
@@ -83,7 +83,7 @@ func (s *tmuxSession) nsrunPid() int {
 func TestTerminalIsTheSandboxsOwn(t *testing.T) {
 	for _, mode := range isolations {
 		t.Run(mode, func(t *testing.T) {
-			s := shell(t)
+			s := outerShell(t)
 			before := s.modes()
 			s.send(nsrunBin+" -q --isolation "+mode+" --ro "+filepath.Dir(helperBin)+" -- sh -c 'echo tty=$(tty); echo console=$(readlink /dev/console); printf fds=; "+helperBin+" ttys; stty -echo -icanon -opost rows 7 cols 9; stty size'; echo rc=$?", "Enter")
 			s.waitFor("rc=0")
@@ -122,7 +122,7 @@ func field(screen, prefix string) string {
 func TestShellJobControlOnItsPTY(t *testing.T) {
 	for _, mode := range isolations {
 		t.Run(mode, func(t *testing.T) {
-			s := shell(t)
+			s := outerShell(t)
 			s.send(nsrunBin+" -q --isolation "+mode+" -- /bin/bash --norc --noprofile -i", "Enter")
 			s.send("PS1='inner$ '", "Enter")
 			s.waitFor("inner$")
@@ -154,7 +154,7 @@ func TestShellJobControlOnItsPTY(t *testing.T) {
 func TestBackgroundNsrunStopsAndTakesNoKeys(t *testing.T) {
 	for _, mode := range isolations {
 		t.Run(mode, func(t *testing.T) {
-			s := shell(t)
+			s := outerShell(t)
 			s.send(nsrunBin+" -q --isolation "+mode+" -- sh -c 'sleep 0.2; echo bg-$((2+3))' &", "Enter")
 			s.waitFor("bg-5")
 			s.send("wait; echo waited-$?", "Enter")
@@ -187,7 +187,7 @@ func TestFullScreenPrograms(t *testing.T) {
 				lines = append(lines, "line "+itoa(i))
 			}
 			writeFile(t, filepath.Join(ws, "text"), strings.Join(lines, "\n")+"\n")
-			s := shell(t)
+			s := outerShell(t)
 			before := s.modes()
 			// Not followed by another command on the line: bash goes on
 			// with the rest of a list when its job stops.
@@ -228,7 +228,7 @@ func TestMultiplexersInside(t *testing.T) {
 			t.Skipf("%s is not installed (scripts/setup.sh installs it)", tool)
 		}
 	}
-	s := shell(t)
+	s := outerShell(t)
 	s.send(nsrunBin+" -q -- tmux -L inner -f /dev/null new-session 'echo inner-tmux-$((6*7)); sleep 1'; echo tmux-rc=$?", "Enter")
 	s.waitFor("inner-tmux-42")
 	s.waitFor("tmux-rc=0")
@@ -242,7 +242,7 @@ func TestMultiplexersInside(t *testing.T) {
 func TestTIOCSTIReachesOnlyTheSandboxsPTY(t *testing.T) {
 	for _, mode := range isolations {
 		t.Run(mode, func(t *testing.T) {
-			s := shell(t)
+			s := outerShell(t)
 			// The byte pushed is '#': typed into the shell, it would make
 			// the next command a comment.
 			s.send(nsrunBin+" -q --isolation "+mode+" --net host --seccomp off --ro "+filepath.Dir(helperBin)+" -- "+helperBin+" tiocsti 0", "Enter")
@@ -257,7 +257,7 @@ func TestTIOCSTIReachesOnlyTheSandboxsPTY(t *testing.T) {
 func TestTerminalRestoredOnEveryEnd(t *testing.T) {
 	for _, mode := range isolations {
 		t.Run(mode, func(t *testing.T) {
-			s := shell(t)
+			s := outerShell(t)
 			before := s.modes()
 			check := func(what string) {
 				t.Helper()
