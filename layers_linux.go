@@ -175,6 +175,8 @@ func fullGrants(plan *mounts.Plan) []landlock.Grant {
 	}
 	for _, op := range plan.Ops {
 		switch {
+		case op.Pin:
+			// The same rights as the writable tree around it.
 		case op.Kind == mounts.OpBind && op.ReadOnly:
 			g = append(g, landlock.Grant{Path: op.Path, Access: landlock.ReadExec, Dir: op.Dir})
 		case op.Kind == mounts.OpBind, op.Kind == mounts.OpTmpfs && !op.ReadOnly:

@@ -71,6 +71,22 @@ func identity(info os.FileInfo) mounts.Identity {
 	return mounts.Identity{}
 }
 
+// dirIdentity is the identity of a host directory the mount plan pins.
+func dirIdentity(p string) (mounts.Identity, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return mounts.Identity{}, err
+	}
+	if !fi.IsDir() {
+		return mounts.Identity{}, fmt.Errorf("is %s, not a directory", fileKind(fi.Mode()))
+	}
+	id := identity(fi)
+	if id == (mounts.Identity{}) {
+		return id, errors.New("cannot tell which file this is (no device and inode)")
+	}
+	return id, nil
+}
+
 func (c *Cmd) prepare() (*prepared, error) {
 	p := c.policy()
 	if len(c.Args) == 0 || c.Args[0] == "" {
@@ -139,7 +155,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	}
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
-	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize}
+	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
+		Identify: dirIdentity}
 	for _, r := range rules {
 		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {
@@ -236,6 +253,8 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
 	for _, op := range plan.Ops {
 		switch {
+		case op.Pin:
+			r.Filesystem.Pinned = append(r.Filesystem.Pinned, op.Path)
 		case op.Kind == mounts.OpBind && op.ReadOnly:
 			r.Filesystem.RO = append(r.Filesystem.RO, op.Path)
 		case op.Kind == mounts.OpBind:

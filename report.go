@@ -43,6 +43,10 @@ type FilesystemReport struct {
 	// under a deny of a higher source, made read-only, or beaten on the
 	// same path.
 	Overruled []string `json:"overruled,omitempty"`
+	// Pinned are directories bound onto themselves so that the payload
+	// cannot rename or replace them: each holds a deeper read-only or deny
+	// rule (or a watched git directory) inside a writable tree.
+	Pinned []string `json:"pinned,omitempty"`
 }
 
 // LandlockReport is the state of the Landlock layer: what the kernel
