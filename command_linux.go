@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 )
@@ -38,8 +39,10 @@ type sysCmd struct {
 	direct     bool   // the payload is the process started (Landlock-only), not an init
 	tmpDir     string // removed once the sandbox is gone
 	cgroup     *sandboxCgroup
+	watcher    *absent.Watcher // names kept absent, watched from here
 	mu         sync.Mutex
 	timedOut   bool
+	killedFor  string // what appeared, when the watcher ended the sandbox
 }
 
 func init() {
@@ -237,6 +240,10 @@ func (c *Cmd) Start() error {
 			return fail(err)
 		}
 	}
+	if err := s.watchAbsent(c, prep); err != nil {
+		s.abort()
+		return fail(err)
+	}
 	s.releaseHelper()
 	if c.Timeout > 0 || c.ctx != nil && c.ctx.Done() != nil {
 		go s.watch(c)
@@ -377,6 +384,9 @@ func (s *sysCmd) abort() {
 }
 
 func (s *sysCmd) finish() {
+	if s.watcher != nil {
+		s.watcher.Close()
+	}
 	s.killGroup()
 	s.removeTmp()
 	if s.cgroup != nil {
@@ -404,6 +414,9 @@ func (c *Cmd) Wait() error {
 	if s.cgroup != nil {
 		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()
 	}
+	// Nothing of the sandbox is left to race the last look.
+	s.killGroup()
+	appeared := s.sweepAbsent(c)
 	ioErr := s.stdio.wait()
 	c.logf("sandbox gone at %.2f ms", ms(time.Since(s.started)))
 	s.finish()
@@ -423,6 +436,12 @@ func (c *Cmd) Wait() error {
 		ee.Code, ee.Signal = 128+int(s.wstatus.Signal()), int(s.wstatus.Signal())
 	default:
 		ee.Code = s.wstatus.ExitStatus()
+	}
+	if appeared != "" {
+		ee.Appeared = appeared
+		if ee.Code == 0 {
+			ee.Code = 1
+		}
 	}
 	c.report.Exit.Code, c.report.Exit.TimedOut = ee.Code, ee.TimedOut
 	if ee.Signal != 0 {

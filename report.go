@@ -12,6 +12,11 @@ type Report struct {
 	Seccomp     SeccompReport    `json:"seccomp"`
 	Exit        ExitReport       `json:"exit"`
 	TimingsMS   TimingsReport    `json:"timings_ms"`
+	// Environment says what the payload's environment lost.
+	Environment EnvironmentReport `json:"environment"`
+	// Absent are the names nsrun kept absent from outside (Policy.ProtectGit),
+	// and what appeared anyway.
+	Absent *AbsentReport `json:"absent,omitempty"`
 	// Limits are the resource limits applied: rlimits as "soft:hard",
 	// tmpfs_size in bytes.
 	Limits map[string]string `json:"limits,omitempty"`
@@ -84,4 +89,27 @@ type ExitReport struct {
 type TimingsReport struct {
 	Setup float64 `json:"setup"`
 	Run   float64 `json:"run"`
+}
+
+// EnvironmentReport lists, by name only (never a value), the variables
+// Policy.UnsetEnv removed, and the payload's HOME when nsrun set it.
+type EnvironmentReport struct {
+	Removed []string `json:"removed"`
+	Home    string   `json:"home,omitempty"`
+}
+
+// AbsentReport is what nsrun watched for and found.
+type AbsentReport struct {
+	Watched  []string         `json:"watched"`
+	Appeared []AppearedReport `json:"appeared"`
+}
+
+// AppearedReport is a name kept absent that appeared: nsrun ended the
+// sandbox and removed it.
+type AppearedReport struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind,omitempty"`
+	Why     string `json:"why"`
+	Removed bool   `json:"removed"`
+	Error   string `json:"error,omitempty"`
 }
