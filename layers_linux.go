@@ -186,10 +186,11 @@ func fullGrants(plan *mounts.Plan) []landlock.Grant {
 	return g
 }
 
-// enforcement is the report's overall word on the layers.
-func enforcement(r *Report) string {
+// enforcement is the report's overall word on the layers. The host's
+// network, asked for, is no layer missing.
+func enforcement(r *Report, hostNet bool) string {
 	ns := r.Namespaces
-	if ns.User && ns.Mount && ns.PID && ns.IPC && ns.UTS && ns.Net && ns.Cgroup &&
+	if ns.User && ns.Mount && ns.PID && ns.IPC && ns.UTS && (ns.Net || hostNet) && ns.Cgroup &&
 		r.Landlock.Status == "full" && r.Seccomp.Status == "full" {
 		return "full"
 	}

@@ -184,7 +184,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	prep.spec.Args, prep.spec.Verbose = c.Args, c.Log != nil
 	prep.spec.Rlimits = withDefaultRlimits(p.Rlimits)
 	prep.report.Limits = limitsReport(p, prep.spec.Rlimits)
-	prep.report.Enforcement = enforcement(&prep.report)
+	prep.report.Enforcement = enforcement(&prep.report, p.Net == NetHost)
 	if p.Strict {
 		if err := strictError(&prep.report, p.Isolation); err != nil {
 			prep.cleanup()
