@@ -132,7 +132,15 @@ func (c *common) addTrees(ts []string) {
 
 func (g *guard) warnf(format string, a ...any) { g.warn = append(g.warn, fmt.Sprintf(format, a...)) }
 
+// writable reports whether the payload could write p: a writable rule, or
+// one of the directories made writable here, covers it, and nothing made
+// read-only here does.
 func (g *guard) writable(p string) bool {
+	for r := range g.ro {
+		if within(p, r) {
+			return false
+		}
+	}
 	for d := range g.rw {
 		if within(p, d) {
 			return true
@@ -354,12 +362,20 @@ func (g *guard) commonDir(dir string, trees []string, direct bool) *common {
 			c.worktreeConf, _ = Bool(e)
 		}
 	}
+	// info/ holds what git writes too (exclude, sparse-checkout): only its
+	// attributes, which pick filters and diff drivers, are protected.
+	if exists(filepath.Join(dir, "info")) {
+		g.target(filepath.Join(dir, "info", "attributes"), "git reads attributes from it")
+	}
 	for _, t := range []struct{ name, why string }{
 		{"config", "git reads its configuration there"},
 		{"hooks", "git runs the hooks there"},
 		{"info", "git reads info/attributes there"},
 		{"config.worktree", "git reads its configuration there"},
 	} {
+		if t.name == "info" && exists(filepath.Join(dir, "info")) {
+			continue
+		}
 		switch {
 		case exists(filepath.Join(dir, t.name)):
 			g.readOnly(filepath.Join(dir, t.name))
@@ -590,7 +606,12 @@ func (g *guard) entries(file string, es []Entry, trees []string, depth int) {
 			}
 		case kindPath, kindCommand:
 			for _, p := range g.resolve(vals, trees) {
-				g.target(p, fmt.Sprintf("git runs or reads it (%s)", e.Key()))
+				why := fmt.Sprintf("git runs or reads it (%s)", e.Key())
+				g.target(p, why)
+				if e.Key() == "core.hookspath" && filepath.Base(p) == "_" && filepath.Base(filepath.Dir(p)) == ".husky" {
+					// husky's hooks in .husky/_ run the scripts in .husky.
+					g.target(filepath.Dir(p), why)
+				}
 			}
 		}
 	}

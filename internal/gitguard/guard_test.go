@@ -77,16 +77,25 @@ func absentRel(base string, as []Absent) []string {
 func TestPlainRepository(t *testing.T) {
 	ws := canon(t, t.TempDir())
 	newRepo(t, ws)
-	os.RemoveAll(filepath.Join(ws, ".git", "info"))
 	p := protect(ws)
 	if got, want := rel(ws, p.ReadOnly), []string{".git/config", ".git/hooks"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("read-only %q, want %q", got, want)
 	}
-	if got, want := absentRel(ws, p.Absent), []string{".git/commondir", ".git/info"}; !reflect.DeepEqual(got, want) {
+	// info/exclude stays writable; info/attributes must stay absent.
+	if got, want := absentRel(ws, p.Absent), []string{".git/commondir", ".git/info/attributes"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("absent %q, want %q", got, want)
 	}
 	if len(p.Writable) != 0 || len(p.Warnings) != 0 {
 		t.Errorf("writable %q, warnings %q", p.Writable, p.Warnings)
+	}
+	os.WriteFile(filepath.Join(ws, ".git", "info", "attributes"), nil, 0o644)
+	if got := rel(ws, protect(ws).ReadOnly); !contains(got, ".git/info/attributes") || contains(got, ".git/info") {
+		t.Errorf("with info/attributes: read-only %q", got)
+	}
+	os.RemoveAll(filepath.Join(ws, ".git", "info"))
+	os.RemoveAll(filepath.Join(ws, ".git", "hooks"))
+	if got, want := absentRel(ws, protect(ws).Absent), []string{".git/commondir", ".git/hooks", ".git/info"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("without info and hooks: absent %q, want %q", got, want)
 	}
 }
 
@@ -168,13 +177,13 @@ func TestSubmodules(t *testing.T) {
 func TestConfigTargets(t *testing.T) {
 	ws := canon(t, t.TempDir())
 	newRepo(t, ws)
-	for _, d := range []string{"tools", ".husky"} {
+	for _, d := range []string{"tools", ".husky", ".husky/_"} {
 		os.Mkdir(filepath.Join(ws, d), 0o755)
 	}
 	os.WriteFile(filepath.Join(ws, "tools", "textconv"), nil, 0o755)
 	os.WriteFile(filepath.Join(ws, "local.gitconfig"), []byte("[core]\n\tpager = ./tools/pager --x\n"), 0o644)
 	cfg := `[core]
-	hooksPath = .husky
+	hooksPath = .husky/_
 	fsmonitor = true
 	editor = vim
 [include]
@@ -194,7 +203,7 @@ func TestConfigTargets(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte(cfg), 0o644)
 	p := protect(ws)
 	ro := rel(ws, p.ReadOnly)
-	for _, want := range []string{".husky", "local.gitconfig", "tools/textconv"} {
+	for _, want := range []string{".husky/_", ".husky", "local.gitconfig", "tools/textconv"} {
 		if !contains(ro, want) {
 			t.Errorf("%s is not read-only: %q", want, ro)
 		}
