@@ -40,6 +40,7 @@ type sysCmd struct {
 	tmpDir     string // removed once the sandbox is gone
 	cgroup     *sandboxCgroup
 	watcher    *absent.Watcher // names kept absent, watched from here
+	git        *gitProtection  // looked at again once the sandbox is gone
 	mu         sync.Mutex
 	timedOut   bool
 	killedFor  string // what appeared, when the watcher ended the sandbox
@@ -216,7 +217,7 @@ func (c *Cmd) Start() error {
 		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error() +
 			"; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
-	c.report, s.tmpDir = prep.report, prep.tmpDir
+	c.report, s.tmpDir, s.git = prep.report, prep.tmpDir, prep.git
 	if s.cgroup != nil {
 		c.report.Limits["cgroup"] = "v2"
 		if s.cgroup.v1 != nil {
@@ -417,6 +418,9 @@ func (c *Cmd) Wait() error {
 	// Nothing of the sandbox is left to race the last look.
 	s.killGroup()
 	appeared := s.sweepAbsent(c)
+	if s.git != nil {
+		c.report.NestedRepositories = c.nestedRepositories(s.git)
+	}
 	ioErr := s.stdio.wait()
 	c.logf("sandbox gone at %.2f ms", ms(time.Since(s.started)))
 	s.finish()

@@ -13,6 +13,8 @@ type gitProtection struct {
 	rules    []canonRule
 	absent   []gitguard.Absent
 	warnings []string
+	trees    []gitguard.Tree
+	known    map[string]bool
 }
 
 // protectGit finds the repositories in the writable directory rules of
@@ -48,7 +50,7 @@ func protectGit(rules []canonRule) *gitProtection {
 	}
 	in.Global = append(in.Global, "/etc/gitconfig")
 	prot := gitguard.Protect(in)
-	out := &gitProtection{absent: prot.Absent, warnings: prot.Warnings}
+	out := &gitProtection{absent: prot.Absent, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known}
 	add := func(p string, a Access) {
 		r := Rule{Path: p, Access: a, Source: SourceBaseline}
 		cr, err := canonicalRule(r, "/")
@@ -65,6 +67,27 @@ func protectGit(rules []canonRule) *gitProtection {
 	}
 	for _, p := range prot.ReadOnly {
 		add(p, ReadOnly)
+	}
+	return out
+}
+
+// nestedRepositories warns about, and returns, the repositories the
+// payload registered as submodules of a protected one: the host's git
+// status in the superproject runs git in each, with its own configuration,
+// which no mount could keep from the payload (the index must be writable
+// for git to commit).
+func (c *Cmd) nestedRepositories(g *gitProtection) []string {
+	var out []string
+	for _, t := range g.trees {
+		nested, err := gitguard.Nested(t, g.known)
+		if err != nil {
+			c.warnf("git: cannot look for repositories the sandbox registered in %s: %v", t.Index, err)
+			continue
+		}
+		for _, n := range nested {
+			c.warnf("git: %s is a repository the sandbox made and registered as a submodule in %s: git status there on the host runs git in it, with its configuration (%s/.git); look at it first", n, t.Dir, n)
+		}
+		out = append(out, nested...)
 	}
 	return out
 }

@@ -20,6 +20,7 @@ type prepared struct {
 	report Report
 	tmpDir string // created for a Landlock-only sandbox; removed after it
 	absent []gitguard.Absent
+	git    *gitProtection // looked at again after the run
 }
 
 // extras is what both kinds of sandbox get from the common preparation.
@@ -174,6 +175,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if h, ok := getEnv(prep.spec.Env, "HOME"); ok && p.Home != HomeInherit {
 		prep.report.Environment.Home = h
 	}
+	prep.git = git
 	if git != nil && len(git.absent) > 0 {
 		prep.absent = git.absent
 		prep.report.Absent = &AbsentReport{Watched: []string{}, Appeared: []AppearedReport{}}

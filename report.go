@@ -17,6 +17,9 @@ type Report struct {
 	// Absent are the names nsrun kept absent from outside (Policy.ProtectGit),
 	// and what appeared anyway.
 	Absent *AbsentReport `json:"absent,omitempty"`
+	// NestedRepositories are repositories the payload made and registered
+	// as submodules of a protected one: host git runs git in them.
+	NestedRepositories []string `json:"nested_repositories,omitempty"`
 	// Limits are the resource limits applied: rlimits as "soft:hard",
 	// tmpfs_size in bytes.
 	Limits map[string]string `json:"limits,omitempty"`

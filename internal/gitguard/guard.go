@@ -80,6 +80,10 @@ type Protection struct {
 	Writable []string
 	Absent   []Absent
 	Warnings []string
+	// Trees are the work trees found, to look at with Nested afterwards;
+	// Known are those and the other work trees seen, by directory.
+	Trees []Tree
+	Known map[string]bool
 }
 
 // maxDepth bounds how far submodules nest and includes chain.
@@ -107,6 +111,7 @@ type guard struct {
 	commons map[string]*common
 	trees   map[string]bool // work trees seen
 	parsed  map[string]bool // configuration files read
+	indexes []Tree
 }
 
 // common is a git directory with its own config: a repository's .git, a
@@ -267,12 +272,29 @@ func (g *guard) gitDir(t, dir string, depth int) {
 		return
 	}
 	if cd == "" {
-		g.commonDir(canon, []string{t}, true)
+		c := g.commonDir(canon, []string{t}, true)
+		g.tree(t, canon, c)
 		return
 	}
 	// A linked worktree: its own directory, and the main repository's.
 	c := g.commonDir(cd, []string{t}, false)
 	g.private(canon, c)
+	g.tree(t, canon, c)
+}
+
+// tree records work tree t, whose index is in dir, for the check after the
+// run (see Nested).
+func (g *guard) tree(t, dir string, c *common) {
+	if c.broken {
+		return
+	}
+	hash := 20
+	for _, e := range c.entries {
+		if e.Section == "extensions" && e.Sub == "" && e.Name == "objectformat" && e.Value == "sha256" {
+			hash = 32
+		}
+	}
+	g.indexes = append(g.indexes, Tree{Dir: t, Index: filepath.Join(dir, "index"), hashSize: hash})
 }
 
 // readGitFile reads the "gitdir: PATH" line of a .git file, relative to
@@ -682,7 +704,7 @@ func (g *guard) allTrees() []string {
 
 func (g *guard) answer() *Protection {
 	g.otherWorktrees()
-	p := &Protection{Warnings: g.warn}
+	p := &Protection{Warnings: g.warn, Trees: g.indexes, Known: g.trees}
 	for d := range g.rw {
 		p.Writable = append(p.Writable, d)
 	}

@@ -276,3 +276,63 @@ func TestWords(t *testing.T) {
 		t.Errorf("words %q, want %q", got, want)
 	}
 }
+
+// A nested repository the payload registers as a submodule in a writable
+// index is found afterwards, in every index format; the ones that were
+// there before are not reported.
+func TestNested(t *testing.T) {
+	for _, tc := range []struct{ name, format, version string }{
+		{"v2", "sha1", "2"}, {"v3", "sha1", "3"}, {"v4", "sha1", "4"}, {"sha256", "sha256", "4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, lib := canon(t, t.TempDir()), canon(t, t.TempDir())
+			os.MkdirAll(ws, 0o755)
+			gitIn(t, ws, "init", "-q", "--object-format="+tc.format)
+			gitIn(t, ws, "commit", "-q", "--allow-empty", "-m", "first")
+			gitIn(t, lib, "init", "-q", "--object-format="+tc.format)
+			gitIn(t, lib, "commit", "-q", "--allow-empty", "-m", "lib")
+			gitIn(t, ws, "submodule", "add", "-q", lib, "known/sub")
+			p := protect(ws)
+			if len(p.Trees) != 2 {
+				t.Fatalf("trees %+v", p.Trees)
+			}
+			evil := filepath.Join(ws, "deep", "dir", "evil")
+			os.MkdirAll(evil, 0o755)
+			gitIn(t, evil, "init", "-q", "--object-format="+tc.format)
+			gitIn(t, evil, "commit", "-q", "--allow-empty", "-m", "evil")
+			out, _ := exec.Command("git", "-C", evil, "rev-parse", "HEAD").Output()
+			gitIn(t, ws, "update-index", "--add", "--cacheinfo", "160000,"+strings.TrimSpace(string(out))+",deep/dir/evil")
+			gitIn(t, ws, "update-index", "--index-version", tc.version)
+			var got []string
+			for _, tr := range p.Trees {
+				n, err := Nested(tr, p.Known)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, n...)
+			}
+			if !reflect.DeepEqual(got, []string{evil}) {
+				t.Errorf("nested %q, want %q", got, evil)
+			}
+		})
+	}
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	gitIn(t, ws, "config", "core.splitIndex", "true")
+	gitIn(t, ws, "update-index", "--split-index")
+	if _, err := Nested(Tree{Dir: ws, Index: filepath.Join(ws, ".git", "index"), hashSize: 20}, nil); err == nil || !strings.Contains(err.Error(), "split index") {
+		t.Errorf("a split index: %v", err)
+	}
+}
+
+// FuzzGitlinks: any bytes are gitlinks or an error, never a panic.
+func FuzzGitlinks(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01" + strings.Repeat("\x00", 24) + "\x00\x00\xe0\x00" + strings.Repeat("\x00", 32) + "\x00\x06\x00a/evil\x00"))
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x02"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "index")
+		os.WriteFile(p, data, 0o644)
+		gitlinks(p, 20)
+		gitlinks(p, 32)
+	})
+}
