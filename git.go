@@ -26,7 +26,9 @@ func protectGit(rules []canonRule) *gitProtection {
 	in := gitguard.Input{Homes: Homes(), Decide: func(p string) gitguard.State {
 		r, ok := cover(eff, p)
 		switch {
-		case !ok:
+		case !ok || r.internal && r.Access == Tmpfs:
+			// Only the read-only root, or nsrun's own private /tmp, which
+			// a rule below shows through.
 			return gitguard.HostReadOnly
 		case r.Access == ReadWrite:
 			return gitguard.Writable

@@ -15,9 +15,9 @@ import (
 // homeSetup is what a Policy's Home needs before planning: the persistent
 // directory (made and checked) with its rule, and the git identity file.
 type homeSetup struct {
-	dir      string     // the persistent HOME, "" for none
-	rule     *canonRule // the writable rule that shows it
-	identity string     // a git configuration file with the caller's identity, or ""
+	dir      string      // the persistent HOME, "" for none
+	rules    []canonRule // the rules that show it and the identity file
+	identity string      // a git configuration file with the caller's identity, or ""
 }
 
 // setupHome makes the persistent home directory if the policy has one and
@@ -41,14 +41,23 @@ func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
 			return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--home %s: %v", dir, err)}
 		}
 		hs.dir = dir
-		hs.rule = &canonRule{Rule: Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}, Canon: dir, Dir: true, info: fi, internal: true}
+		hs.rules = append(hs.rules, canonRule{Rule: Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}, Canon: dir, Dir: true, info: fi, internal: true})
 	}
 	if len(homes) > 0 {
 		id, err := writeIdentity(StateDir(homes[0]), gitIdentity(homes[0], cwd))
+		if err == nil && id != "" {
+			// Shown where it is even when that is hidden otherwise (under
+			// the private /tmp).
+			var cr canonRule
+			if cr, err = canonicalRule(Rule{Path: id, Access: ReadOnly, Source: SourceInternal}, "/"); err == nil {
+				cr.internal = true
+				hs.rules = append(hs.rules, cr)
+				hs.identity = cr.Canon
+			}
+		}
 		if err != nil {
 			c.warnf("git identity: %v; git inside has none of yours", err)
 		}
-		hs.identity = id
 	}
 	return hs, nil
 }

@@ -139,9 +139,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if x.home, err = c.setupHome(p, cwd); err != nil {
 		return nil, err
 	}
-	if x.home.rule != nil {
-		user = append(user, *x.home.rule)
-	}
+	user = append(user, x.home.rules...)
 	var git *gitProtection
 	if p.ProtectGit {
 		git = protectGit(append(ownRules(p, "/"), user...))

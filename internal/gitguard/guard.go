@@ -263,7 +263,8 @@ func (g *guard) gitDir(t, dir string, depth int) {
 		return
 	}
 	if g.in.Decide(canon) == Restricted && !g.writable(canon) {
-		return // read-only or hidden by a rule already
+		g.warnf("%s: its git directory %s is read-only or hidden by a rule; git there cannot write", t, canon)
+		return
 	}
 	cd, err := readCommondir(canon)
 	if err != nil {
