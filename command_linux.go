@@ -555,10 +555,4 @@ func (s *sysCmd) haveTerminal() bool {
 	return err == nil && pgrp == unix.Getpgrp()
 }
 
-func (c *Cmd) logf(format string, a ...any) {
-	if c.Log != nil {
-		fmt.Fprintf(c.Log, "nsrun: "+format+"\n", a...)
-	}
-}
-
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

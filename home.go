@@ -3,7 +3,6 @@ package nsrun
 import (
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // homeVars are the variables that follow the payload's HOME: caches and
@@ -45,11 +44,6 @@ func homeEnv(env []string, home, identity string, keep []string) []string {
 		env = setEnv(env, "GIT_CONFIG_SYSTEM", identity)
 	}
 	return env
-}
-
-// quoteGitValue quotes a value for a git configuration file.
-func quoteGitValue(v string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
 }
 
 func isDir(p string) bool {

@@ -254,3 +254,8 @@ func writeIdentity(state string, id gitUser) (string, error) {
 	}
 	return path, nil
 }
+
+// quoteGitValue quotes a value for a git configuration file.
+func quoteGitValue(v string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}
