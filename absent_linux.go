@@ -49,7 +49,6 @@ func (s *sysCmd) sweepAbsent(c *Cmd) string {
 		return ""
 	}
 	s.watcher.Sweep()
-	s.watcher.Close()
 	found := s.watcher.All()
 	if len(found) == 0 {
 		return ""

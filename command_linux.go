@@ -411,6 +411,12 @@ func (c *Cmd) Wait() error {
 		s.suspend()
 		msg, msgErr = s.next()
 	}
+	if s.watcher != nil {
+		// The payload is gone; what is left of the sandbox dies with the
+		// init, and the sweep after that catches anything it planted.
+		// Watches removed now cost nothing when the descriptor closes.
+		s.watcher.Unwatch()
+	}
 	s.reap()
 	if s.cgroup != nil {
 		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()

@@ -42,6 +42,7 @@ type Watcher struct {
 
 type dir struct {
 	fd    int
+	wd    int32
 	path  string
 	names []Target
 	moved bool
@@ -82,7 +83,7 @@ func Watch(targets []Target) (*Watcher, error) {
 				w.Close()
 				return nil, fmt.Errorf("inotify_add_watch %s: %w", t.Dir, err)
 			}
-			d = &dir{fd: dfd, path: t.Dir}
+			d = &dir{fd: dfd, wd: int32(wd), path: t.Dir}
 			byPath[t.Dir], w.dirs[int32(wd)] = d, d
 		}
 		if present(d.fd, t.Name) {
@@ -151,7 +152,7 @@ func (w *Watcher) check(events []byte) []Found {
 			continue
 		}
 		d := w.dirs[ev.Wd]
-		if d == nil {
+		if d == nil || ev.Mask&unix.IN_IGNORED != 0 {
 			continue
 		}
 		if ev.Mask&(unix.IN_MOVE_SELF|unix.IN_DELETE_SELF) != 0 {
@@ -221,6 +222,25 @@ func (w *Watcher) All() []Found {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]Found(nil), w.found...)
+}
+
+// Unwatch removes the watches; Sweep still works. Closing an inotify
+// descriptor that still holds watches waits for the kernel's grace period
+// (5 to 20 ms here), and so does exiting with one; removed half a
+// millisecond or more before, they cost nothing then. Call it as soon as
+// the sandbox is gone.
+func (w *Watcher) Unwatch() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	for _, d := range w.dirs {
+		if d.wd >= 0 {
+			_, _ = unix.InotifyRmWatch(w.fd, uint32(d.wd))
+			d.wd = -1
+		}
+	}
 }
 
 // Close stops Run, waits until it has returned (no call of appeared
