@@ -198,3 +198,26 @@ func TestChild(t *testing.T) {
 		os.Exit(0)
 	}
 }
+
+// After Unwatch nothing is reported as it appears, and Sweep still finds
+// and removes it.
+func TestUnwatch(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Watch([]Target{{Dir: dir, Name: "hooks"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	got := make(chan Found, 8)
+	go w.Run(func(f Found) { got <- f })
+	w.Unwatch()
+	os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
+	select {
+	case f := <-got:
+		t.Fatalf("reported after Unwatch: %+v", f)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if fs := w.Sweep(); len(fs) != 1 || !fs[0].Removed {
+		t.Errorf("sweep: %+v", fs)
+	}
+}
