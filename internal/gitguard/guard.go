@@ -35,6 +35,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // State is what the caller's rules make of a host path.
@@ -739,12 +740,19 @@ func exists(p string) bool {
 
 // readSmall reads a file git keeps small; a larger one is refused rather
 // than read whole.
+//
+// Only a regular file is read: a named pipe the payload of an earlier run
+// left where a file is expected (.gitmodules) would block the open or the
+// read, and a device could be read forever.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
 	if err != nil {
 		return nil, err
