@@ -49,7 +49,8 @@ type Rule struct {
 	Mode     uint32   // permission bits of a Tmpfs root (0 means 0755)
 	Optional bool     // skip the rule if the mount point is missing inside
 
-	pin bool // added by Make to hold a directory in place
+	pin    bool   // added by Make to hold a directory in place
+	source string // the host directory of a pin, when not Path
 }
 
 // Link is a symlink on the way to a rule's path as the user named it, at
@@ -231,11 +232,17 @@ func Make(in Input) (*Plan, error) {
 			return nil, fmt.Errorf("pin %s: no way to identify the directory", pins[0])
 		}
 		for _, d := range pins {
-			id, err := in.Identify(d)
-			if err != nil {
-				return nil, fmt.Errorf("pin %s: %w", d, err)
+			// A directory of a writable root that is not the host's comes
+			// from that root.
+			src := d
+			if nearest(index, d) < 0 && plan.Root.Source != "/" {
+				src = path.Join(plan.Root.Source, d)
 			}
-			rules = append(rules, Rule{Path: d, Access: ReadWrite, Dir: true, ID: id, pin: true})
+			id, err := in.Identify(src)
+			if err != nil {
+				return nil, fmt.Errorf("pin %s: %w", src, err)
+			}
+			rules = append(rules, Rule{Path: d, Access: ReadWrite, Dir: true, ID: id, pin: true, source: src})
 		}
 		// Pins are writable binds inside writable binds: laying the rules
 		// out again puts them before what they hold and needs no more.
@@ -405,6 +412,9 @@ func opFor(r Rule) Op {
 	switch r.Access {
 	case ReadOnly, ReadWrite:
 		op.Kind, op.Source, op.ID, op.ReadOnly = OpBind, r.Path, r.ID, r.Access == ReadOnly
+		if r.source != "" {
+			op.Source = r.source
+		}
 	case Deny:
 		if r.Dir {
 			op.Kind, op.ReadOnly, op.Mode = OpTmpfs, true, 0o555

@@ -355,7 +355,14 @@ func TestMakePins(t *testing.T) {
 			}
 		})
 	}
-	_, err := Make(Input{Rules: []Rule{dir("/ws", ReadWrite), dir("/ws/p/.git", ReadOnly)},
+	// A writable root of another directory: its directories are pinned
+	// from it, not from the host.
+	p, err := Make(Input{Root: "/srv/root", Rules: []Rule{dir("/", ReadWrite), dir("/a/b", ReadOnly)},
+		Identify: func(string) (Identity, error) { return Identity{Dev: 1, Ino: 1}, nil }})
+	if err != nil || len(p.Ops) != 4 || !p.Ops[2].Pin || p.Ops[2].Path != "/a" || p.Ops[2].Source != "/srv/root/a" {
+		t.Errorf("pins of another root: %v %+v", err, p.Ops)
+	}
+	_, err = Make(Input{Rules: []Rule{dir("/ws", ReadWrite), dir("/ws/p/.git", ReadOnly)},
 		Identify: func(string) (Identity, error) { return Identity{}, fmt.Errorf("is a symlink") }})
 	if err == nil || !strings.Contains(err.Error(), "pin /ws/p: is a symlink") {
 		t.Errorf("identity error: %v", err)
