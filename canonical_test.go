@@ -143,6 +143,17 @@ func TestWorkDir(t *testing.T) {
 	if err != nil || got != "/w" {
 		t.Errorf("cwd at the tmpfs root: %q %v", got, err)
 	}
+	// One with a rule below it exists inside, as a mount point's parent,
+	// and is kept: --rw a from /tmp/ws runs in /tmp/ws.
+	under := filepath.Join(t.TempDir(), "ws")
+	os.MkdirAll(filepath.Join(under, "a"), 0o755)
+	if under, err = filepath.EvalSymlinks(under); err != nil || !strings.HasPrefix(under, "/tmp/") {
+		t.Skipf("the test's temporary directory %s is not under /tmp", under)
+	}
+	got, err = (&Cmd{}).workDir("/", rules(cr("/tmp", Tmpfs), cr(under+"/a", ReadWrite)), under)
+	if err != nil || got != under {
+		t.Errorf("cwd above a rule under the tmpfs: %q %v", got, err)
+	}
 }
 
 func TestExitCode(t *testing.T) {

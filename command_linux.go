@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 )
@@ -40,8 +41,11 @@ type sysCmd struct {
 	tmpDir     string    // removed once the sandbox is gone
 	cgroup     *sandboxCgroup
 	listen     *listenSupervisor // serves the guard's listen() calls
+	watcher    *absent.Watcher   // names kept absent, watched from here
+	git        *gitProtection    // looked at again once the sandbox is gone
 	mu         sync.Mutex
 	timedOut   bool
+	killedFor  string // what appeared, when the watcher ended the sandbox
 }
 
 func init() {
@@ -221,7 +225,7 @@ func (c *Cmd) Start() error {
 		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error() +
 			"; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
-	c.report, s.tmpDir = prep.report, prep.tmpDir
+	c.report, s.tmpDir, s.git = prep.report, prep.tmpDir, prep.git
 	if s.cgroup != nil {
 		c.report.Limits["cgroup"] = "v2"
 		if s.cgroup.v1 != nil {
@@ -244,6 +248,10 @@ func (c *Cmd) Start() error {
 			s.abort()
 			return fail(err)
 		}
+	}
+	if err := s.watchAbsent(c, prep); err != nil {
+		s.abort()
+		return fail(err)
 	}
 	s.releaseHelper()
 	if c.Timeout > 0 || c.ctx != nil && c.ctx.Done() != nil {
@@ -401,6 +409,9 @@ func (s *sysCmd) abort() {
 }
 
 func (s *sysCmd) finish() {
+	if s.watcher != nil {
+		s.watcher.Close()
+	}
 	s.killGroup()
 	if s.listen != nil {
 		s.listen.stop()
@@ -460,9 +471,21 @@ func (c *Cmd) Wait() error {
 		msg, msgErr = s.next()
 	}
 	s.term.stopKeys()
+	if s.watcher != nil {
+		// The payload is gone; what is left of the sandbox dies with the
+		// init, and the sweep after that catches anything it planted.
+		// Watches removed now cost nothing when the descriptor closes.
+		s.watcher.Unwatch()
+	}
 	s.reap()
 	if s.cgroup != nil {
 		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()
+	}
+	// Nothing of the sandbox is left to race the last look.
+	s.killGroup()
+	appeared := s.sweepAbsent(c)
+	if s.git != nil {
+		c.report.NestedRepositories = c.nestedRepositories(s.git)
 	}
 	ioErr := s.term.finish()
 	if err := s.stdio.wait(); ioErr == nil {
@@ -485,6 +508,12 @@ func (c *Cmd) Wait() error {
 		ee.Code, ee.Signal = 128+int(s.wstatus.Signal()), int(s.wstatus.Signal())
 	default:
 		ee.Code = s.wstatus.ExitStatus()
+	}
+	if appeared != "" {
+		ee.Appeared = appeared
+		if ee.Code == 0 {
+			ee.Code = 1
+		}
 	}
 	c.report.Exit.Code, c.report.Exit.TimedOut = ee.Code, ee.TimedOut
 	if ee.Signal != 0 {
@@ -536,12 +565,6 @@ func closeFiles(fs ...*os.File) {
 // foreground or background and continues it.
 func (s *sysCmd) control(b byte) {
 	_, _ = s.lifeline.Write([]byte{b})
-}
-
-func (c *Cmd) logf(format string, a ...any) {
-	if c.Log != nil {
-		fmt.Fprintf(c.Log, "nsrun: "+format+"\n", a...)
-	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -30,10 +30,17 @@ type ExitError struct {
 	Code     int  // the status nsrun exits with: the payload's, 128+signal, or 124
 	Signal   int  // the signal that killed the payload, or 0
 	TimedOut bool // the timeout or the context ended the sandbox
+	// Appeared says what made nsrun end the sandbox, or what it found
+	// planted after the payload ended: a name it keeps absent (see
+	// Policy.ProtectGit). Code is then 137, or the payload's status (1 for
+	// 0).
+	Appeared string
 }
 
 func (e *ExitError) Error() string {
 	switch {
+	case e.Appeared != "":
+		return e.Appeared
 	case e.TimedOut:
 		return "sandbox ended by timeout"
 	case e.Signal != 0:

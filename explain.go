@@ -8,6 +8,8 @@ type Effect struct {
 	Root      string
 	Rules     []Rule
 	Overruled []Overruled
+	// Absent are the paths nsrun keeps absent (Policy.ProtectGit).
+	Absent []string
 }
 
 // Explanation is the access a path gets, and the rule that decides it (nil
@@ -55,9 +57,23 @@ func (p *Policy) effect(own bool) (*Effect, error) {
 	}
 	if own {
 		rules = append(ownRules(p, root), rules...)
+		if p.Home == HomePersistent && p.HomeDir != "" {
+			if cr, err := canonicalRule(Rule{Path: p.HomeDir, Access: ReadWrite, Source: SourceInternal}, cwd); err == nil {
+				cr.internal = true
+				rules = append(rules, cr)
+			}
+		}
+	}
+	var absent []string
+	if own && p.ProtectGit {
+		git := protectGit(rules)
+		rules = append(rules, git.rules...)
+		for _, a := range git.absent {
+			absent = append(absent, a.Path())
+		}
 	}
 	eff, overruled := effective(rules)
-	e := &Effect{Root: root, Overruled: overruled}
+	e := &Effect{Root: root, Overruled: overruled, Absent: absent}
 	for _, cr := range eff {
 		e.Rules = append(e.Rules, Rule{Path: cr.Canon, Access: cr.Access, Source: cr.Source})
 	}

@@ -7,7 +7,7 @@ func ownRules(p *Policy, root string) []canonRule {
 		return nil
 	}
 	rules := internalRules(root, p.Net == NetHost)
-	if p.PrivateHome {
+	if p.Home == HomePrivate {
 		rules = append(rules, canonRule{Rule: Rule{Path: privateHome, Access: Tmpfs, Source: SourceInternal}, Canon: privateHome, Dir: true, internal: true})
 	}
 	return rules

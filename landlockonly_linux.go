@@ -33,7 +33,7 @@ var landlockDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/rand
 // terminal, /proc read-only. Holes
 // (deny, read-only inside writable) are carved out of the grants around
 // them, since nothing else enforces them here.
-func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
+func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
 	switch {
 	case p.Root != "":
 		return nil, &IsolationError{Setting: "root"}
@@ -121,14 +121,14 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	report.Filesystem.Overruled = c.overruledReport(overruled)
 	prep.report = report
 	env = withTmpdir(env, tmp)
-	if p.PrivateHome {
-		home := filepath.Join(tmp, "home")
+	home := filepath.Join(tmp, "home")
+	if p.Home == HomePrivate {
 		if err := os.Mkdir(home, 0o700); err != nil {
 			prep.cleanup()
 			return nil, fmt.Errorf("private home: %w", err)
 		}
-		env = withPrivateHome(env, home)
 	}
+	env = payloadEnv(p, env, x.home, home, "landlock")
 	prep.spec = initSpec{Env: env, Dir: dir, Landlock: l.landlock, Seccomp: l.seccomp}
 	return prep, nil
 }

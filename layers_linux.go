@@ -239,6 +239,8 @@ func fullGrants(plan *mounts.Plan) []landlock.Grant {
 	}
 	for _, op := range plan.Ops {
 		switch {
+		case op.Pin:
+			// The same rights as the writable tree around it.
 		case op.Kind == mounts.OpBind && op.ReadOnly:
 			g = append(g, landlock.Grant{Path: op.Path, Access: landlock.ReadExec, Dir: op.Dir})
 		case op.Kind == mounts.OpBind, op.Kind == mounts.OpTmpfs && !op.ReadOnly:
@@ -248,10 +250,11 @@ func fullGrants(plan *mounts.Plan) []landlock.Grant {
 	return g
 }
 
-// enforcement is the report's overall word on the layers.
-func enforcement(r *Report) string {
+// enforcement is the report's overall word on the layers. The host's
+// network, asked for, is no layer missing.
+func enforcement(r *Report, hostNet bool) string {
 	ns := r.Namespaces
-	if ns.User && ns.Mount && ns.PID && ns.IPC && ns.UTS && ns.Net && ns.Cgroup &&
+	if ns.User && ns.Mount && ns.PID && ns.IPC && ns.UTS && (ns.Net || hostNet) && ns.Cgroup &&
 		r.Landlock.Status == "full" && r.Seccomp.Status == "full" && r.Filesystem.Proc != "host" {
 		return "full"
 	}

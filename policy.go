@@ -168,9 +168,52 @@ type Policy struct {
 	// TmpfsSize caps /tmp, /dev/shm and every Tmpfs rule, each on its own,
 	// in bytes; 0 leaves the kernel's default (half of RAM).
 	TmpfsSize uint64
-	// PrivateHome gives the payload a HOME of its own, empty, under the
-	// private /tmp, with the usual cache variables pointing into it.
-	PrivateHome bool
+	// Home gives the payload a HOME of its own, with the cache and XDG
+	// variables pointing into it and the caller's git identity (user.name,
+	// user.email, nothing else of the caller's git configuration); the
+	// host's real caches are never written. KeepEnv names what it leaves.
+	Home Home
+	// HomeDir is the directory of HomePersistent; "" means nsrun's own for
+	// this user (StateDir(home, "default", "home")). nsrun creates it
+	// (0700) and refuses one that is a symlink, not the caller's, or
+	// writable by others.
+	HomeDir string
+	// ProtectGit protects the git repositories in the writable directory
+	// rules (package internal/gitguard has what and why): what git writes
+	// stays writable; what host git would later run or trust is read-only,
+	// and where absent is kept absent by watching it from outside (the
+	// sandbox is ended and the name removed when it appears).
+	ProtectGit bool
+	// UnsetEnv removes from the payload's environment every variable whose
+	// name matches one of these patterns (MatchEnv); KeepEnv patterns let
+	// a variable through, and keep Home from replacing it. The report
+	// lists the names removed.
+	UnsetEnv, KeepEnv []string
+}
+
+// Home is the payload's home directory.
+type Home int
+
+const (
+	// HomeInherit leaves HOME as the environment has it.
+	HomeInherit Home = iota
+	// HomePrivate is an empty HOME of the sandbox's own, gone afterwards.
+	HomePrivate
+	// HomePersistent is a directory that keeps what the payload leaves
+	// there (caches) from one run to the next: Policy.HomeDir.
+	HomePersistent
+)
+
+func (h Home) String() string {
+	switch h {
+	case HomeInherit:
+		return "inherit"
+	case HomePrivate:
+		return "private"
+	case HomePersistent:
+		return "persistent"
+	}
+	return fmt.Sprintf("Home(%d)", int(h))
 }
 
 // RuleError is a rule (or the root) that cannot be applied as asked.

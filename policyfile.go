@@ -12,11 +12,10 @@ import (
 // PolicyFile is a policy file: a Policy, a preset to start from, and the
 // process settings the command line can also give.
 type PolicyFile struct {
-	Policy   Policy
+	Policy   Policy // "unset_env" and "keep_env" are its UnsetEnv and KeepEnv
 	Preset   string
 	Dir      string
 	Env      []string // KEY=VALUE, in order
-	UnsetEnv []string
 	ClearEnv bool
 	Timeout  time.Duration
 	// Set are the settings the file gives, by the name of the flag that
@@ -48,8 +47,11 @@ type policyJSON struct {
 	Chdir        string     `json:"chdir,omitempty"`
 	Env          []string   `json:"env,omitempty"`
 	UnsetEnv     []string   `json:"unset_env,omitempty"`
+	KeepEnv      []string   `json:"keep_env,omitempty"`
 	ClearEnv     bool       `json:"clear_env,omitempty"`
 	Timeout      string     `json:"timeout,omitempty"`
+	Home         string     `json:"home,omitempty"`
+	ProtectGit   bool       `json:"protect_git,omitempty"`
 }
 
 type ruleJSON struct {
@@ -75,7 +77,7 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 	if j.Version != 1 {
 		return nil, fmt.Errorf("version %d: this nsrun reads version 1", j.Version)
 	}
-	pf := &PolicyFile{Preset: j.Preset, Env: j.Env, UnsetEnv: j.UnsetEnv, ClearEnv: j.ClearEnv, Set: map[string]bool{}}
+	pf := &PolicyFile{Preset: j.Preset, Env: j.Env, ClearEnv: j.ClearEnv, Set: map[string]bool{}}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(data, &keys); err != nil {
 		return nil, err
@@ -85,6 +87,17 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 	}
 	p := &pf.Policy
 	p.Hostname, p.UID, p.GID, p.AllowUserns, p.Strict, p.Seccomp = j.Hostname, j.UID, j.GID, j.AllowUserns, j.Strict, j.Seccomp
+	p.UnsetEnv, p.KeepEnv, p.ProtectGit = j.UnsetEnv, j.KeepEnv, j.ProtectGit
+	for _, list := range []struct {
+		name string
+		v    []string
+	}{{"unset_env", j.UnsetEnv}, {"keep_env", j.KeepEnv}} {
+		for _, pat := range list.v {
+			if err := CheckEnvPattern(pat); err != nil {
+				return nil, fmt.Errorf("%s %q: %v", list.name, pat, err)
+			}
+		}
+	}
 	abs := func(path string) string {
 		if path == "" || filepath.IsAbs(path) {
 			return path
@@ -92,6 +105,15 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 		return filepath.Join(dir, path)
 	}
 	p.Root, pf.Dir = abs(j.Root), abs(j.Chdir)
+	switch j.Home {
+	case "":
+	case "private":
+		p.Home = HomePrivate
+	case "persistent":
+		p.Home = HomePersistent
+	default:
+		p.Home, p.HomeDir = HomePersistent, abs(j.Home)
+	}
 	if j.Seccomp != "" && j.Seccomp != "default" && j.Seccomp != "off" {
 		p.Seccomp = abs(j.Seccomp)
 	}

@@ -15,6 +15,7 @@ func TestParsePolicyFile(t *testing.T) {
 		"net": "host", "allow_connect": ["443", "udp:53"], "allow_bind": ["8000-8001"],
 		"isolation": "landlock", "landlock": "auto", "seccomp": "prof.json", "allow_userns": true, "strict": true, "proc": "host",
 		"root": "", "hostname": "h", "uid": 5, "gid": 6, "chdir": "ws", "env": ["A=1"], "unset_env": ["B"],
+		"keep_env": ["AWS_REGION"], "home": "h", "protect_git": true,
 		"clear_env": true, "timeout": "90s"}`), "/etc/nsrun")
 	if err != nil {
 		t.Fatal(err)
@@ -26,11 +27,12 @@ func TestParsePolicyFile(t *testing.T) {
 		t.Errorf("rules %+v", p.Rules)
 	}
 	if p.Net != NetHost || p.Isolation != IsolationLandlock || p.Proc != ProcHost || p.Seccomp != "/etc/nsrun/prof.json" || !p.AllowUserns || !p.Strict ||
-		p.Hostname != "h" || *p.UID != 5 || *p.GID != 6 || len(p.AllowConnect) != 2 || p.AllowBind[0].Last != 8001 {
+		p.Hostname != "h" || *p.UID != 5 || *p.GID != 6 || len(p.AllowConnect) != 2 || p.AllowBind[0].Last != 8001 ||
+		!reflect.DeepEqual(p.KeepEnv, []string{"AWS_REGION"}) || p.Home != HomePersistent || p.HomeDir != "/etc/nsrun/h" || !p.ProtectGit {
 		t.Errorf("policy %+v", p)
 	}
 	if pf.Preset != "agent" || pf.Dir != "/etc/nsrun/ws" || pf.Timeout != 90*time.Second || !pf.ClearEnv ||
-		!reflect.DeepEqual(pf.Env, []string{"A=1"}) || !reflect.DeepEqual(pf.UnsetEnv, []string{"B"}) {
+		!reflect.DeepEqual(pf.Env, []string{"A=1"}) || !reflect.DeepEqual(p.UnsetEnv, []string{"B"}) {
 		t.Errorf("file %+v", pf)
 	}
 	for _, tc := range []struct{ json, want string }{
@@ -44,6 +46,8 @@ func TestParsePolicyFile(t *testing.T) {
 		{`{"version": 1, "rules": [{"path": "/x", "access": "rw", "mode": 1}]}`, `unknown field "mode"`},
 		{`{"version": 1, "net": "bridge"}`, `net "bridge"`},
 		{`{"version": 1, "allow_connect": ["http"]}`, `allow_connect "http"`},
+		{`{"version": 1, "unset_env": ["A=B"]}`, `unset_env "A=B"`},
+		{`{"version": 1, "keep_env": [""]}`, `keep_env "": empty pattern`},
 		{`{"version": 1, "timeout": "soon"}`, `timeout "soon"`},
 		{`{"version": 1, "uid": "root"}`, "uid"},
 	} {

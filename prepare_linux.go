@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 )
@@ -18,6 +19,14 @@ type prepared struct {
 	spec   initSpec
 	report Report
 	tmpDir string // created for a Landlock-only sandbox; removed after it
+	absent []gitguard.Absent
+	git    *gitProtection // looked at again after the run
+}
+
+// extras is what both kinds of sandbox get from the common preparation.
+type extras struct {
+	home *homeSetup
+	pins []string // directories the mount plan must hold in place
 }
 
 // idMap is who the sandbox's user is inside, and who it is on the host.
@@ -54,10 +63,22 @@ func (p *prepared) cleanup() {
 
 var reservedPaths = []string{"/dev", "/proc"}
 
-// privateHome is where a preset's HOME points inside the sandbox: a tmpfs of
-// its own under the private /tmp, so caches work and nothing reaches the
-// caller's home.
+// privateHome is where HomePrivate points HOME inside the sandbox: a tmpfs
+// of its own under the private /tmp, so caches work and nothing reaches
+// the caller's home.
 const privateHome = "/tmp/home"
+
+// payloadEnv is the environment after Policy.Home (private: privateDir)
+// and with NSRUN_SANDBOX saying which kind of sandbox the payload is in.
+func payloadEnv(p *Policy, env []string, hs *homeSetup, privateDir, kind string) []string {
+	switch p.Home {
+	case HomePrivate:
+		env = homeEnv(env, privateDir, hs.identity, p.KeepEnv)
+	case HomePersistent:
+		env = homeEnv(env, hs.dir, hs.identity, p.KeepEnv)
+	}
+	return setEnv(env, "NSRUN_SANDBOX", kind)
+}
 
 // identity is the device and inode of a stat result, whichever of the two
 // stat types it carries (os.Lstat's, or canonicalFast's).
@@ -80,6 +101,22 @@ func linkCount(info os.FileInfo) uint64 {
 		return uint64(st.Nlink)
 	}
 	return 0
+}
+
+// dirIdentity is the identity of a host directory the mount plan pins.
+func dirIdentity(p string) (mounts.Identity, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return mounts.Identity{}, err
+	}
+	if !fi.IsDir() {
+		return mounts.Identity{}, fmt.Errorf("is %s, not a directory", fileKind(fi.Mode()))
+	}
+	id := identity(fi)
+	if id == (mounts.Identity{}) {
+		return id, errors.New("cannot tell which file this is (no device and inode)")
+	}
+	return id, nil
 }
 
 func (c *Cmd) prepare() (*prepared, error) {
@@ -109,23 +146,61 @@ func (c *Cmd) prepare() (*prepared, error) {
 			c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
 		}
 	}
+	for _, pat := range append(append([]string{}, p.UnsetEnv...), p.KeepEnv...) {
+		if err := CheckEnvPattern(pat); err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("environment pattern %q: %v", pat, err)}
+		}
+	}
+	x := &extras{}
+	if x.home, err = c.setupHome(p, cwd); err != nil {
+		return nil, err
+	}
+	user = append(user, x.home.rules...)
+	var git *gitProtection
+	if p.ProtectGit {
+		git = protectGit(append(ownRules(p, "/"), user...))
+		for _, w := range git.warnings {
+			c.warnf("git: %s", w)
+		}
+		user = append(user, git.rules...)
+		seen := map[string]bool{}
+		for _, a := range git.absent {
+			if !seen[a.Dir] {
+				seen[a.Dir] = true
+				x.pins = append(x.pins, a.Dir)
+			}
+		}
+	}
 	env := c.Env
 	if env == nil {
 		env = os.Environ()
 	}
+	env, removed := filterEnv(env, p.UnsetEnv, p.KeepEnv)
 	var prep *prepared
 	if p.Isolation == IsolationLandlock {
-		prep, err = c.prepareLandlockOnly(p, user, cwd, env)
+		prep, err = c.prepareLandlockOnly(p, user, cwd, env, x)
 	} else {
-		prep, err = c.prepareFull(p, user, cwd, env)
+		prep, err = c.prepareFull(p, user, cwd, env, x)
 	}
 	if err != nil {
 		return nil, err
 	}
+	prep.report.Environment = EnvironmentReport{Removed: removed}
+	if h, ok := getEnv(prep.spec.Env, "HOME"); ok && p.Home != HomeInherit {
+		prep.report.Environment.Home = h
+	}
+	prep.git = git
+	if git != nil && len(git.absent) > 0 {
+		prep.absent = git.absent
+		prep.report.Absent = &AbsentReport{Watched: []string{}, Appeared: []AppearedReport{}}
+		for _, a := range git.absent {
+			prep.report.Absent.Watched = append(prep.report.Absent.Watched, a.Path())
+		}
+	}
 	prep.spec.Args, prep.spec.Verbose = c.Args, c.Log != nil
 	prep.spec.Rlimits = withDefaultRlimits(p.Rlimits)
 	prep.report.Limits = limitsReport(p, prep.spec.Rlimits)
-	prep.report.Enforcement = enforcement(&prep.report)
+	prep.report.Enforcement = enforcement(&prep.report, p.Net == NetHost)
 	if p.Strict {
 		if err := strictError(&prep.report, p.Isolation); err != nil {
 			prep.cleanup()
@@ -135,7 +210,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	return prep, nil
 }
 
-func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
+func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
 	root := "/"
 	var rootInfo os.FileInfo
 	var err error
@@ -150,13 +225,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	} else if rootInfo, err = os.Stat("/"); err != nil {
 		return nil, fmt.Errorf("stat /: %w", err)
 	}
-	if p.PrivateHome {
-		env = withPrivateHome(env, privateHome)
-	}
+	env = payloadEnv(p, env, x.home, privateHome, "full")
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
-		HostProc: p.Proc == ProcHost, Console: c.sys != nil && c.sys.term != nil}
+		HostProc: p.Proc == ProcHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
 	for _, r := range rules {
 		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {
@@ -265,6 +338,8 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
 	for _, op := range plan.Ops {
 		switch {
+		case op.Pin:
+			r.Filesystem.Pinned = append(r.Filesystem.Pinned, op.Path)
 		case op.Kind == mounts.OpBind && op.ReadOnly, op.Kind == mounts.OpPinLink:
 			r.Filesystem.RO = append(r.Filesystem.RO, op.Path)
 		case op.Kind == mounts.OpBind:

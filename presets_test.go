@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,34 +10,97 @@ import (
 )
 
 func TestPresets(t *testing.T) {
-	ws, home := t.TempDir(), t.TempDir()
-	os.Mkdir(filepath.Join(ws, ".git"), 0o755)
-	for _, s := range []string{".ssh", ".aws", ".netrc"} {
+	ws, home, other := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, s := range []string{".ssh", ".aws", ".git-credentials", ".config/gh/hosts.yml", ".cargo/credentials.toml", ".claude"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, s)), 0o755)
 		os.WriteFile(filepath.Join(home, s), nil, 0o600)
 	}
-	p, err := Preset("agent", ws, home)
+	os.WriteFile(filepath.Join(other, ".netrc"), nil, 0o600)
+	t.Setenv("XDG_STATE_HOME", "")
+	p, err := Preset("agent", ws, home, other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Rule{{Path: ws, Access: ReadWrite, Source: SourceBaseline}, {Path: filepath.Join(ws, ".git"), Access: ReadOnly, Source: SourceBaseline},
-		{Path: filepath.Join(home, ".ssh"), Access: Deny, Source: SourceBaseline}, {Path: filepath.Join(home, ".aws"), Access: Deny, Source: SourceBaseline},
-		{Path: filepath.Join(home, ".netrc"), Access: Deny, Source: SourceBaseline}}
-	if !reflect.DeepEqual(p.Rules, want) || !p.PrivateHome || p.Net != NetNone {
+	want := []Rule{{Path: ws, Access: ReadWrite, Source: SourceBaseline}}
+	for _, s := range []string{".ssh", ".git-credentials", ".config/gh", ".cargo/credentials.toml", ".aws", ".claude"} {
+		want = append(want, Rule{Path: filepath.Join(home, s), Access: Deny, Source: SourceBaseline})
+	}
+	want = append(want, Rule{Path: filepath.Join(other, ".netrc"), Access: Deny, Source: SourceBaseline})
+	if !reflect.DeepEqual(p.Rules, want) {
+		t.Errorf("agent rules:\n%+v\nwant\n%+v", p.Rules, want)
+	}
+	if p.Home != HomePersistent || p.HomeDir != filepath.Join(home, ".local/state/nsrun/agent/home") || !p.ProtectGit ||
+		p.Net != NetNone || len(p.UnsetEnv) == 0 || !reflect.DeepEqual(p.KeepEnv, SecretEnvKept) {
 		t.Errorf("agent: %+v", p)
 	}
-	if p, _ := Preset("build", ws, home); p.Net != NetHost || !p.PrivateHome || len(p.Rules) != 1 {
+	t.Setenv("XDG_STATE_HOME", "/state")
+	if p, _ := Preset("build", ws, home); p.Net != NetHost || p.Home != HomePersistent || p.HomeDir != "/state/nsrun/build/home" ||
+		len(p.Rules) != 1 || p.ProtectGit || len(p.UnsetEnv) != 0 {
 		t.Errorf("build: %+v", p)
 	}
-	if p, _ := Preset("readonly", ws, home); len(p.Rules) != 0 || p.PrivateHome {
+	if p, _ := Preset("readonly", ws, home); len(p.Rules) != 0 || p.Home != HomeInherit {
 		t.Errorf("readonly: %+v", p)
+	}
+	if p, err := Preset("agent", "", home); err != nil || len(p.Rules) != 6 {
+		t.Errorf("no workspace: %+v %v", p, err)
 	}
 	if _, err := Preset("yolo", ws, home); err == nil || !strings.Contains(err.Error(), "agent, build, readonly") {
 		t.Errorf("unknown preset: %v", err)
 	}
-	env := withPrivateHome([]string{"HOME=/root", "PATH=/bin", "GOCACHE=/root/.cache/go-build"}, "/tmp/home")
-	want2 := []string{"PATH=/bin", "GOCACHE=/tmp/home/.cache/go-build", "GOMODCACHE=/tmp/home/go/pkg/mod", "HOME=/tmp/home",
-		"PIP_CACHE_DIR=/tmp/home/.cache/pip", "XDG_CACHE_HOME=/tmp/home/.cache", "npm_config_cache=/tmp/home/.npm"}
-	if !reflect.DeepEqual(env, want2) {
-		t.Errorf("private home env %q", env)
+}
+
+func TestCheckWorkspace(t *testing.T) {
+	homes := []string{"/home/me", "/var/lib/me"}
+	for dir, want := range map[string]string{
+		"/": "the root", "/home/me": "your home directory", "/home": "an ancestor of your home directory /home/me",
+		"/var/lib/me": "your home directory", "/var/lib": "an ancestor", "/var": "an ancestor", "/etc": "a system directory",
+		"/usr": "a system directory", "/tmp": "a system directory",
+		"/home/me/src": "", "/home/me/src/p": "", "/var/tmp/ws": "", "/srv/x": "", "/home/other": "",
+	} {
+		err := CheckWorkspace(dir, homes)
+		var we *WorkspaceError
+		if want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", dir, err)
+			}
+			continue
+		}
+		if !errors.As(err, &we) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--rw DIR") {
+			t.Errorf("%s: %v, want %q", dir, err, want)
+		}
+	}
+	if _, err := Preset("agent", "/home/me", homes...); err == nil {
+		t.Error("the agent preset must refuse the home directory")
+	}
+}
+
+func TestHomeEnv(t *testing.T) {
+	caller := t.TempDir()
+	env := homeEnv([]string{"HOME=" + caller, "PATH=/bin", "GOCACHE=/root/.cache/go-build", "XDG_CONFIG_HOME=/root/.config"}, "/h", "/s/id", nil)
+	want := []string{"PATH=/bin", "HOME=/h", "XDG_CACHE_HOME=/h/.cache", "XDG_CONFIG_HOME=/h/.config", "XDG_DATA_HOME=/h/.local/share",
+		"XDG_STATE_HOME=/h/.local/state", "GOCACHE=/h/.cache/go-build", "GOMODCACHE=/h/go/pkg/mod", "npm_config_cache=/h/.npm",
+		"PIP_CACHE_DIR=/h/.cache/pip", "GIT_CONFIG_SYSTEM=/s/id"}
+	if !reflect.DeepEqual(env, want) {
+		t.Errorf("home env\n%q\nwant\n%q", env, want)
+	}
+	// What the caller keeps stays; a kept HOME is what the rest follows.
+	env = homeEnv([]string{"HOME=/mine", "GOCACHE=/gc"}, "/h", "", []string{"HOME", "GOCACHE"})
+	if v, _ := getEnv(env, "HOME"); v != "/mine" {
+		t.Errorf("kept HOME: %q", env)
+	}
+	if v, _ := getEnv(env, "GOCACHE"); v != "/gc" {
+		t.Errorf("kept GOCACHE: %q", env)
+	}
+	if v, _ := getEnv(env, "XDG_CACHE_HOME"); v != "/mine/.cache" {
+		t.Errorf("caches follow the kept HOME: %q", env)
+	}
+	if _, ok := getEnv(env, "GIT_CONFIG_SYSTEM"); ok {
+		t.Errorf("no identity, no GIT_CONFIG_SYSTEM: %q", env)
+	}
+	// rustup's toolchains stay where the caller has them.
+	os.Mkdir(filepath.Join(caller, ".rustup"), 0o755)
+	env = homeEnv([]string{"HOME=" + caller}, "/h", "", nil)
+	if v, _ := getEnv(env, "RUSTUP_HOME"); v != filepath.Join(caller, ".rustup") {
+		t.Errorf("RUSTUP_HOME: %q", env)
 	}
 }

@@ -12,6 +12,14 @@ type Report struct {
 	Seccomp     SeccompReport    `json:"seccomp"`
 	Exit        ExitReport       `json:"exit"`
 	TimingsMS   TimingsReport    `json:"timings_ms"`
+	// Environment says what the payload's environment lost.
+	Environment EnvironmentReport `json:"environment"`
+	// Absent are the names nsrun kept absent from outside (Policy.ProtectGit),
+	// and what appeared anyway.
+	Absent *AbsentReport `json:"absent,omitempty"`
+	// NestedRepositories are repositories the payload made and registered
+	// as submodules of a protected one: host git runs git in them.
+	NestedRepositories []string `json:"nested_repositories,omitempty"`
 	// Limits are the resource limits applied: rlimits as "soft:hard",
 	// tmpfs_size in bytes.
 	Limits map[string]string `json:"limits,omitempty"`
@@ -48,6 +56,10 @@ type FilesystemReport struct {
 	// under a deny of a higher source, made read-only, or beaten on the
 	// same path.
 	Overruled []string `json:"overruled,omitempty"`
+	// Pinned are directories bound onto themselves so that the payload
+	// cannot rename or replace them: each holds a deeper read-only or deny
+	// rule (or a watched git directory) inside a writable tree.
+	Pinned []string `json:"pinned,omitempty"`
 }
 
 // LandlockReport is the state of the Landlock layer: what the kernel
@@ -114,4 +126,27 @@ func (r *Report) notBuilt(backend string, err error) {
 	r.Error = err.Error()
 	r.Exit = ExitReport{Code: ExitCode(err)}
 	r.TimingsMS.Run = 0
+}
+
+// EnvironmentReport lists, by name only (never a value), the variables
+// Policy.UnsetEnv removed, and the payload's HOME when nsrun set it.
+type EnvironmentReport struct {
+	Removed []string `json:"removed"`
+	Home    string   `json:"home,omitempty"`
+}
+
+// AbsentReport is what nsrun watched for and found.
+type AbsentReport struct {
+	Watched  []string         `json:"watched"`
+	Appeared []AppearedReport `json:"appeared"`
+}
+
+// AppearedReport is a name kept absent that appeared: nsrun ended the
+// sandbox and removed it.
+type AppearedReport struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind,omitempty"`
+	Why     string `json:"why"`
+	Removed bool   `json:"removed"`
+	Error   string `json:"error,omitempty"`
 }

@@ -56,8 +56,12 @@ func (p *Policy) linuxOnlySetting() string {
 		return "port rules (allow-connect, allow-bind)"
 	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
 		return "a seccomp profile"
-	case p.PrivateHome:
-		return "a private home (presets agent and build)"
+	case p.Home != HomeInherit:
+		return "a home of the sandbox's own (presets agent and build)"
+	case p.ProtectGit:
+		return "git protection (preset agent)"
+	case len(p.UnsetEnv)+len(p.KeepEnv) > 0:
+		return "environment patterns (preset agent)"
 	case p.Memory > 0 || p.Pids > 0 || p.CPU > 0 || len(p.Rlimits) > 0 || p.TmpfsSize > 0:
 		return "resource limits"
 	}

@@ -50,7 +50,9 @@ func TestSeatbeltProfileFromPolicy(t *testing.T) {
 		{Hostname: "x"},
 		{Isolation: IsolationLandlock},
 		{AllowConnect: []PortRange{{Proto: "tcp", First: 1, Last: 1}}},
-		{PrivateHome: true},
+		{Home: HomePrivate},
+		{ProtectGit: true},
+		{UnsetEnv: []string{"X"}},
 	} {
 		_, err := bad.SeatbeltProfile()
 		var se *SetupError

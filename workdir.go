@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nsrun/nsrun/mounts"
 )
 
 // visible reports whether the host directory q shows inside at the same
@@ -48,15 +50,42 @@ func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error
 		}
 		return dir, nil
 	}
-	if canon, err := filepath.EvalSymlinks(cwd); err == nil && visible(root, rules, canon) {
+	canon, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		canon = cwd
+	}
+	if err == nil && (visible(root, rules, canon) || madeInside(rules, canon)) {
 		return canon, nil
+	}
+	why := "it is not there inside"
+	if r, ok := cover(rules, canon); ok {
+		why = fmt.Sprintf("%s %s hides it", r.Access, r.Canon)
 	}
 	for _, r := range rules {
 		if !r.internal && r.Access == ReadWrite && r.Dir {
+			c.logf("working directory %s, the first writable directory, not yours (%s): %s", r.Canon, canon, why)
 			return r.Canon, nil
 		}
 	}
+	c.logf("working directory /, not yours (%s): %s, and no writable directory is given", canon, why)
 	return "/", nil
+}
+
+// madeInside reports whether the directory q exists inside, although its
+// host content is hidden, with a rule's path below it: the sandbox makes
+// it as a mount point (`--rw a` from a directory under the private /tmp),
+// and paths relative to it reach the rule.
+func madeInside(rules []canonRule, q string) bool {
+	r, ok := cover(rules, q)
+	if !ok || r.Access != Tmpfs && r.Access != Deny || !r.Dir {
+		return false
+	}
+	for _, o := range rules {
+		if o.Canon != q && mounts.Within(o.Canon, q) {
+			return true
+		}
+	}
+	return false
 }
 
 // fixTmpdir points TMPDIR at /tmp when it names a place the payload cannot

@@ -16,9 +16,19 @@ for n in 10 100 1000; do
 	args+=(-n "bwrap, $n" "$bwrap_cmd ${robind[*]} /bin/true")
 	args+=(-n "nsrun, $n" "$nsrun --rw $ws ${ro[*]} -- /bin/true")
 done
+# The worst case for pinning: each rule in a directory of its own, which
+# nsrun pins (binds onto itself) so the payload cannot rename it away.
+ro=() robind=()
+for i in $(seq 1000); do
+	mkdir -p "$ws/p/r$i/.git"
+	ro+=(--ro "$ws/p/r$i/.git")
+	robind+=(--ro-bind "$ws/p/r$i/.git" "$ws/p/r$i/.git")
+done
+args+=(-n "bwrap, 1000 two levels down" "$bwrap_cmd ${robind[*]} /bin/true")
+args+=(-n "nsrun, 1000 two levels down (1,001 pins)" "$nsrun --rw $ws ${ro[*]} -- /bin/true")
 echo "## Scale in rules ($RUNS runs each)"
 echo
 hyperfine -N --warmup 3 --runs "$RUNS" --style none --export-json "$out/scale.json" "${args[@]}" >/dev/null
 go run ./bench/report -baseline "nsrun, 10" "$out/scale.json"
 echo
-echo "Each row: N \`--ro WS/rN/dI\` under \`--rw WS\` (bwrap: N \`--ro-bind\` under \`--bind WS WS\`); ratios to nsrun with 10."
+echo "Each row: N \`--ro WS/rN/dI\` under \`--rw WS\` (bwrap: N \`--ro-bind\` under \`--bind WS WS\`); ratios to nsrun with 10. \"Two levels down\": \`--ro WS/p/rI/.git\`, so nsrun also pins WS/p and each WS/p/rI (a rule one level down needs no pin)."

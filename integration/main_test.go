@@ -103,12 +103,18 @@ func run(t *testing.T, dir string, args ...string) result {
 
 func runEnv(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
+	return runBase(t, dir, os.Environ(), env, args...)
+}
+
+// runBase is runEnv with base instead of this process's environment.
+func runBase(t *testing.T, dir string, base, env []string, args ...string) result {
+	t.Helper()
 	need(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nsrunBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append([]string{}, base...), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -99,11 +99,12 @@ echo "home=$HOME"`
 		script += "\ncd " + pkg + " && " + npm + " pack --silent >/dev/null && mkdir -p ../app && cd ../app && " +
 			npm + " install --silent --no-audit --no-fund ../pkg/localpkg-1.0.0.tgz && node -e 'console.log(\"npm\", require(\"localpkg\"))'"
 	}
-	r := runEnv(t, ws, []string{"HOME=" + home}, "--preset", "agent", "--", "/bin/bash", "-c", script)
+	state := workspace(t)
+	r := runEnv(t, ws, []string{"HOME=" + home, "XDG_STATE_HOME=" + state}, "--preset", "agent", "--", "/bin/bash", "-c", script)
 	if r.code != 0 {
 		t.Fatalf("%v", r)
 	}
-	for _, want := range []string{"committed", "built", "ssh-hidden", "home=/tmp/home"} {
+	for _, want := range []string{"committed", "built", "ssh-hidden", "home=" + state + "/nsrun/agent/home"} {
 		if !strings.Contains(r.stdout+r.stderr, want) {
 			t.Errorf("output lacks %q: %v", want, r)
 		}

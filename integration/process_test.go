@@ -125,7 +125,7 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("init environ: %q", lines[2])
 	}
 	r = runEnv(t, "/", env, "--clear-env", "--env", "ONLY=1", "--", "/usr/bin/env")
-	expect(t, "cleared env", r.stdout, "ONLY=1")
+	expect(t, "cleared env", r.stdout, "ONLY=1\nNSRUN_SANDBOX=full")
 }
 
 func TestWorkingDirectory(t *testing.T) {

@@ -21,6 +21,10 @@
 //     procfs of the caller's PID namespace with sys, sysrq-trigger, irq and
 //     bus read-only; /tmp and /run are fresh tmpfs unless a rule says
 //     otherwise;
+//   - a read-only or deny rule inside a writable host tree keeps its place:
+//     every directory between them is pinned (bound onto itself), since a
+//     mount travels with a renamed parent and only a mount point cannot be
+//     renamed, removed or replaced;
 //   - after pivot_root the old root is detached: no setup directory remains.
 //
 // Kernel minimums: open_tree, move_mount and fsopen (5.2), openat2 (5.6).

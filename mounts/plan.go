@@ -49,7 +49,9 @@ type Rule struct {
 	Mode     uint32   // permission bits of a Tmpfs root (0 means 0755)
 	Optional bool     // skip the rule if the mount point is missing inside
 
-	link bool // added by Make: a ReadOnly rule that pins a symlink
+	link   bool   // added by Make: a ReadOnly rule that pins a symlink
+	pin    bool   // added by Make to hold a directory in place
+	source string // the host directory of a pin, when not Path
 }
 
 // Link is a symlink on the way to a rule's path as the user named it, at
@@ -92,6 +94,14 @@ type Input struct {
 	// Console links /dev/console to pts/0, the first pty of the sandbox's
 	// devpts instance: the terminal its init allocates for the payload.
 	Console bool
+	// Pins are directories that must keep their place (nsrun watches them
+	// for names that must not appear): each is pinned as the ancestors of
+	// a read-only or deny rule are.
+	Pins []string
+	// Identify gives the device and inode of a host directory the plan
+	// pins, from the caller's lstat; the builder checks them as it checks
+	// every bind. It is needed only when something must be pinned.
+	Identify func(path string) (Identity, error)
 }
 
 // OpKind says how an Op mounts.
@@ -139,6 +149,9 @@ type Op struct {
 	Size        uint64 // bytes, of a writable OpTmpfs and of OpDev's shm; 0: the kernel's default
 	Optional    bool
 	Mountpoints []Mountpoint
+	// Pin marks a writable bind of a directory onto itself that only holds
+	// the directory in place (see Make).
+	Pin bool
 }
 
 // Plan is the whole view: Root first, then Ops in order, parents first.
@@ -179,6 +192,14 @@ func Depth(p string) int {
 // Make turns the input into a plan. It fails on a path that is not clean and
 // absolute, on a rule under /dev or /proc, and on a rule that would need to
 // mount below a file.
+//
+// A bind travels with its parent directory: renaming a directory that holds
+// a mount point succeeds and takes the mount along; only a mount point
+// itself cannot be renamed, removed or replaced (EBUSY). So every directory
+// strictly between a writable host tree (a writable bind, or a writable
+// root) and a read-only or deny rule inside it, and every directory of
+// Input.Pins with the directories above it, is pinned: bound writable onto
+// itself. Each directory is pinned once, however many rules lie below it.
 func Make(in Input) (*Plan, error) {
 	root := in.Root
 	if root == "" {
@@ -230,6 +251,47 @@ func Make(in Input) (*Plan, error) {
 		rules[i] = r.Rule
 	}
 
+	ops, index, err := plan.layOut(rules, in)
+	if err != nil {
+		return nil, err
+	}
+	if pins := pinsNeeded(ops, index, plan.Root, in.Pins); len(pins) > 0 {
+		if in.Identify == nil {
+			return nil, fmt.Errorf("pin %s: no way to identify the directory", pins[0])
+		}
+		for _, d := range pins {
+			// A directory of a writable root that is not the host's comes
+			// from that root.
+			src := d
+			if nearest(index, d) < 0 && plan.Root.Source != "/" {
+				src = path.Join(plan.Root.Source, d)
+			}
+			id, err := in.Identify(src)
+			if err != nil {
+				return nil, fmt.Errorf("pin %s: %w", src, err)
+			}
+			rules = append(rules, Rule{Path: d, Access: ReadWrite, Dir: true, ID: id, pin: true, source: src})
+		}
+		// Pins are writable binds inside writable binds: laying the rules
+		// out again puts them before what they hold and needs no more.
+		sort.SliceStable(rules, func(i, j int) bool {
+			di, dj := Depth(rules[i].Path), Depth(rules[j].Path)
+			if di != dj {
+				return di < dj
+			}
+			return rules[i].Path < rules[j].Path
+		})
+		plan.Unchanged = nil
+		if ops, index, err = plan.layOut(rules, in); err != nil {
+			return nil, err
+		}
+	}
+	plan.Ops = addLinks(ops, index, in.Links, rules)
+	return plan, nil
+}
+
+// layOut turns rules sorted parents first into ops, after /dev and /proc.
+func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 	dev := Op{Kind: OpDev, Path: "/dev", Dir: true, Size: in.TmpfsSize}
 	if in.Console {
 		dev.Mountpoints = []Mountpoint{{Rel: "console", Link: "pts/0"}}
@@ -255,7 +317,7 @@ func Make(in Input) (*Plan, error) {
 		if parent >= 0 {
 			p := &ops[parent]
 			if !p.Dir {
-				return nil, fmt.Errorf("%s %s: %s is a file and cannot hold it", r.Access, r.Path, p.Path)
+				return nil, nil, fmt.Errorf("%s %s: %s is a file and cannot hold it", r.Access, r.Path, p.Path)
 			}
 			if p.Kind == OpTmpfs {
 				rel := strings.TrimPrefix(r.Path, p.Path+"/")
@@ -265,8 +327,57 @@ func Make(in Input) (*Plan, error) {
 		index[r.Path] = len(ops)
 		ops = append(ops, op)
 	}
-	plan.Ops = addLinks(ops, index, in.Links, rules)
-	return plan, nil
+	return ops, index, nil
+}
+
+// pinsNeeded lists, parents first, the directories that hold a read-only
+// or deny op (or a directory of extra) inside a writable host tree and are
+// not mount points already. Walking up from each op stops at a directory
+// already listed, so each is visited once.
+func pinsNeeded(ops []Op, index map[string]int, root Op, extra []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	hold := func(p string, self bool) {
+		top := "/"
+		if a := nearest(index, p); a >= 0 {
+			if ops[a].Kind != OpBind || ops[a].ReadOnly {
+				return // read-only, or not the host's: nothing there reaches the host
+			}
+			top = ops[a].Path
+		} else if root.ReadOnly {
+			return
+		}
+		d := p
+		if !self {
+			d = path.Dir(p)
+		}
+		for ; d != top && d != "/" && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	for _, op := range ops {
+		if op.Kind == OpDev || op.Kind == OpProc || op.Kind == OpHostProc {
+			continue
+		}
+		if op.ReadOnly || op.Kind == OpEmptyFile {
+			hold(op.Path, false)
+		}
+	}
+	for _, p := range extra {
+		if p == "/" || !path.IsAbs(p) || path.Clean(p) != p {
+			continue
+		}
+		_, isOp := index[p]
+		hold(p, !isOp)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if di, dj := Depth(out[i]), Depth(out[j]); di != dj {
+			return di < dj
+		}
+		return out[i] < out[j]
+	})
+	return out
 }
 
 // addLinks adds each link that lies in a writable tmpfs of the plan to its
@@ -353,7 +464,7 @@ func linkPin(l Link, rules map[string]Rule, root Op) (Rule, bool) {
 }
 
 func opFor(r Rule) Op {
-	op := Op{Path: r.Path, Dir: r.Dir, Optional: r.Optional}
+	op := Op{Path: r.Path, Dir: r.Dir, Optional: r.Optional, Pin: r.pin}
 	if r.link {
 		op.Kind, op.Source, op.ID, op.ReadOnly = OpPinLink, r.Path, r.ID, true
 		return op
@@ -361,6 +472,9 @@ func opFor(r Rule) Op {
 	switch r.Access {
 	case ReadOnly, ReadWrite:
 		op.Kind, op.Source, op.ID, op.ReadOnly = OpBind, r.Path, r.ID, r.Access == ReadOnly
+		if r.source != "" {
+			op.Source = r.source
+		}
 	case Deny:
 		if r.Dir {
 			op.Kind, op.ReadOnly, op.Mode = OpTmpfs, true, 0o555

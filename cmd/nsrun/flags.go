@@ -23,7 +23,6 @@ type options struct {
 	args       []string
 	dir        string
 	envOps     []envOp
-	clearEnv   bool
 	timeout    time.Duration
 	tty        nsrun.TTYMode
 	report     string
@@ -31,12 +30,6 @@ type options struct {
 	quiet      bool
 	help       bool
 	printProf  bool
-}
-
-// envOp is one --env or --unset-env, applied in command-line order.
-type envOp struct {
-	key, value string
-	unset      bool
 }
 
 // usageError is bad input on the command line.
@@ -64,6 +57,33 @@ type funcFlag func(string) error
 
 func (f funcFlag) String() string     { return "" }
 func (f funcFlag) Set(v string) error { return f(v) }
+
+// onceFlag is a flag that may be given once.
+type onceFlag struct {
+	set *bool
+	f   func(string) error
+}
+
+func (f onceFlag) String() string { return "" }
+func (f onceFlag) Set(v string) error {
+	if *f.set {
+		return errors.New("given twice; give it once")
+	}
+	*f.set = true
+	return f.f(v)
+}
+
+// orderedBool is a boolean flag whose place among the others matters.
+type orderedBool func() error
+
+func (f orderedBool) String() string   { return "" }
+func (f orderedBool) IsBoolFlag() bool { return true }
+func (f orderedBool) Set(v string) error {
+	if v != "true" {
+		return errors.New("takes no value")
+	}
+	return f()
+}
 
 type idFlag struct{ dst **int }
 
@@ -110,17 +130,35 @@ func newFlagSet(o *options) *flag.FlagSet {
 		if !ok || k == "" {
 			return errors.New("want KEY=VALUE")
 		}
-		o.envOps = append(o.envOps, envOp{key: k, value: val})
+		o.envOps = append(o.envOps, envOp{kind: envSet, key: k, value: val})
 		return nil
 	}), "env", "")
-	fs.Var(funcFlag(func(v string) error {
-		if v == "" || strings.Contains(v, "=") {
-			return errors.New("want a variable name")
-		}
-		o.envOps = append(o.envOps, envOp{key: v, unset: true})
+	for name, kind := range map[string]envKind{"unset-env": envUnset, "keep-env": envKeep} {
+		fs.Var(funcFlag(func(v string) error {
+			if err := nsrun.CheckEnvPattern(v); err != nil {
+				return fmt.Errorf("want a variable name or a pattern such as 'AWS_*' (%v)", err)
+			}
+			o.envOps = append(o.envOps, envOp{kind: kind, key: v})
+			return nil
+		}), name, "")
+	}
+	fs.Var(orderedBool(func() error {
+		o.envOps = append(o.envOps, envOp{kind: envClear})
 		return nil
-	}), "unset-env", "")
-	fs.BoolVar(&o.clearEnv, "clear-env", false, "")
+	}), "clear-env", "")
+	fs.Var(funcFlag(func(v string) error {
+		switch v {
+		case "":
+			return errors.New("want private, persistent or a directory")
+		case "private":
+			p.Home = nsrun.HomePrivate
+		case "persistent":
+			p.Home = nsrun.HomePersistent
+		default:
+			p.Home, p.HomeDir = nsrun.HomePersistent, v
+		}
+		return nil
+	}), "home", "")
 	fs.Var(funcFlag(func(v string) error {
 		if v == "" || len(v) > 64 || strings.ContainsAny(v, "/\x00") {
 			return errors.New("want 1 to 64 characters without /")
@@ -244,20 +282,21 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return nil
 	}), "cpu", "")
 	fs.BoolVar(&p.Strict, "strict", false, "")
-	fs.Var(funcFlag(func(v string) error {
+	var policySet, presetSet bool
+	fs.Var(onceFlag{&policySet, func(v string) error {
 		if v == "" {
 			return errors.New("empty path")
 		}
 		o.policyFile = v
 		return nil
-	}), "policy", "")
-	fs.Var(funcFlag(func(v string) error {
+	}}, "policy", "")
+	fs.Var(onceFlag{&presetSet, func(v string) error {
 		if _, ok := nsrun.Presets[v]; !ok {
 			return fmt.Errorf("unknown preset (known: agent, build, readonly)")
 		}
 		o.preset = v
 		return nil
-	}), "preset", "")
+	}}, "preset", "")
 	fs.BoolVar(&o.verbose, "v", false, "")
 	fs.BoolVar(&o.quiet, "q", false, "")
 	fs.BoolVar(&o.printProf, "print-profile", false, "")

@@ -23,10 +23,10 @@ func TestParseArgs(t *testing.T) {
 		t.Errorf("rules %+v", o.policy.Rules)
 	}
 	if o.policy.Root != "/r" || o.dir != "ws" || o.policy.Hostname != "h" || *o.policy.UID != 0 || *o.policy.GID != 5 ||
-		o.timeout != 90*time.Second || o.policy.Net != nsrun.NetHost || o.report != "-" || !o.verbose || !o.quiet || !o.clearEnv {
+		o.timeout != 90*time.Second || o.policy.Net != nsrun.NetHost || o.report != "-" || !o.verbose || !o.quiet {
 		t.Errorf("options %+v", o)
 	}
-	if !reflect.DeepEqual(o.envOps, []envOp{{key: "A", value: "b=c"}, {key: "B", unset: true}}) {
+	if !reflect.DeepEqual(o.envOps, []envOp{{kind: envSet, key: "A", value: "b=c"}, {kind: envUnset, key: "B"}, {kind: envClear}}) {
 		t.Errorf("env ops %+v", o.envOps)
 	}
 	if !reflect.DeepEqual(o.args, []string{"--cmd", "--rw"}) {
@@ -93,15 +93,33 @@ func TestParseArgsErrors(t *testing.T) {
 	}
 }
 
-func TestBuildEnv(t *testing.T) {
-	base := []string{"PATH=/bin", "HOME=/root", "SECRET=x"}
-	got := buildEnv(base, false, []envOp{{key: "SECRET", unset: true}, {key: "NEW", value: "1"}, {key: "PATH", value: "/usr/bin"}})
-	if want := []string{"PATH=/usr/bin", "HOME=/root", "NEW=1"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	got = buildEnv(base, true, []envOp{{key: "A", value: "1"}, {key: "A", unset: true}, {key: "B", value: ""}})
-	if want := []string{"B="}; !reflect.DeepEqual(got, want) {
-		t.Errorf("cleared: got %q, want %q", got, want)
+// The environment options apply in command-line order (--env A=1
+// --clear-env keeps nothing), and what the caller had and the payload does
+// not get is handed to the library to remove and report.
+func TestEnvironment(t *testing.T) {
+	caller := []string{"PATH=/bin", "HOME=/root", "GITHUB_TOKEN=t", "AWS_KEY=k", "AWS_REGION=eu"}
+	for _, tc := range []struct {
+		name             string
+		ops              []envOp
+		env, unset, keep []string
+	}{
+		{"nothing", nil, caller, nil, nil},
+		{"set, replace and unset", []envOp{{kind: envUnset, key: "GITHUB_TOKEN"}, {kind: envSet, key: "NEW", value: "1"}, {kind: envSet, key: "PATH", value: "/usr/bin"}},
+			[]string{"PATH=/usr/bin", "HOME=/root", "GITHUB_TOKEN=t", "AWS_KEY=k", "AWS_REGION=eu", "NEW=1"}, []string{"GITHUB_TOKEN"}, []string{"PATH", "NEW"}},
+		{"a pattern, then one let through", []envOp{{kind: envUnset, key: "aws_*"}, {kind: envKeep, key: "AWS_REGION"}},
+			[]string{"PATH=/bin", "HOME=/root", "GITHUB_TOKEN=t", "AWS_KEY=k", "AWS_REGION=eu"}, []string{"AWS_KEY"}, []string{"AWS_REGION"}},
+		{"clear after set", []envOp{{kind: envSet, key: "A", value: "1"}, {kind: envClear}},
+			caller, []string{"PATH", "HOME", "GITHUB_TOKEN", "AWS_KEY", "AWS_REGION"}, nil},
+		{"clear, then keep and set", []envOp{{kind: envClear}, {kind: envKeep, key: "PATH"}, {kind: envSet, key: "B", value: ""}},
+			[]string{"PATH=/bin", "HOME=/root", "GITHUB_TOKEN=t", "AWS_KEY=k", "AWS_REGION=eu", "B="}, []string{"HOME", "GITHUB_TOKEN", "AWS_KEY", "AWS_REGION"}, []string{"PATH", "B"}},
+		{"set, then unset", []envOp{{kind: envSet, key: "X", value: "1"}, {kind: envUnset, key: "X"}}, caller, nil, nil},
+		{"an explicit value over a pattern", []envOp{{kind: envUnset, key: "*TOKEN*"}, {kind: envSet, key: "GITHUB_TOKEN", value: "mine"}},
+			[]string{"PATH=/bin", "HOME=/root", "GITHUB_TOKEN=mine", "AWS_KEY=k", "AWS_REGION=eu"}, nil, []string{"GITHUB_TOKEN"}},
+	} {
+		env, unset, keep := environment(caller, tc.ops)
+		if !reflect.DeepEqual(env, tc.env) || !reflect.DeepEqual(unset, tc.unset) || !reflect.DeepEqual(keep, tc.keep) {
+			t.Errorf("%s:\nenv   %q (want %q)\nunset %q (want %q)\nkeep  %q (want %q)", tc.name, env, tc.env, unset, tc.unset, keep, tc.keep)
+		}
 	}
 }
 
@@ -122,7 +140,7 @@ func TestMergePresetFileAndFlags(t *testing.T) {
 	}
 	p := m.policy
 	// The build preset gives the host network; the file takes it back.
-	if p.Net != nsrun.NetNone || p.Hostname != "fromflag" || !p.PrivateHome || m.timeout != 5*time.Second {
+	if p.Net != nsrun.NetNone || p.Hostname != "fromflag" || p.Home != nsrun.HomePersistent || m.timeout != 5*time.Second {
 		t.Errorf("merged %+v", p)
 	}
 	last := p.Rules[len(p.Rules)-1]

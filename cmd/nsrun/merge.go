@@ -14,12 +14,16 @@ type merged struct {
 	policy  *nsrun.Policy
 	dir     string
 	env     []string
+	envOps  []envOp // in the order they apply, for policy show
+	preset  string
 	timeout time.Duration
 }
 
 // merge builds what the command line asks for: the preset (from the flag
 // or the file) first, then the file, then the flags, which are the user
-// source and override the scalars they set.
+// source and override the scalars they set. The environment is edited in
+// the same order: the preset's patterns, the file's (clear_env, unset_env,
+// keep_env, env), then the flags in command-line order.
 func merge(o *options, environ []string) (*merged, error) {
 	m := &merged{policy: &nsrun.Policy{}}
 	var pf *nsrun.PolicyFile
@@ -34,9 +38,13 @@ func merge(o *options, environ []string) (*merged, error) {
 		}
 	}
 	preset := o.preset
-	if preset == "" && pf != nil {
+	if pf != nil && pf.Preset != "" {
+		if preset != "" && preset != pf.Preset {
+			return nil, usagef("--preset %s: the policy file %s starts from preset %s; give one", preset, o.policyFile, pf.Preset)
+		}
 		preset = pf.Preset
 	}
+	m.preset = preset
 	if preset != "" {
 		ws, err := os.Getwd()
 		if err == nil {
@@ -45,30 +53,32 @@ func merge(o *options, environ []string) (*merged, error) {
 		if err != nil {
 			return nil, usagef("--preset %s: current directory: %v", preset, err)
 		}
-		home, _ := os.UserHomeDir()
-		if m.policy, err = nsrun.Preset(preset, ws, home); err != nil {
-			return nil, usagef("--preset: %v", err)
+		homes := nsrun.Homes()
+		if err := nsrun.CheckWorkspace(ws, homes); err != nil && namesWritable(o, pf) {
+			// The user names what is writable: the current directory is
+			// not made so.
+			ws = ""
+		}
+		if m.policy, err = nsrun.Preset(preset, ws, homes...); err != nil {
+			return nil, usagef("--preset %s: %v", preset, err)
 		}
 	}
-	env := environ
+	ops := envOps(m.policy)
+	m.policy.UnsetEnv, m.policy.KeepEnv = nil, nil
 	if pf != nil {
 		overlay(m.policy, &pf.Policy, pf.Set)
 		m.dir, m.timeout = pf.Dir, pf.Timeout
 		if pf.ClearEnv {
-			env = nil
+			ops = append(ops, envOp{kind: envClear})
 		}
-		var ops []envOp
-		for _, k := range pf.UnsetEnv {
-			ops = append(ops, envOp{key: k, unset: true})
-		}
+		ops = append(ops, envOps(&pf.Policy)...)
 		for _, kv := range pf.Env {
 			k, v, ok := splitEnv(kv)
 			if !ok || k == "" {
 				return nil, usagef("--policy %s: env %q: want KEY=VALUE", o.policyFile, kv)
 			}
-			ops = append(ops, envOp{key: k, value: v})
+			ops = append(ops, envOp{kind: envSet, key: k, value: v})
 		}
-		env = buildEnv(env, false, ops)
 	}
 	overlay(m.policy, &o.policy, o.set)
 	if o.set["chdir"] {
@@ -77,8 +87,35 @@ func merge(o *options, environ []string) (*merged, error) {
 	if o.set["timeout"] {
 		m.timeout = o.timeout
 	}
-	m.env = buildEnv(env, o.clearEnv, o.envOps)
+	var unset, keep []string
+	m.envOps = append(ops, o.envOps...)
+	m.env, unset, keep = environment(environ, m.envOps)
+	for _, k := range unset {
+		if l := literal(k); l != "" {
+			m.policy.UnsetEnv = append(m.policy.UnsetEnv, l)
+		}
+	}
+	for _, k := range keep {
+		if l := literal(k); l != "" {
+			m.policy.KeepEnv = append(m.policy.KeepEnv, l)
+		}
+	}
 	return m, nil
+}
+
+// namesWritable reports whether the flags or the file give a writable
+// rule: then a preset does not need the current directory.
+func namesWritable(o *options, pf *nsrun.PolicyFile) bool {
+	rules := o.policy.Rules
+	if pf != nil {
+		rules = append(append([]nsrun.Rule{}, rules...), pf.Policy.Rules...)
+	}
+	for _, r := range rules {
+		if r.Access == nsrun.ReadWrite {
+			return true
+		}
+	}
+	return false
 }
 
 // overlay lays top over base: rules and ports are added; scalars replace
@@ -133,5 +170,13 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["strict"] {
 		base.Strict = top.Strict
 	}
-	base.PrivateHome = base.PrivateHome || top.PrivateHome
+	if set["home"] {
+		base.Home = top.Home
+		if top.HomeDir != "" {
+			base.HomeDir = top.HomeDir
+		}
+	}
+	if set["protect-git"] {
+		base.ProtectGit = top.ProtectGit
+	}
 }

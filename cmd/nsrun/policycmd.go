@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/nsrun/nsrun"
@@ -43,9 +44,44 @@ func policyCommand(args []string, stdout, stderr *os.File) int {
 		for _, o := range eff.Overruled {
 			fmt.Fprintf(w, "overruled\t%s\n", o)
 		}
+		for _, a := range eff.Absent {
+			fmt.Fprintf(w, "absent\t%s\tkept absent: the sandbox is ended if it appears\n", a)
+		}
 		fmt.Fprintf(w, "net\t%s\n", map[nsrun.Net]string{nsrun.NetNone: "none", nsrun.NetHost: "host"}[m.policy.Net])
-		if m.policy.PrivateHome {
-			fmt.Fprintf(w, "home\tprivate (HOME and caches under /tmp/home)\n")
+		switch m.policy.Home {
+		case nsrun.HomePrivate:
+			fmt.Fprintf(w, "home\tprivate (HOME and caches in an empty /tmp/home, per run)\n")
+		case nsrun.HomePersistent:
+			dir := m.policy.HomeDir
+			if dir == "" {
+				dir = "nsrun's own directory for you"
+			}
+			fmt.Fprintf(w, "home\tpersistent (HOME and caches in %s, kept between runs)\n", dir)
+		}
+		if m.policy.ProtectGit {
+			fmt.Fprintf(w, "git\tprotected (what git writes stays writable; what host git runs or trusts is read-only or kept absent)\n")
+		}
+		for _, op := range m.envOps {
+			switch op.kind {
+			case envUnset:
+				fmt.Fprintf(w, "env\tunset %s\n", op.key)
+			case envKeep:
+				fmt.Fprintf(w, "env\tkeep %s\n", op.key)
+			case envSet:
+				fmt.Fprintf(w, "env\tset %s\n", op.key)
+			case envClear:
+				fmt.Fprintf(w, "env\tclear\n")
+			}
+		}
+		if len(m.policy.UnsetEnv) > 0 {
+			fmt.Fprintf(w, "env\tremoved now: %s\n", strings.Join(m.policy.UnsetEnv, " "))
+		}
+		if o.preset == "agent" || m.preset == "agent" {
+			var stores []string
+			for _, c := range nsrun.Credentials {
+				stores = append(stores, "~/"+c.Path)
+			}
+			fmt.Fprintf(w, "credentials\thidden where they exist, under %s: %s\n", strings.Join(nsrun.Homes(), " and "), strings.Join(stores, " "))
 		}
 		return 0
 	}

@@ -130,7 +130,7 @@ func oneLine(s string) string {
 // the exit status already tells (a timeout is still worth a line).
 func isPayloadExit(err error) bool {
 	var ee *nsrun.ExitError
-	return errors.As(err, &ee) && !ee.TimedOut
+	return errors.As(err, &ee) && !ee.TimedOut && ee.Appeared == ""
 }
 
 // describe names the option behind an error where one is to blame.
@@ -163,53 +163,15 @@ func describe(err error) string {
 	if errors.As(err, &le) {
 		return fmt.Sprintf("--%s: %v", le.Option, le.Err)
 	}
+	var we *nsrun.WorkspaceError
+	if errors.As(err, &we) {
+		return "--preset: " + we.Error()
+	}
 	var ise *nsrun.IsolationError
 	if errors.As(err, &ise) {
 		return fmt.Sprintf("--%s: needs namespaces, which --isolation landlock does not create", ise.Setting)
 	}
 	return err.Error()
-}
-
-func buildEnv(base []string, clear bool, ops []envOp) []string {
-	env := map[string]string{}
-	var order []string
-	if !clear {
-		for _, kv := range base {
-			k, v, _ := splitEnv(kv)
-			if _, seen := env[k]; !seen {
-				order = append(order, k)
-			}
-			env[k] = v
-		}
-	}
-	for _, op := range ops {
-		if op.unset {
-			delete(env, op.key)
-			continue
-		}
-		if _, seen := env[op.key]; !seen {
-			order = append(order, op.key)
-		}
-		env[op.key] = op.value
-	}
-	out := make([]string, 0, len(env))
-	for _, k := range order {
-		if v, ok := env[k]; ok {
-			out = append(out, k+"="+v)
-			delete(env, k)
-		}
-	}
-	return out
-}
-
-func splitEnv(kv string) (string, string, bool) {
-	// A leading '=' belongs to the name (Windows-style "=C:" entries).
-	for i := 1; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
 }
 
 const usage = `usage: nsrun [OPTIONS] [--] COMMAND [ARG...]
@@ -227,8 +189,12 @@ rule decides, for the same path the most restrictive):
   --root DIR        DIR instead of the host root (read-only)
 Process:
   --chdir DIR       working directory inside
-  --env K=V         set a variable       --unset-env K   remove one
-  --clear-env       start from an empty environment
+  --env K=V         set a variable, in command-line order with the next three
+  --unset-env PATTERN   remove the variables it matches ('AWS_*'; case ignored)
+  --keep-env PATTERN    let through the caller's variables it matches (over a preset)
+  --clear-env       remove every variable so far
+  --home private|persistent|DIR   the payload's HOME: empty per run, nsrun's own
+                    kept between runs (presets agent and build), or DIR
   --hostname NAME   host name inside
   --uid N, --gid N  ids seen inside (default: the caller's)
   --timeout D       end the whole sandbox after D (30s, 2m, or seconds); exit 124

@@ -50,6 +50,8 @@ func run(op string, args []string) (string, error) {
 		return "ok", os.Mkdir(args[0], 0o755)
 	case "rename":
 		return "ok", unix.Rename(args[0], args[1])
+	case "exchange": // exchange A B: swap two names atomically
+		return "ok", unix.Renameat2(unix.AT_FDCWD, args[0], unix.AT_FDCWD, args[1], unix.RENAME_EXCHANGE)
 	case "remove":
 		return "ok", unix.Unlink(args[0])
 	case "rmdir":

@@ -1,0 +1,118 @@
+package nsrun
+
+import (
+	"errors"
+	"sort"
+	"strings"
+)
+
+// SecretEnv are the names of variables that usually hold credentials; the
+// agent preset removes them from the payload's environment (see
+// Policy.UnsetEnv), except those SecretEnvKept names.
+var SecretEnv = []string{
+	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*PASSPHRASE*", "*_PASS", "*_PWD", "*_KEY", "*_KEYS",
+	"*API_KEY*", "*APIKEY*", "*ACCESS_KEY*", "*PRIVATE_KEY*", "*CREDENTIAL*", "*_AUTH", "*_AUTH_*",
+	"*_AUTH_TOKEN", "*AUTHTOKEN*", "*JWT*", "*COOKIE*", "*SESSION_KEY*", "*DSN", "*CONNECTION_STRING*",
+	"*DATABASE_URL*", "AWS_*", "AZURE_CLIENT_*", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",
+	"KRB5CCNAME", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",
+}
+
+// SecretEnvKept are names SecretEnv matches that hold no secret: the AWS
+// region and profile names.
+var SecretEnvKept = []string{"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"}
+
+// MatchEnv reports whether an environment variable's name matches a
+// pattern: "*" stands for any run of characters (slashes and dots
+// included: npm keys its tokens by registry URL), "?" for one, anything
+// else for itself, case ignored (so *TOKEN* catches npm's _authToken).
+func MatchEnv(pattern, name string) bool {
+	return globMatch(strings.ToUpper(pattern), strings.ToUpper(name))
+}
+
+func globMatch(p, s string) bool {
+	// Iterative matching with one backtrack point: linear in practice,
+	// never exponential.
+	pi, si, star, mark := 0, 0, -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
+			pi++
+			si++
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, si
+			pi++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
+}
+
+// CheckEnvPattern refuses what cannot be a pattern for variable names.
+func CheckEnvPattern(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty pattern")
+	case strings.ContainsAny(p, "=\x00"):
+		return errors.New("a variable name cannot hold '=' or NUL")
+	}
+	return nil
+}
+
+// filterEnv removes the variables whose names match an unset pattern and
+// no keep pattern, and returns the names it removed, sorted.
+func filterEnv(env, unset, keep []string) (out, removed []string) {
+	if len(unset) == 0 {
+		return env, []string{}
+	}
+	out = make([]string, 0, len(env))
+	removed = []string{}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if matchAny(unset, k) && !matchAny(keep, k) {
+			removed = append(removed, k)
+			continue
+		}
+		out = append(out, kv)
+	}
+	sort.Strings(removed)
+	return out, removed
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if MatchEnv(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// setEnv sets k=v in env, replacing every earlier value.
+func setEnv(env []string, k, v string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); name != k {
+			out = append(out, kv)
+		}
+	}
+	return append(out, k+"="+v)
+}
+
+// getEnv is the last value of k in env.
+func getEnv(env []string, k string) (string, bool) {
+	v, ok := "", false
+	for _, kv := range env {
+		if name, val, _ := strings.Cut(kv, "="); name == k {
+			v, ok = val, true
+		}
+	}
+	return v, ok
+}

@@ -1,0 +1,74 @@
+package nsrun
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/nsrun/nsrun/internal/gitguard"
+)
+
+// gitProtection is what Policy.ProtectGit adds: rules, names to keep
+// absent, and what the caller is told.
+type gitProtection struct {
+	rules    []canonRule
+	absent   []gitguard.Absent
+	warnings []string
+	trees    []gitguard.Tree
+	known    map[string]bool
+}
+
+// protectGit finds the repositories in the writable directory rules of
+// rules (canonical, nsrun's own included) and turns their protection into
+// baseline rules, so that a rule the caller sets on the same path, or a
+// read-only one of the caller's above, wins.
+func protectGit(rules []canonRule) *gitProtection {
+	eff, _ := effective(rules)
+	in := gitguard.Input{Homes: Homes(), Decide: func(p string) gitguard.State {
+		r, ok := cover(eff, p)
+		switch {
+		case !ok || r.internal && r.Access == Tmpfs:
+			// Only the read-only root, or nsrun's own private /tmp, which
+			// a rule below shows through.
+			return gitguard.HostReadOnly
+		case r.Access == ReadWrite:
+			return gitguard.Writable
+		}
+		return gitguard.Restricted
+	}}
+	for _, r := range eff {
+		if r.Access == ReadWrite && r.Dir && !r.internal {
+			in.Roots = append(in.Roots, r.Canon)
+		}
+	}
+	for _, h := range in.Homes {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if !filepath.IsAbs(xdg) {
+			xdg = filepath.Join(h, ".config")
+		}
+		in.Global = append(in.Global, filepath.Join(xdg, "git", "config"), filepath.Join(h, ".gitconfig"))
+	}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(g) {
+		in.Global = append(in.Global, g)
+	}
+	in.Global = append(in.Global, "/etc/gitconfig")
+	prot := gitguard.Protect(in)
+	out := &gitProtection{absent: prot.Absent, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known}
+	add := func(p string, a Access) {
+		r := Rule{Path: p, Access: a, Source: SourceBaseline}
+		cr, err := canonicalRule(r, "/")
+		if err != nil {
+			// Gone since it was found, or of a kind no rule can show: say
+			// so rather than leave it as it is without a word.
+			out.warnings = append(out.warnings, err.Error()+"; it is not protected")
+			return
+		}
+		out.rules = append(out.rules, cr)
+	}
+	for _, p := range prot.Writable {
+		add(p, ReadWrite)
+	}
+	for _, p := range prot.ReadOnly {
+		add(p, ReadOnly)
+	}
+	return out
+}

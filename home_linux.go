@@ -1,0 +1,261 @@
+package nsrun
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/nsrun/nsrun/internal/gitguard"
+)
+
+// homeSetup is what a Policy's Home needs before planning: the persistent
+// directory (made and checked) with its rule, and the git identity file.
+type homeSetup struct {
+	dir      string      // the persistent HOME, "" for none
+	rules    []canonRule // the rules that show it and the identity file
+	identity string      // a git configuration file with the caller's identity, or ""
+}
+
+// setupHome makes the persistent home directory if the policy has one and
+// writes the caller's git identity where the payload's git will read it.
+func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
+	hs := &homeSetup{}
+	if p.Home == HomeInherit {
+		return hs, nil
+	}
+	homes := Homes()
+	if p.Home == HomePersistent {
+		dir := p.HomeDir
+		if dir == "" {
+			if len(homes) == 0 {
+				return nil, &SetupError{Code: ExitSetup, Msg: "--home persistent: no home directory to keep it under (HOME is unset and the password database has none); give --home DIR"}
+			}
+			dir = StateDir(homes[0], "default", "home")
+		}
+		dir, fi, err := ownedDir(absPath(dir, cwd))
+		if err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--home %s: %v", dir, err)}
+		}
+		hs.dir = dir
+		hs.rules = append(hs.rules, canonRule{Rule: Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}, Canon: dir, Dir: true, info: fi, internal: true})
+	}
+	if len(homes) > 0 {
+		id, err := writeIdentity(StateDir(homes[0]), gitIdentity(homes[0], cwd))
+		if err == nil && id != "" {
+			// Shown where it is even when that is hidden otherwise (under
+			// the private /tmp).
+			var cr canonRule
+			if cr, err = canonicalRule(Rule{Path: id, Access: ReadOnly, Source: SourceInternal}, "/"); err == nil {
+				cr.internal = true
+				hs.rules = append(hs.rules, cr)
+				hs.identity = cr.Canon
+			}
+		}
+		if err != nil {
+			c.warnf("git identity: %v; git inside has none of yours", err)
+		}
+	}
+	return hs, nil
+}
+
+// ownedDir makes dir (and its missing parents, 0700) and checks it is a
+// directory of the caller's that no one else may write, reached without a
+// symlink; it returns the canonical path.
+func ownedDir(dir string) (string, os.FileInfo, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return dir, nil, err
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(dir))
+	if err != nil {
+		return dir, nil, err
+	}
+	dir = filepath.Join(parent, filepath.Base(dir))
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return dir, nil, err
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return dir, nil, errors.New("is a symlink; nsrun keeps a home only in a real directory")
+	case !fi.IsDir():
+		return dir, nil, errors.New("is not a directory")
+	case st == nil || int(st.Uid) != os.Getuid():
+		return dir, nil, fmt.Errorf("belongs to uid %d, not to you", st.Uid)
+	case fi.Mode().Perm()&0o022 != 0:
+		return dir, nil, fmt.Errorf("is writable by others (mode %o)", fi.Mode().Perm())
+	}
+	return dir, fi, nil
+}
+
+// gitUser is the caller's git user.name and user.email.
+type gitUser struct{ name, email string }
+
+// gitIdentity reads user.name and user.email from the caller's own git
+// configuration ($GIT_CONFIG_GLOBAL, else the XDG file and ~/.gitconfig,
+// with what they include), the way git would for a repository at ws.
+func gitIdentity(home, ws string) gitUser {
+	var id gitUser
+	files := []string{os.Getenv("GIT_CONFIG_GLOBAL")}
+	if files[0] == "" {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if !filepath.IsAbs(xdg) {
+			xdg = filepath.Join(home, ".config")
+		}
+		files = []string{filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")}
+	}
+	gitDir := workspaceGitDir(ws)
+	var read func(path string, depth int)
+	read = func(path string, depth int) {
+		b, err := os.ReadFile(path)
+		if err != nil || depth > 8 {
+			return
+		}
+		es, err := gitguard.ParseConfig(b)
+		if err != nil {
+			return
+		}
+		for _, e := range es {
+			switch {
+			case e.Section == "user" && e.Sub == "" && e.Name == "name":
+				id.name = e.Value
+			case e.Section == "user" && e.Sub == "" && e.Name == "email":
+				id.email = e.Value
+			case e.Name == "path" && !e.NoValue && (e.Section == "include" && e.Sub == "" ||
+				e.Section == "includeif" && includeApplies(e.Sub, gitDir, home)):
+				p := e.Value
+				if strings.HasPrefix(p, "~/") {
+					p = filepath.Join(home, p[2:])
+				} else if !filepath.IsAbs(p) {
+					p = filepath.Join(filepath.Dir(path), p)
+				}
+				read(p, depth+1)
+			}
+		}
+	}
+	for _, f := range files {
+		read(f, 0)
+	}
+	return id
+}
+
+// workspaceGitDir is the git directory of the repository at ws, or "".
+func workspaceGitDir(ws string) string {
+	for d := ws; ; d = filepath.Dir(d) {
+		dotgit := filepath.Join(d, ".git")
+		if fi, err := os.Lstat(dotgit); err == nil {
+			if fi.Mode().IsRegular() {
+				if b, err := os.ReadFile(dotgit); err == nil {
+					if g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
+						if !filepath.IsAbs(g) {
+							g = filepath.Join(d, g)
+						}
+						dotgit = g
+					}
+				}
+			}
+			if c, err := filepath.EvalSymlinks(dotgit); err == nil {
+				return c
+			}
+			return dotgit
+		}
+		if d == "/" {
+			return ""
+		}
+	}
+}
+
+// includeApplies evaluates an includeIf condition of the gitdir kind the
+// common way, a directory prefix ("gitdir:~/work/"); other conditions and
+// patterns are left out.
+func includeApplies(cond, gitDir, home string) bool {
+	pat, ok := strings.CutPrefix(cond, "gitdir:")
+	fold := false
+	if !ok {
+		if pat, ok = strings.CutPrefix(cond, "gitdir/i:"); !ok {
+			return false
+		}
+		fold = true
+	}
+	if gitDir == "" || strings.ContainsAny(pat, "*?[") {
+		return false
+	}
+	if strings.HasPrefix(pat, "~/") {
+		pat = filepath.Join(home, pat[2:]) + map[bool]string{true: "/"}[strings.HasSuffix(pat, "/")]
+	}
+	if !filepath.IsAbs(pat) {
+		return false
+	}
+	g := gitDir + "/"
+	if fold {
+		g, pat = strings.ToLower(g), strings.ToLower(pat)
+	}
+	if strings.HasSuffix(pat, "/") {
+		return strings.HasPrefix(g, pat)
+	}
+	return g == pat+"/"
+}
+
+// writeIdentity keeps a git configuration file in nsrun's state directory
+// with the caller's identity and, through an include, the system's own
+// configuration, which GIT_CONFIG_SYSTEM pointing at it replaces. It
+// returns "" when there is no identity to give.
+func writeIdentity(state string, id gitUser) (string, error) {
+	if id.name == "" && id.email == "" {
+		return "", nil
+	}
+	if strings.ContainsAny(id.name+id.email, "\n\x00") {
+		return "", errors.New("user.name or user.email holds a newline")
+	}
+	var b bytes.Buffer
+	b.WriteString("# Written by nsrun for its sandboxes: your git identity and the system's configuration.\n")
+	system := os.Getenv("GIT_CONFIG_SYSTEM")
+	if system == "" {
+		system = "/etc/gitconfig"
+	}
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if _, err := os.Stat(system); err == nil {
+			fmt.Fprintf(&b, "[include]\n\tpath = %s\n", quoteGitValue(system))
+		}
+	}
+	b.WriteString("[user]\n")
+	if id.name != "" {
+		fmt.Fprintf(&b, "\tname = %s\n", quoteGitValue(id.name))
+	}
+	if id.email != "" {
+		fmt.Fprintf(&b, "\temail = %s\n", quoteGitValue(id.email))
+	}
+	dir, _, err := ownedDir(state)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", state, err)
+	}
+	path := filepath.Join(dir, "identity.gitconfig")
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b.Bytes()) {
+		return path, nil
+	}
+	tmp, err := os.CreateTemp(dir, ".identity-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b.Bytes()); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// quoteGitValue quotes a value for a git configuration file.
+func quoteGitValue(v string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}

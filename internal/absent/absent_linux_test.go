@@ -1,0 +1,223 @@
+package absent
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWatchRemovesWhatAppears(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "keep"), []byte("k"), 0o644)
+	w, err := Watch([]Target{{Dir: dir, Name: "commondir", Why: "w"}, {Dir: dir, Name: "hooks"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	got := make(chan Found, 8)
+	go w.Run(func(f Found) { got <- f })
+	// Unwatched names come and go without a word.
+	os.WriteFile(filepath.Join(dir, "index.lock"), nil, 0o644)
+	os.Rename(filepath.Join(dir, "index.lock"), filepath.Join(dir, "index"))
+	// A directory with a symlink out of it: removed, the link's target kept.
+	tmp := filepath.Join(dir, "tmp-hooks")
+	os.MkdirAll(filepath.Join(tmp, "sub"), 0o755)
+	os.WriteFile(filepath.Join(tmp, "sub", "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
+	os.Symlink(outside, filepath.Join(tmp, "out"))
+	if err := os.Rename(tmp, filepath.Join(dir, "hooks")); err != nil {
+		t.Fatal(err)
+	}
+	f := wait(t, got)
+	if f.Name != "hooks" || !f.Removed || f.Kind != "directory" {
+		t.Errorf("found %+v", f)
+	}
+	os.WriteFile(filepath.Join(dir, "commondir"), []byte("/elsewhere\n"), 0o644)
+	if f := wait(t, got); f.Name != "commondir" || !f.Removed || f.Why != "w" || f.Kind != "file" {
+		t.Errorf("found %+v", f)
+	}
+	for _, n := range []string{"hooks", "commondir"} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", n, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "keep")); err != nil || string(b) != "k" {
+		t.Errorf("the symlink was followed: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index")); err != nil {
+		t.Errorf("an unwatched name was touched: %v", err)
+	}
+	// What is planted after the watch ends is swept afterwards.
+	w.Close()
+	os.Symlink("/etc", filepath.Join(dir, "hooks"))
+	w2, err := Watch([]Target{{Dir: dir, Name: "info"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	os.Mkdir(filepath.Join(dir, "info"), 0o755)
+	if fs := w2.Sweep(); len(fs) != 1 || fs[0].Name != "info" || !fs[0].Removed {
+		t.Errorf("sweep: %+v", fs)
+	}
+	if len(w.All()) != 2 {
+		t.Errorf("all found: %+v", w.All())
+	}
+}
+
+func TestWatchRefuses(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "config"), nil, 0o644)
+	if _, err := Watch([]Target{{Dir: dir, Name: "config"}}); err == nil || !strings.Contains(err.Error(), "exists already") {
+		t.Errorf("a target that exists: %v", err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(dir, link)
+	if _, err := Watch([]Target{{Dir: link, Name: "x"}}); err == nil {
+		t.Error("a directory reached through a symlink must not be watched")
+	}
+}
+
+// A directory moved away cannot be watched by its path any more: that is
+// reported, as a violation.
+func TestWatchedDirectoryMoved(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "d")
+	os.Mkdir(dir, 0o755)
+	w, err := Watch([]Target{{Dir: dir, Name: "commondir"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	got := make(chan Found, 8)
+	go w.Run(func(f Found) { got <- f })
+	os.Rename(dir, filepath.Join(base, "e"))
+	if f := wait(t, got); f.Removed || f.Err == nil || !strings.Contains(f.Err.Error(), "moved") {
+		t.Errorf("found %+v", f)
+	}
+}
+
+// An event queue flooded past its size still ends in a check of every
+// target.
+func TestWatchOverflow(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Watch([]Target{{Dir: dir, Name: "commondir"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := 0; i < 20000; i++ {
+		os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
+		os.Rename(filepath.Join(dir, "f"), filepath.Join(dir, "g"))
+	}
+	os.WriteFile(filepath.Join(dir, "commondir"), nil, 0o644)
+	got := make(chan Found, 8)
+	go w.Run(func(f Found) { got <- f })
+	if f := wait(t, got); f.Name != "commondir" || !f.Removed {
+		t.Errorf("found %+v", f)
+	}
+}
+
+func wait(t *testing.T, c chan Found) Found {
+	t.Helper()
+	select {
+	case f := <-c:
+		return f
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing found")
+	}
+	return Found{}
+}
+
+// BenchmarkWindow measures how long a planted name exists: from the
+// rename that plants it until the watcher has removed it, as a process
+// polling for it sees. The planting and polling process is another one
+// (this test binary started again), as the sandbox's would be; with
+// FLOOD=1 a third keeps creating unwatched files in the same directory.
+func BenchmarkWindow(b *testing.B) {
+	dir := b.TempDir()
+	w, err := Watch([]Target{{Dir: dir, Name: "commondir"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	go w.Run(func(Found) {})
+	if os.Getenv("FLOOD") == "1" {
+		flood := exec.Command(os.Args[0], "-test.run=^TestChild$")
+		flood.Env = append(os.Environ(), "ABSENT_CHILD=flood", "ABSENT_DIR="+dir)
+		if err := flood.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { flood.Process.Kill(); flood.Wait() }()
+	}
+	plant := exec.Command(os.Args[0], "-test.run=^TestChild$")
+	plant.Env = append(os.Environ(), "ABSENT_CHILD=plant", "ABSENT_DIR="+dir, fmt.Sprintf("ABSENT_N=%d", b.N))
+	out, err := plant.Output()
+	if err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	var median, p99, worst float64
+	fmt.Sscanf(string(out), "%g %g %g", &median, &p99, &worst)
+	b.ReportMetric(median, "median-µs")
+	b.ReportMetric(p99, "p99-µs")
+	b.ReportMetric(worst, "worst-µs")
+}
+
+// TestChild is the other process of BenchmarkWindow.
+func TestChild(t *testing.T) {
+	dir := os.Getenv("ABSENT_DIR")
+	switch os.Getenv("ABSENT_CHILD") {
+	case "flood":
+		for {
+			os.WriteFile(filepath.Join(dir, "noise"), nil, 0o644)
+			os.Remove(filepath.Join(dir, "noise"))
+		}
+	case "plant":
+		n, _ := strconv.Atoi(os.Getenv("ABSENT_N"))
+		src, dst := filepath.Join(dir, "planted"), filepath.Join(dir, "commondir")
+		ds := make([]float64, 0, n)
+		for i := 0; i < n; i++ {
+			os.WriteFile(src, []byte("/x\n"), 0o644)
+			start := time.Now()
+			os.Rename(src, dst)
+			for {
+				if _, err := os.Lstat(dst); os.IsNotExist(err) {
+					break
+				}
+			}
+			ds = append(ds, float64(time.Since(start).Nanoseconds())/1000)
+			time.Sleep(100 * time.Microsecond)
+		}
+		sort.Float64s(ds)
+		fmt.Printf("%.0f %.0f %.0f\n", ds[len(ds)/2], ds[len(ds)*99/100], ds[len(ds)-1])
+		os.Exit(0)
+	}
+}
+
+// After Unwatch nothing is reported as it appears, and Sweep still finds
+// and removes it.
+func TestUnwatch(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Watch([]Target{{Dir: dir, Name: "hooks"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	got := make(chan Found, 8)
+	go w.Run(func(f Found) { got <- f })
+	w.Unwatch()
+	os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
+	select {
+	case f := <-got:
+		t.Fatalf("reported after Unwatch: %+v", f)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if fs := w.Sweep(); len(fs) != 1 || !fs[0].Removed {
+		t.Errorf("sweep: %+v", fs)
+	}
+}

@@ -1,0 +1,338 @@
+package gitguard
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// gitIn runs host git for a test's set-up (the package itself never does).
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com",
+		"-c", "protocol.file.allow=always", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func newRepo(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
+}
+
+func canon(t *testing.T, p string) string {
+	t.Helper()
+	c, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// protect runs Protect with roots writable and everything else the
+// read-only host root.
+func protect(roots ...string) *Protection {
+	return Protect(Input{Roots: roots, Decide: func(p string) State {
+		for _, r := range roots {
+			if within(p, r) {
+				return Writable
+			}
+		}
+		return HostReadOnly
+	}})
+}
+
+func rel(base string, ps []string) []string {
+	out := []string{}
+	for _, p := range ps {
+		r, err := filepath.Rel(base, p)
+		if err != nil || strings.HasPrefix(r, "..") {
+			r = p
+		}
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func absentRel(base string, as []Absent) []string {
+	var ps []string
+	for _, a := range as {
+		ps = append(ps, a.Path())
+	}
+	return rel(base, ps)
+}
+
+func TestPlainRepository(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	p := protect(ws)
+	if got, want := rel(ws, p.ReadOnly), []string{".git/config", ".git/hooks"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("read-only %q, want %q", got, want)
+	}
+	// info/exclude stays writable; info/attributes must stay absent.
+	if got, want := absentRel(ws, p.Absent), []string{".git/commondir", ".git/info/attributes"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("absent %q, want %q", got, want)
+	}
+	if len(p.Writable) != 0 || len(p.Warnings) != 0 {
+		t.Errorf("writable %q, warnings %q", p.Writable, p.Warnings)
+	}
+	os.WriteFile(filepath.Join(ws, ".git", "info", "attributes"), nil, 0o644)
+	if got := rel(ws, protect(ws).ReadOnly); !contains(got, ".git/info/attributes") || contains(got, ".git/info") {
+		t.Errorf("with info/attributes: read-only %q", got)
+	}
+	os.RemoveAll(filepath.Join(ws, ".git", "info"))
+	os.RemoveAll(filepath.Join(ws, ".git", "hooks"))
+	if got, want := absentRel(ws, protect(ws).Absent), []string{".git/commondir", ".git/hooks", ".git/info"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("without info and hooks: absent %q, want %q", got, want)
+	}
+}
+
+// A linked worktree whose main repository is outside the workspace: its own
+// git directory and what worktrees share are writable, the main work
+// tree's HEAD, index and config and the other worktrees are not.
+func TestLinkedWorktree(t *testing.T) {
+	base := canon(t, t.TempDir())
+	main, ws, other := filepath.Join(base, "main"), filepath.Join(base, "wt"), filepath.Join(base, "other")
+	newRepo(t, main)
+	gitIn(t, main, "worktree", "add", "-q", ws)
+	gitIn(t, main, "worktree", "add", "-q", other)
+	gitIn(t, main, "pack-refs", "--all")
+	p := protect(ws)
+	mg := filepath.Join(main, ".git")
+	if got, want := rel(mg, p.Writable), []string{"."}; !reflect.DeepEqual(got, want) {
+		t.Errorf("writable %q, want %q", got, want)
+	}
+	ro := rel(mg, p.ReadOnly)
+	for _, want := range []string{"HEAD", "config", "description", "hooks", "index", "info", "logs/HEAD",
+		"worktrees/other", "worktrees/wt/commondir", "worktrees/wt/gitdir", ws + "/.git"} {
+		if !contains(ro, want) {
+			t.Errorf("%s is not read-only: %q", want, ro)
+		}
+	}
+	for _, shared := range []string{"objects", "refs", "logs", "packed-refs", "worktrees", "worktrees/wt"} {
+		if contains(ro, shared) {
+			t.Errorf("%s must stay writable: %q", shared, ro)
+		}
+	}
+	if got := absentRel(mg, p.Absent); !reflect.DeepEqual(got, []string{"commondir"}) {
+		t.Errorf("absent %q", got)
+	}
+}
+
+// A superproject with a submodule: the submodule's .git file and its git
+// directory's config and hooks are protected, recursively.
+func TestSubmodules(t *testing.T) {
+	base := canon(t, t.TempDir())
+	lib, inner, ws := filepath.Join(base, "lib"), filepath.Join(base, "inner"), filepath.Join(base, "ws")
+	newRepo(t, inner)
+	newRepo(t, lib)
+	gitIn(t, lib, "submodule", "add", "-q", inner, "deep")
+	gitIn(t, lib, "commit", "-qm", "deep")
+	newRepo(t, ws)
+	gitIn(t, ws, "submodule", "add", "-q", lib, "sub")
+	gitIn(t, ws, "submodule", "update", "--init", "--recursive", "-q")
+	p := protect(ws)
+	ro := rel(ws, p.ReadOnly)
+	for _, want := range []string{".git/config", ".git/hooks", "sub/.git", ".git/modules/sub/config", ".git/modules/sub/hooks",
+		"sub/deep/.git", ".git/modules/sub/modules/deep/config", ".git/modules/sub/modules/deep/hooks"} {
+		if !contains(ro, want) {
+			t.Errorf("%s is not read-only: %q", want, ro)
+		}
+	}
+	abs := absentRel(ws, p.Absent)
+	for _, want := range []string{".git/commondir", ".git/modules/sub/commondir", ".git/modules/sub/modules/deep/commondir"} {
+		if !contains(abs, want) {
+			t.Errorf("%s is not kept absent: %q", want, abs)
+		}
+	}
+	if len(p.Writable) != 0 {
+		t.Errorf("writable %q", p.Writable)
+	}
+	// Launched in the submodule itself: its git directory is outside the
+	// workspace and becomes writable, protected; the superproject's not.
+	sub := filepath.Join(ws, "sub")
+	p = protect(sub)
+	if got := rel(ws, p.Writable); !reflect.DeepEqual(got, []string{".git/modules/sub"}) {
+		t.Errorf("from the submodule: writable %q", got)
+	}
+	if ro := rel(ws, p.ReadOnly); !contains(ro, ".git/modules/sub/config") || contains(ro, ".git/config") {
+		t.Errorf("from the submodule: read-only %q", ro)
+	}
+}
+
+// The paths a config names for git to run are protected where they lie in
+// the workspace: existing ones read-only, missing ones kept absent.
+func TestConfigTargets(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	for _, d := range []string{"tools", ".husky", ".husky/_"} {
+		os.Mkdir(filepath.Join(ws, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, "tools", "textconv"), nil, 0o755)
+	os.WriteFile(filepath.Join(ws, "local.gitconfig"), []byte("[core]\n\tpager = ./tools/pager --x\n"), 0o644)
+	cfg := `[core]
+	hooksPath = .husky/_
+	fsmonitor = true
+	editor = vim
+[include]
+	path = ../local.gitconfig
+[includeIf "gitdir:/elsewhere/"]
+	path = ../cond.gitconfig
+[diff "img"]
+	textconv = tools/textconv
+[filter "x"]
+	clean = sh ./scripts/clean.sh
+[alias]
+	st = status
+	run = !./bin/run-me --flag
+[credential]
+	helper = store
+`
+	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte(cfg), 0o644)
+	p := protect(ws)
+	ro := rel(ws, p.ReadOnly)
+	for _, want := range []string{".husky/_", ".husky", "local.gitconfig", "tools/textconv"} {
+		if !contains(ro, want) {
+			t.Errorf("%s is not read-only: %q", want, ro)
+		}
+	}
+	abs := absentRel(ws, p.Absent)
+	for _, want := range []string{"cond.gitconfig", "scripts", "bin", "tools/pager"} {
+		if !contains(abs, want) {
+			t.Errorf("%s is not kept absent: %q", want, abs)
+		}
+	}
+	for _, a := range p.Absent {
+		if a.Name == "bin" && !strings.Contains(a.Why, "alias.run") {
+			t.Errorf("why: %q", a.Why)
+		}
+	}
+}
+
+func TestUnprotectable(t *testing.T) {
+	base := canon(t, t.TempDir())
+	real, ws := filepath.Join(base, "real"), filepath.Join(base, "ws")
+	newRepo(t, real)
+	os.Mkdir(ws, 0o755)
+	os.Symlink(filepath.Join(real, ".git"), filepath.Join(ws, ".git"))
+	p := protect(ws)
+	if !reflect.DeepEqual(p.ReadOnly, []string{filepath.Join(ws, ".git")}) || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "symlink") {
+		t.Errorf("a .git symlink: %+v", p)
+	}
+	os.Remove(filepath.Join(ws, ".git"))
+	os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: /nonexistent/x\n"), 0o644)
+	p = protect(ws)
+	if !reflect.DeepEqual(p.ReadOnly, []string{filepath.Join(ws, ".git")}) || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "cannot be protected") {
+		t.Errorf("a gitdir that does not exist: %+v", p)
+	}
+	os.Remove(filepath.Join(ws, ".git"))
+	newRepo(t, ws)
+	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core\n"), 0o644)
+	p = protect(ws)
+	if !reflect.DeepEqual(p.ReadOnly, []string{filepath.Join(ws, ".git")}) || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "whole git directory") {
+		t.Errorf("an unparsable config: %+v", p)
+	}
+}
+
+// A folder of projects: repositories one and two levels down are found.
+func TestFolderOfProjects(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, filepath.Join(ws, "a"))
+	newRepo(t, filepath.Join(ws, "org", "b"))
+	newRepo(t, filepath.Join(ws, "x", "y", "too-deep"))
+	newRepo(t, filepath.Join(ws, "node_modules", "pkg"))
+	ro := rel(ws, protect(ws).ReadOnly)
+	if !contains(ro, "a/.git/config") || !contains(ro, "org/b/.git/config") || contains(ro, "x/y/too-deep/.git/config") ||
+		contains(ro, "node_modules/pkg/.git/config") {
+		t.Errorf("read-only %q", ro)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWords(t *testing.T) {
+	got := words(`FOO=./a sh -c 'x "y z"' ./b\ c;./d|e&&(f) "~/g"`)
+	want := []string{"./a", "sh", "-c", `x "y z"`, "./b c", "./d", "e", "f", "~/g"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("words %q, want %q", got, want)
+	}
+}
+
+// A nested repository the payload registers as a submodule in a writable
+// index is found afterwards, in every index format; the ones that were
+// there before are not reported.
+func TestNested(t *testing.T) {
+	for _, tc := range []struct{ name, format, version string }{
+		{"v2", "sha1", "2"}, {"v3", "sha1", "3"}, {"v4", "sha1", "4"}, {"sha256", "sha256", "4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, lib := canon(t, t.TempDir()), canon(t, t.TempDir())
+			os.MkdirAll(ws, 0o755)
+			gitIn(t, ws, "init", "-q", "--object-format="+tc.format)
+			gitIn(t, ws, "commit", "-q", "--allow-empty", "-m", "first")
+			gitIn(t, lib, "init", "-q", "--object-format="+tc.format)
+			gitIn(t, lib, "commit", "-q", "--allow-empty", "-m", "lib")
+			gitIn(t, ws, "submodule", "add", "-q", lib, "known/sub")
+			p := protect(ws)
+			if len(p.Trees) != 2 {
+				t.Fatalf("trees %+v", p.Trees)
+			}
+			evil := filepath.Join(ws, "deep", "dir", "evil")
+			os.MkdirAll(evil, 0o755)
+			gitIn(t, evil, "init", "-q", "--object-format="+tc.format)
+			gitIn(t, evil, "commit", "-q", "--allow-empty", "-m", "evil")
+			out, _ := exec.Command("git", "-C", evil, "rev-parse", "HEAD").Output()
+			gitIn(t, ws, "update-index", "--add", "--cacheinfo", "160000,"+strings.TrimSpace(string(out))+",deep/dir/evil")
+			gitIn(t, ws, "update-index", "--index-version", tc.version)
+			var got []string
+			for _, tr := range p.Trees {
+				n, err := Nested(tr, p.Known)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, n...)
+			}
+			if !reflect.DeepEqual(got, []string{evil}) {
+				t.Errorf("nested %q, want %q", got, evil)
+			}
+		})
+	}
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	gitIn(t, ws, "config", "core.splitIndex", "true")
+	gitIn(t, ws, "update-index", "--split-index")
+	if _, err := Nested(Tree{Dir: ws, Index: filepath.Join(ws, ".git", "index"), hashSize: 20}, nil); err == nil || !strings.Contains(err.Error(), "split index") {
+		t.Errorf("a split index: %v", err)
+	}
+}
+
+// FuzzGitlinks: any bytes are gitlinks or an error, never a panic.
+func FuzzGitlinks(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01" + strings.Repeat("\x00", 24) + "\x00\x00\xe0\x00" + strings.Repeat("\x00", 32) + "\x00\x06\x00a/evil\x00"))
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x02"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "index")
+		os.WriteFile(p, data, 0o644)
+		gitlinks(p, 20)
+		gitlinks(p, 32)
+	})
+}

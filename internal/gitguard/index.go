@@ -1,0 +1,134 @@
+package gitguard
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Tree is a work tree whose repository nsrun protected, with the index
+// git keeps for it.
+type Tree struct {
+	Dir, Index string
+	hashSize   int
+}
+
+// Nested lists the repositories that the index of t registers as
+// submodules (gitlinks) and that have a git directory or .git file now
+// but were not among known before the sandbox ran: the payload made them,
+// and the superproject's git status on the host runs git in each (to see
+// whether it changed), with that repository's own configuration.
+func Nested(t Tree, known map[string]bool) ([]string, error) {
+	links, err := gitlinks(t.Index, t.hashSize)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range links {
+		dir := filepath.Join(t.Dir, l)
+		if !within(dir, t.Dir) || known[dir] {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			out = append(out, dir)
+		}
+	}
+	return out, nil
+}
+
+// gitlinks reads the paths of the gitlink entries (mode 160000) of a git
+// index, versions 2 to 4. An index that is absent has none; a split index
+// keeps entries elsewhere and is refused.
+func gitlinks(path string, hashSize int) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 12 || string(b[:4]) != "DIRC" {
+		return nil, errors.New("not a git index")
+	}
+	version := binary.BigEndian.Uint32(b[4:])
+	count := binary.BigEndian.Uint32(b[8:])
+	if version < 2 || version > 4 {
+		return nil, fmt.Errorf("index version %d", version)
+	}
+	fixed := 40 + hashSize + 2 // stat data and mode, the object id, flags
+	var out []string
+	var prev []byte
+	off := 12
+	for i := uint32(0); i < count; i++ {
+		if off+fixed > len(b) {
+			return nil, errors.New("index ends inside an entry")
+		}
+		mode := binary.BigEndian.Uint32(b[off+24:])
+		flags := binary.BigEndian.Uint16(b[off+40+hashSize:])
+		start := off
+		off += fixed
+		if flags&0x4000 != 0 {
+			if version < 3 {
+				return nil, errors.New("extended flags in a version 2 index")
+			}
+			off += 2
+		}
+		var name []byte
+		if version == 4 {
+			strip, n := offsetVarint(b[min(off, len(b)):])
+			if n == 0 || strip > uint64(len(prev)) {
+				return nil, errors.New("bad path compression in the index")
+			}
+			off += n
+			end := bytes.IndexByte(b[min(off, len(b)):], 0)
+			if end < 0 {
+				return nil, errors.New("index ends inside a path")
+			}
+			name = append(append([]byte{}, prev[:len(prev)-int(strip)]...), b[off:off+end]...)
+			off += end + 1
+		} else {
+			end := bytes.IndexByte(b[min(off, len(b)):], 0)
+			if end < 0 {
+				return nil, errors.New("index ends inside a path")
+			}
+			name = b[off : off+end]
+			// 1 to 8 NULs pad the entry to a multiple of 8 bytes.
+			off = start + (off-start+end+8)&^7
+		}
+		prev = name
+		if mode&0o170000 == 0o160000 {
+			out = append(out, string(name))
+		}
+	}
+	// Extensions: four-byte signatures and sizes, up to the final hash.
+	for off+8 <= len(b)-hashSize {
+		sig := string(b[off : off+4])
+		size := int(binary.BigEndian.Uint32(b[off+4:]))
+		if sig == "link" {
+			return nil, errors.New("a split index (core.splitIndex), whose entries are kept elsewhere")
+		}
+		off += 8 + size
+	}
+	return out, nil
+}
+
+// offsetVarint is git's varint of path compression: each byte's high bit
+// says another follows, and each continuation adds one before shifting.
+func offsetVarint(b []byte) (uint64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	v := uint64(b[0] & 127)
+	n := 1
+	for b[n-1]&128 != 0 {
+		if n >= len(b) || n > 9 {
+			return 0, 0
+		}
+		v = (v+1)<<7 | uint64(b[n]&127)
+		n++
+	}
+	return v, n
+}
