@@ -32,7 +32,8 @@ const (
 )
 
 // The helper's descriptors after the init's 0–5, which it passes on (5,
-// the pty's socket, only when the sandbox has a terminal).
+// the pty's socket, only when the sandbox has a terminal); the init's
+// ExtraFiles come after them, where the request says.
 const (
 	helperRequestFD = 6 // forkRequest
 	helperResultFD  = 7 // forkResult
@@ -45,7 +46,8 @@ type forkRequest struct {
 	UIDs, GIDs []syscall.SysProcIDMap
 	Setsid     bool
 	Cgroup     bool
-	TTY        bool // the init gets descriptor 5 too
+	TTY        bool  // the init gets descriptor 5 too
+	Extra      []int // the helper's descriptors the init gets next, in order
 }
 
 // forkResult is the init's pid, or the errno of the failed fork.
@@ -78,12 +80,14 @@ func useForkHelper() string {
 
 // helperAttr turns the init's attributes into the helper's: the same
 // descriptors plus the request and result pipes (and the cgroup), no
-// namespaces, so the program vforks it; the request carries the rest.
-func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.ProcAttr, forkRequest) {
+// namespaces, so the program vforks it; the request carries the rest. The
+// last extra of the init's descriptors are its ExtraFiles.
+func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*syscall.ProcAttr, forkRequest) {
 	sys := init.Sys
+	fixed := init.Files[:len(init.Files)-extra]
 	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings,
-		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: len(init.Files) > ttySockFD}
-	files := append([]uintptr{}, init.Files...)
+		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: len(fixed) > ttySockFD}
+	files := append([]uintptr{}, fixed...)
 	if !req.TTY {
 		files = append(files, ^uintptr(0)) // nothing at 5
 	}
@@ -91,13 +95,17 @@ func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.Proc
 	if sys.UseCgroupFD {
 		files = append(files, uintptr(sys.CgroupFD))
 	}
+	for _, fd := range init.Files[len(fixed):] {
+		req.Extra = append(req.Extra, len(files))
+		files = append(files, fd)
+	}
 	return &syscall.ProcAttr{Env: []string{}, Files: files,
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}, req
 }
 
 // startThroughHelper starts the fork helper and has it fork the init with
 // attr.
-func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr) error {
+func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr, extra int) error {
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("pipe: %w", err)
@@ -108,7 +116,7 @@ func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr) error {
 		return fmt.Errorf("pipe: %w", err)
 	}
 	defer resR.Close()
-	helper, req := helperAttr(attr, reqR, resW)
+	helper, req := helperAttr(attr, reqR, resW, extra)
 	err = s.start(forkStage, helper)
 	closeFiles(reqR, resW)
 	if err != nil {
@@ -180,8 +188,9 @@ func runForkHelper() int {
 	// which handles them again itself (os/signal undoes an inherited
 	// SIG_IGN).
 	signal.Ignore(forwarded...)
-	// The init must not inherit the helper's pipes or the cgroup.
-	_ = unix.CloseRange(helperRequestFD, helperCgroupFD, unix.CLOSE_RANGE_CLOEXEC)
+	// The init must not inherit the helper's pipes or the cgroup, and gets
+	// its ExtraFiles only where its request places them.
+	_ = unix.CloseRange(helperRequestFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	request := os.NewFile(helperRequestFD, "request")
 	var req forkRequest
 	if err := readFrame(request, &req, "fork request"); err != nil {
@@ -191,6 +200,9 @@ func runForkHelper() int {
 	files := []uintptr{0, 1, 2, 3, 4}
 	if req.TTY {
 		files = append(files, ttySockFD)
+	}
+	for _, fd := range req.Extra {
+		files = append(files, uintptr(fd))
 	}
 	attr := &syscall.ProcAttr{
 		Env:   []string{},
@@ -216,7 +228,7 @@ func runForkHelper() int {
 	// The streams and pipes are the init's now: the program must see
 	// them close when the init ends, not when this process does.
 	_ = unix.CloseRange(0, ttySockFD, 0)
-	_ = unix.CloseRange(helperResultFD, helperCgroupFD, 0)
+	_ = unix.CloseRange(helperResultFD, ^uint(0), 0)
 	if err != nil {
 		return ExitSetup
 	}

@@ -100,7 +100,7 @@ func runInit() int {
 	}
 
 	<-notified
-	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
+	attr := &syscall.ProcAttr{Env: spec.Env, Files: payloadFiles([]uintptr{0, 1, 2}, spec.ExtraFiles), Sys: &syscall.SysProcAttr{}}
 	if term != nil {
 		term.payloadAttr(attr)
 	}
@@ -109,16 +109,19 @@ func runInit() int {
 		err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
 		return fail(execCode(err), err)
 	}
-	send(status, initMsg{Kind: msgStarted})
+	closeExtraFiles(spec.ExtraFiles)
+	send(status, initMsg{Kind: msgStarted, Pid: pid})
 	step("payload started")
 	return supervise(pid, term, status, sigs)
 }
 
 // supervise waits for the payload pid and returns its exit status, after
-// reporting it: it reaps every child, passes signals on to the payload,
-// reports the payload's stops from its terminal and applies the parent's
-// control bytes to it. The rest of the payload's process group is killed
-// when it ends (in a PID namespace, the init's exit does that anyway).
+// reporting it with what every process reaped used: it reaps every child,
+// passes signals on to the payload, reports the payload's stops from its
+// terminal and applies the parent's control bytes to it. When the payload
+// ends, the rest of the sandbox is killed and reaped first: every process
+// of the PID namespace when this is its init, else the payload's process
+// group.
 func supervise(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal) int {
 	control := make(chan byte)
 	go readControl(control)
@@ -144,7 +147,7 @@ func supervise(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal
 					m.Signal = int(ws.Signal())
 					m.Code = 128 + m.Signal
 				}
-				_ = unix.Kill(-pid, unix.SIGKILL)
+				m.Usage = endSandbox(pid)
 				send(status, m)
 				return m.Code
 			case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):
@@ -188,6 +191,41 @@ func reap(pid int) (payload unix.WaitStatus, ended bool) {
 		}
 	}
 }
+
+// endSandbox kills what is left of the sandbox once its payload (pid) has
+// ended, reaps it all and returns what every process reaped used. Killing
+// -1 from pid 1 reaches every process of the PID namespace and of those
+// nested in it, and no other; a process that forks meanwhile dies with its
+// child, as the kernel refuses a fork with a fatal signal pending.
+func endSandbox(pid int) *usageMsg {
+	target := -pid
+	if unix.Getpid() == 1 {
+		target = -1
+	}
+	// Waiting for every child is safe only once they are all dying (a
+	// profile that refused kill would leave them running): else this
+	// process's own exit ends its PID namespace.
+	flags := unix.WALL
+	if err := unix.Kill(target, unix.SIGKILL); err != nil && err != unix.ESRCH {
+		flags |= unix.WNOHANG
+	}
+	for {
+		got, err := unix.Wait4(-1, nil, flags, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || got <= 0 {
+			break // ECHILD: nothing left
+		}
+	}
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) != nil {
+		return nil
+	}
+	return &usageMsg{UserUS: tvMicros(ru.Utime), SystemUS: tvMicros(ru.Stime), MaxRSSKiB: ru.Maxrss}
+}
+
+func tvMicros(tv unix.Timeval) int64 { return int64(tv.Sec)*1e6 + int64(tv.Usec) }
 
 func terminalStop(sig unix.Signal) bool {
 	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU

@@ -30,6 +30,9 @@ type initSpec struct {
 	TTY *ttySpec
 	// Rlimits are set before the payload starts.
 	Rlimits []Rlimit
+	// ExtraFiles are the init's descriptors that become the payload's 3,
+	// 4, ...; -1 leaves that number closed.
+	ExtraFiles []int
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
@@ -108,7 +111,15 @@ type initMsg struct {
 	Code   int
 	Signal int
 	Msg    string
-	Pid    int // started: the payload, when it is not the process nsrun started
+	Pid    int       // started: the payload's pid as its supervisor sees it
+	Usage  *usageMsg // exit: what every process reaped used
+}
+
+// usageMsg is the supervisor's RUSAGE_CHILDREN once it has reaped every
+// process of the sandbox.
+type usageMsg struct {
+	UserUS, SystemUS int64
+	MaxRSSKiB        int64
 }
 
 const (
