@@ -117,11 +117,13 @@ func listedFDs(out string) string {
 
 func TestLibraryExtraFiles(t *testing.T) {
 	needSandbox(t)
-	leak, err := os.Open("/etc/hostname") // this process's, not passed
+	// This process's, not passed, and not close-on-exec: the init and the
+	// fork helper inherit it and must keep it from the payload.
+	leak, err := syscall.Open("/etc/hostname", syscall.O_RDONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer leak.Close()
+	defer syscall.Close(leak)
 	for _, iso := range isolations {
 		for _, tty := range []TTYMode{TTYNever, TTYAlways} {
 			if tty == TTYAlways && iso == IsolationFull {
@@ -162,9 +164,26 @@ func TestLibraryExtraFiles(t *testing.T) {
 	if err != nil || listedFDs(string(out)) != "0 1 2" {
 		t.Errorf("no ExtraFiles: %q, %v", out, err)
 	}
+	// The Landlock-only stage puts them in place before it executes the
+	// payload: an exec that fails then still reports, and writes nothing
+	// to them.
+	garbage := filepath.Join(t.TempDir(), "garbage")
+	if err := os.WriteFile(garbage, []byte("\x00\x01not a program"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, w, _ := os.Pipe()
+	cmd := Command(&Policy{Isolation: IsolationLandlock, Rules: []Rule{{Path: filepath.Dir(garbage), Access: ReadOnly}}}, garbage)
+	cmd.ExtraFiles = []*os.File{w, nil}
+	err = cmd.Run()
+	w.Close()
+	got, _ := io.ReadAll(r)
+	r.Close()
+	if ExitCode(err) != ExitNotExecutable || !strings.Contains(err.Error(), "exec "+garbage) || len(got) != 0 {
+		t.Errorf("an exec that fails after the files are placed: %v, %q", err, got)
+	}
 	closed, _, _ := os.Pipe()
 	closed.Close()
-	cmd := Command(nil, "/bin/true")
+	cmd = Command(nil, "/bin/true")
 	cmd.ExtraFiles = []*os.File{closed}
 	if err := cmd.Run(); ExitCode(err) != ExitSetup || !strings.Contains(err.Error(), "ExtraFiles[0]") {
 		t.Errorf("a closed file: %v", err)
@@ -229,6 +248,9 @@ func TestLibraryProcessIsThePayload(t *testing.T) {
 		}
 		if cmd.Process.Pid != pid || cmd.Process.Signal(syscall.Signal(0)) == nil {
 			t.Errorf("%v: after Wait the Process is %d and still signals", iso, cmd.Process.Pid)
+		}
+		if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "Wait called twice") {
+			t.Errorf("%v: a second Wait: %v", iso, err)
 		}
 	}
 	// Kill ends the whole sandbox, not only the payload.
