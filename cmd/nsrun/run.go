@@ -226,7 +226,7 @@ Policy:
   --preset NAME     agent, build or readonly (see nsrun policy show --preset NAME)
 Output:
   --report FILE     write the JSON report once the sandbox is gone ("-" for stderr)
-  -v                log each setup step     -q   no warnings
+  -v                log each setup step     -q   no warnings, nor what limits did
   --print-profile   print the macOS Seatbelt profile of the policy, and exit
 
 Exit status: the command's; 128+N if killed by signal N; 124 timeout;
