@@ -303,8 +303,11 @@ func (c *Cmd) start() error {
 	}
 	s.payload = msg.Pid
 	s.running = time.Now()
-	s.process = s.findPayload(msg.Pid)
+	s.process = s.findPayload(msg)
 	c.Process = s.process
+	if !startedDirect {
+		s.control(ctlStarted) // the supervisor may reap the payload now
+	}
 	close(s.begun)
 	c.report.TimingsMS.Setup = ms(s.running.Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)

@@ -100,7 +100,10 @@ func runInit() int {
 	}
 
 	<-notified
-	attr := &syscall.ProcAttr{Env: spec.Env, Files: payloadFiles([]uintptr{0, 1, 2}, spec.ExtraFiles), Sys: &syscall.SysProcAttr{}}
+	// The payload's pidfd is for nsrun, which takes it (pidfd_getfd) to
+	// learn the payload's pid outside; held until the init exits.
+	pidfd := -1
+	attr := &syscall.ProcAttr{Env: spec.Env, Files: payloadFiles([]uintptr{0, 1, 2}, spec.ExtraFiles), Sys: &syscall.SysProcAttr{PidFD: &pidfd}}
 	if term != nil {
 		term.payloadAttr(attr)
 	}
@@ -110,7 +113,7 @@ func runInit() int {
 		return fail(execCode(err), err)
 	}
 	closeExtraFiles(spec.ExtraFiles)
-	send(status, initMsg{Kind: msgStarted, Pid: pid})
+	send(status, initMsg{Kind: msgStarted, Pid: pid, Code: pidfd})
 	step("payload started")
 	return supervise(pid, term, status, sigs)
 }
@@ -122,40 +125,56 @@ func runInit() int {
 // ends, the rest of the sandbox is killed and reaped first: every process
 // of the PID namespace when this is its init, else the payload's process
 // group.
+//
+// Nothing is reaped before the parent has said it knows the payload's pid
+// (ctlStarted): a payload that ends at once stays a zombie until then, so
+// that its pid still names it when the parent asks.
 func supervise(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal) int {
 	control := make(chan byte)
 	go readControl(control)
+	known, pending := false, false
 	for {
 		select {
 		case b, ok := <-control:
 			if !ok {
 				return ExitSetup // the parent is gone
 			}
-			if term != nil {
-				term.control(b, pid)
+			if b != ctlStarted {
+				if term != nil {
+					term.control(b, pid)
+				}
+				continue
+			}
+			known = true
+			if !pending {
+				continue
 			}
 		case sig := <-sigs:
 			if sig != unix.SIGCHLD {
 				_ = unix.Kill(pid, sig.(unix.Signal))
 				continue
 			}
-			ws, ended := reap(pid)
-			switch {
-			case ended:
-				m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
-				if ws.Signaled() {
-					m.Signal = int(ws.Signal())
-					m.Code = 128 + m.Signal
-				}
-				m.Usage = endSandbox(pid)
-				send(status, m)
-				return m.Code
-			case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):
-				// The payload was stopped from its terminal (Ctrl-Z, or
-				// reading it from the background): nsrun stops too, as a
-				// shell job would.
-				send(status, initMsg{Kind: msgStopped, Signal: int(ws.StopSignal())})
+			if !known {
+				pending = true
+				continue
 			}
+		}
+		ws, ended := reap(pid)
+		switch {
+		case ended:
+			m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
+			if ws.Signaled() {
+				m.Signal = int(ws.Signal())
+				m.Code = 128 + m.Signal
+			}
+			m.Usage = endSandbox(pid)
+			send(status, m)
+			return m.Code
+		case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):
+			// The payload was stopped from its terminal (Ctrl-Z, or
+			// reading it from the background): nsrun stops too, as a
+			// shell job would.
+			send(status, initMsg{Kind: msgStopped, Signal: int(ws.StopSignal())})
 		}
 	}
 }

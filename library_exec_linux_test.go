@@ -253,6 +253,20 @@ func TestLibraryProcessIsThePayload(t *testing.T) {
 			t.Errorf("%v: a second Wait: %v", iso, err)
 		}
 	}
+	// A payload that ends at once is still the one found: its supervisor
+	// keeps it a zombie until this process knows its pid.
+	for i := 0; i < 10; i++ {
+		for _, iso := range isolations {
+			cmd := Command(&Policy{Isolation: iso}, "/bin/true")
+			cmd.TTY = TTYAlways // the Landlock-only stage supervises then
+			if err := cmd.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if cmd.Process == nil || cmd.Process.Pid <= 0 || cmd.Process.Pid == cmd.sys.pid {
+				t.Fatalf("%v: a quick payload's Process is %v (the supervisor is %d)", iso, cmd.Process, cmd.sys.pid)
+			}
+		}
+	}
 	// Kill ends the whole sandbox, not only the payload.
 	cmd := Command(nil, "/bin/sh", "-c", "sleep 60 & echo $!; wait")
 	stdout, _ := cmd.StdoutPipe()

@@ -1,23 +1,33 @@
 package nsrun
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // findPayload returns the payload as this process sees it. The Landlock-
 // only stage that executed the payload is it; a supervisor (the stage
 // with a terminal) reports its pid, which is the caller's; the init
-// reports the payload's pid in the sandbox's PID namespace, which is
-// found among the init's children by the NSpid of their status.
+// reports the payload's pid in the sandbox's PID namespace and holds a
+// pidfd of it, which this process takes (pidfd_getfd) and asks for the
+// pid here. Where that is refused (a container's seccomp profile), the
+// payload is found among the init's children by the NSpid of their
+// status, which costs the kernel more (~1 ms a launch: it makes and later
+// flushes /proc entries of processes that live for a moment). Either way
+// the payload is there to be found, a zombie if it has ended: the
+// supervisor reaps nothing before ctlStarted.
 //
 // An *os.Process holds a pidfd, opened by pid: it is checked after it was
 // opened, so that it is never another process that took a pid freed in
-// between. A payload gone before it could be found is the init's Process
-// (signals to it reach what is left of the sandbox).
-func (s *sysCmd) findPayload(inside int) *os.Process {
+// between. Should the payload not be found, Process is the init (signals
+// to it reach the payload or end the sandbox).
+func (s *sysCmd) findPayload(msg initMsg) *os.Process {
+	inside := msg.Pid
 	switch {
 	case s.direct && inside == 0:
 		// Our own child, not reaped before Wait: its pid is its own.
@@ -26,10 +36,43 @@ func (s *sysCmd) findPayload(inside int) *os.Process {
 	case s.direct:
 		return processOf(inside, func(pid int) bool { return isPayload(pid, s.pid, inside) })
 	}
+	if msg.Code > 0 && s.pidfd >= 0 {
+		if fd, err := unix.PidfdGetfd(s.pidfd, msg.Code, 0); err == nil {
+			defer unix.Close(fd)
+			if pid := pidOf(fd); pid > 0 {
+				return processOf(pid, func(int) bool { return unix.PidfdSendSignal(fd, 0, nil, 0) == nil })
+			}
+		}
+	}
 	if pid := childWithNSpid(s.pid, inside); pid > 0 {
 		return processOf(pid, func(pid int) bool { return isPayload(pid, s.pid, inside) })
 	}
 	return processOf(s.pid, func(int) bool { return s.signal(0) == nil })
+}
+
+// pidOf is the pid in this process's PID namespace of the process pidfd
+// refers to, or 0 when it has ended or cannot be told.
+func pidOf(pidfd int) int {
+	info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_PID}
+	err := unix.IoctlPidfdInfo(pidfd, &info)
+	if err == nil && info.Mask&unix.PIDFD_INFO_PID != 0 {
+		return int(info.Pid)
+	}
+	if errors.Is(err, unix.ESRCH) {
+		return 0
+	}
+	// Before Linux 6.13: the descriptor's fdinfo says it (-1 once ended).
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(pidfd))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pid:"); ok {
+			pid, _ := strconv.Atoi(strings.TrimSpace(v))
+			return max(pid, 0)
+		}
+	}
+	return 0
 }
 
 // processOf returns a Process for pid that is known to be the process is
