@@ -564,7 +564,7 @@ func TestLibraryLimitsSaySo(t *testing.T) {
 	if err := cmd.Run(); ExitCode(err) != 137 || !cmd.Report().Exit.OOMKilled {
 		t.Errorf("memory hog: %v", err)
 	}
-	if got := warn.String(); got != "nsrun: the memory limit (32M) killed 1 process of the sandbox (out of memory)\n" {
+	if got := warn.String(); got != "nsrun: memory limit 32M reached: the kernel killed 1 process of the sandbox (OOM)\n" {
 		t.Errorf("memory warning: %q", got)
 	}
 	warn.Reset()
@@ -572,7 +572,7 @@ func TestLibraryLimitsSaySo(t *testing.T) {
 	cmd = Command(&Policy{Pids: 24}, "/bin/sh", "-c", "for i in $(seq 30); do sleep 1 & done; wait")
 	cmd.Warnings = &warn
 	cmd.Run()
-	if got := warn.String(); !cmd.Report().Exit.PidsMax || !strings.HasPrefix(got, "nsrun: the pids limit (24) refused ") || strings.Count(got, "\n") != 1 {
+	if got := warn.String(); !cmd.Report().Exit.PidsMax || !strings.HasPrefix(got, "nsrun: pids limit 24 reached: ") || !strings.HasSuffix(got, " refused\n") || strings.Count(got, "\n") != 1 {
 		t.Errorf("pids warning: %q", got)
 	}
 }

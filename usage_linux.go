@@ -88,10 +88,10 @@ func (c *Cmd) reportLimits(oomKills, pidsRefused uint64) {
 	c.report.Exit.OOMKilled, c.report.Exit.PidsMax = oomKills > 0, pidsRefused > 0
 	p := c.policy()
 	if oomKills > 0 {
-		c.limitf("the memory limit (%s) killed %d %s of the sandbox (out of memory)", sizeText(p.Memory), oomKills, plural(oomKills, "process", "processes"))
+		c.limitf("memory limit %s reached: the kernel killed %d %s of the sandbox (OOM)", sizeText(p.Memory), oomKills, plural(oomKills, "process", "processes"))
 	}
 	if pidsRefused > 0 {
-		c.limitf("the pids limit (%d) refused %d %s", p.Pids, pidsRefused, plural(pidsRefused, "fork", "forks"))
+		c.limitf("pids limit %d reached: %d %s refused", p.Pids, pidsRefused, plural(pidsRefused, "fork was", "forks were"))
 	}
 }
 

@@ -81,7 +81,7 @@ func TestCgroupLimits(t *testing.T) {
 			t.Errorf("a memory hog under --memory 64M: %v\n%s", r, readFile(t, rep))
 		}
 		// Said in one line on stderr, and not with -q.
-		if r.stderr != "nsrun: the memory limit (64M) killed 1 process of the sandbox (out of memory)" {
+		if r.stderr != "nsrun: memory limit 64M reached: the kernel killed 1 process of the sandbox (OOM)" {
 			t.Errorf("the OOM kill on stderr: %q", r.stderr)
 		}
 		r = run(t, ws, "-q", "--memory", "64M", "--", "/usr/bin/python3", "-c", "b = bytearray(300 << 20)")
@@ -96,7 +96,7 @@ func TestCgroupLimits(t *testing.T) {
 	r = run(t, ws, "--pids", "32", "--timeout", "20s", "--report", rep, "--", "/bin/bash", "-c",
 		"for i in $(seq 200); do sleep 5 & done 2>/dev/null; wait; echo done")
 	if !refused(r, "--pids") && (r.code == 124 || !strings.Contains(readFile(t, rep), `"pids_max": true`) ||
-		!strings.HasPrefix(r.stderr, "nsrun: the pids limit (32) refused ") || strings.Count(r.stderr, "\n") != 0) {
+		!strings.HasPrefix(r.stderr, "nsrun: pids limit 32 reached: ") || !strings.HasSuffix(r.stderr, "forks were refused") || strings.Count(r.stderr, "\n") != 0) {
 		t.Errorf("200 forks under --pids 32: %v\n%s", r, readFile(t, rep))
 	}
 	// 10,000 forks under --pids 64: the rest fail with EAGAIN, the program
