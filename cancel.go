@@ -171,12 +171,8 @@ func (c *Cmd) awaitIO(done <-chan struct{}, closeIO func()) (cut bool) {
 	if at := c.end.delayDeadline(); !at.IsZero() {
 		d = time.Until(at)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
+	if !sleepUnless(d, done) {
 		return false
-	case <-t.C:
 	}
 	closeIO()
 	<-done

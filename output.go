@@ -71,44 +71,29 @@ func (c *Cmd) StdinPipe() (io.WriteCloser, error) {
 // StdoutPipe returns a pipe that carries the payload's standard output
 // once it starts. Wait closes it once the sandbox is gone, so read it to
 // its end before calling Wait (and do not use Run with it).
-func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
-	if c.Stdout != nil {
-		return nil, errors.New("nsrun: Stdout already set")
-	}
-	if c.started {
-		return nil, errors.New("nsrun: StdoutPipe after Start")
-	}
-	pr, pw, err := c.outputPipe()
-	if err == nil {
-		c.Stdout = pw
-	}
-	return pr, err
-}
+func (c *Cmd) StdoutPipe() (io.ReadCloser, error) { return c.outputPipe("Stdout", &c.Stdout) }
 
 // StderrPipe is StdoutPipe for the standard error.
-func (c *Cmd) StderrPipe() (io.ReadCloser, error) {
-	if c.Stderr != nil {
-		return nil, errors.New("nsrun: Stderr already set")
+func (c *Cmd) StderrPipe() (io.ReadCloser, error) { return c.outputPipe("Stderr", &c.Stderr) }
+
+// outputPipe makes the pipe of StdoutPipe or StderrPipe, whose stream is
+// w, named name.
+func (c *Cmd) outputPipe(name string, w *io.Writer) (io.ReadCloser, error) {
+	if *w != nil {
+		return nil, errors.New("nsrun: " + name + " already set")
 	}
 	if c.started {
-		return nil, errors.New("nsrun: StderrPipe after Start")
+		return nil, errors.New("nsrun: " + name + "Pipe after Start")
 	}
-	pr, pw, err := c.outputPipe()
-	if err == nil {
-		c.Stderr = pw
-	}
-	return pr, err
-}
-
-func (c *Cmd) outputPipe() (io.ReadCloser, *os.File, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return nil, nil, fmt.Errorf("nsrun: output pipe: %w", err)
+		return nil, fmt.Errorf("nsrun: %sPipe: %w", name, err)
 	}
+	*w = pw
 	r := &closeOnce{File: pr}
 	c.childIO = append(c.childIO, pw)
 	c.parentIO = append(c.parentIO, r)
-	return r, pw, nil
+	return r, nil
 }
 
 // closeOnce is a pipe end that both its user and Wait may close.
