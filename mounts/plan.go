@@ -79,7 +79,22 @@ type Input struct {
 	// HostProc binds the caller's own /proc, read-only with its submounts,
 	// instead of a fresh procfs (OpHostProc).
 	HostProc bool
+	// Files are read-only files nsrun writes itself, mounted last, each
+	// over what is at its path (OpFile). One whose path is missing is left
+	// out, unless it lies in a tmpfs of the plan, which gets a mount point
+	// for it.
+	Files []File
 }
+
+// File is a read-only file of the sandbox's own, with its content.
+type File struct {
+	Path    string // absolute and canonical
+	Content string
+}
+
+// maxFile bounds a File's content: it travels in the spec and lives in a
+// small scratch tmpfs.
+const maxFile = 64 << 10
 
 // OpKind says how an Op mounts.
 type OpKind int
@@ -100,6 +115,8 @@ const (
 	// read-only, nosuid, nodev and noexec, with its submounts: the files a
 	// container runtime masks with binds stay masked.
 	OpHostProc
+	// OpFile binds a read-only file holding Content onto Path.
+	OpFile
 )
 
 // Mountpoint is a path to create inside a fresh filesystem so that a later
@@ -122,6 +139,7 @@ type Op struct {
 	Size        uint64 // bytes, for a writable OpTmpfs; 0: the kernel's default
 	Optional    bool
 	Mountpoints []Mountpoint
+	Content     string // for OpFile
 }
 
 // Plan is the whole view: Root first, then Ops in order, parents first.
@@ -239,8 +257,47 @@ func Make(in Input) (*Plan, error) {
 		index[r.Path] = len(ops)
 		ops = append(ops, op)
 	}
-	plan.Ops = addLinks(ops, index, in.Links, rules)
+	ops, err := addFiles(addLinks(ops, index, in.Links, rules), index, in.Files)
+	if err != nil {
+		return nil, err
+	}
+	plan.Ops = ops
 	return plan, nil
+}
+
+// addFiles appends an OpFile for each file, after everything else so it
+// lies over what is there; in a writable tmpfs of the plan its mount
+// point is made, elsewhere a missing path leaves the file out.
+func addFiles(ops []Op, index map[string]int, files []File) ([]Op, error) {
+	for _, f := range files {
+		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == "/" {
+			return nil, fmt.Errorf("file %q: not a clean absolute path", f.Path)
+		}
+		for _, res := range reserved {
+			if Within(f.Path, res) {
+				return nil, fmt.Errorf("file %s: %s is built by nsrun", f.Path, res)
+			}
+		}
+		if len(f.Content) > maxFile {
+			return nil, fmt.Errorf("file %s: over %d bytes", f.Path, maxFile)
+		}
+		op := Op{Kind: OpFile, Path: f.Path, ReadOnly: true, Content: f.Content, Optional: true}
+		if i, ok := index[f.Path]; ok && ops[i].Dir {
+			return nil, fmt.Errorf("file %s: a directory rule is there", f.Path)
+		}
+		if parent := nearest(index, f.Path); parent >= 0 {
+			p := &ops[parent]
+			if !p.Dir {
+				return nil, fmt.Errorf("file %s: %s is a file and cannot hold it", f.Path, p.Path)
+			}
+			if p.Kind == OpTmpfs && !p.ReadOnly {
+				p.Mountpoints = append(p.Mountpoints, Mountpoint{Rel: strings.TrimPrefix(f.Path, p.Path+"/")})
+				op.Optional = false
+			}
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
 }
 
 // addLinks adds each link that lies in a writable tmpfs of the plan to its
