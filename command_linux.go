@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/fdpass"
+	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 )
@@ -38,6 +40,9 @@ type sysCmd struct {
 	direct     bool   // the payload is the process started (Landlock-only), not an init
 	tmpDir     string // removed once the sandbox is gone
 	cgroup     *sandboxCgroup
+	netSock    *os.File         // nsrun's end of the init's socket factory (a filtered network)
+	inside     *netproxy.Inside // the sandbox's network namespace, through netSock
+	net        *netproxy.Server // the filtered network's server
 	mu         sync.Mutex
 	timedOut   bool
 }
@@ -130,6 +135,16 @@ func (c *Cmd) Start() error {
 		// for a moment.
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, s.cgroup.fd
 	}
+	var netChild *os.File
+	if !s.direct && p.filtersNetwork() {
+		if s.netSock, netChild, err = socketPair(); err != nil {
+			closeFiles(specR, specW, statusR, statusW)
+			s.stdio.closeChildEnds()
+			s.stdio.closeParentEnds()
+			return fail(err)
+		}
+		attr.Files = append(attr.Files, netChild.Fd()) // netSockFD
+	}
 	stage := initStage
 	if s.direct {
 		// The stage becomes the payload: it gets the terminal itself, and
@@ -191,7 +206,7 @@ func (c *Cmd) Start() error {
 		prep, spec, prepErr = plan()
 	}
 	runtime.KeepAlive(s.stdio)
-	closeFiles(specR, statusW)
+	closeFiles(specR, statusW, netChild)
 	s.stdio.closeChildEnds()
 	if prepErr != nil || !forked {
 		if forked {
@@ -247,6 +262,20 @@ func (c *Cmd) Start() error {
 	if _, err := specW.Write(spec); err != nil {
 		s.abort()
 		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
+	}
+	if prep.net != nil {
+		if err := s.startNetwork(prep.net, s.netSock); err != nil {
+			setupErr := &SetupError{Code: ExitSetup, Msg: "network: " + err.Error()}
+			// An init that ended first has said why.
+			if errors.Is(err, fdpass.ErrClosed) {
+				if msg, merr := s.next(); merr == nil && msg.Kind == msgError {
+					setupErr = &SetupError{Code: msg.Code, Msg: msg.Msg}
+				}
+			}
+			s.abort()
+			return fail(setupErr)
+		}
+		c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
 	}
 	msg, err := s.next()
 	// The Landlock-only stage says nothing when all went well: its status
@@ -372,6 +401,7 @@ func (s *sysCmd) next() (initMsg, error) {
 func (s *sysCmd) abort() {
 	_ = s.signal(unix.SIGKILL)
 	s.reap()
+	s.stopNetwork(nil)
 	_ = s.stdio.wait()
 	s.finish()
 	s.restoreForeground()
@@ -387,6 +417,9 @@ func (s *sysCmd) finish() {
 	close(s.release)
 	s.lifeline.Close()
 	s.statusFile.Close()
+	if s.netSock != nil {
+		s.netSock.Close()
+	}
 }
 
 // Wait waits for the payload to exit and every process of the sandbox to
@@ -402,6 +435,7 @@ func (c *Cmd) Wait() error {
 		msg, msgErr = s.next()
 	}
 	s.reap()
+	s.stopNetwork(c.report.Network)
 	if s.cgroup != nil {
 		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()
 	}

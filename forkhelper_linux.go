@@ -44,6 +44,7 @@ type forkRequest struct {
 	UIDs, GIDs []syscall.SysProcIDMap
 	Setsid     bool
 	Cgroup     bool
+	NetFD      int // the helper's descriptor to pass on as the init's netSockFD, or -1
 }
 
 // forkResult is the init's pid, or the errno of the failed fork.
@@ -80,10 +81,14 @@ func useForkHelper() string {
 func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.ProcAttr, forkRequest) {
 	sys := init.Sys
 	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings,
-		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD}
-	files := append(append([]uintptr{}, init.Files...), request.Fd(), result.Fd())
+		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, NetFD: -1}
+	files := append(append([]uintptr{}, init.Files[:netSockFD]...), request.Fd(), result.Fd())
 	if sys.UseCgroupFD {
 		files = append(files, uintptr(sys.CgroupFD))
+	}
+	if len(init.Files) > netSockFD {
+		req.NetFD = len(files)
+		files = append(files, init.Files[netSockFD])
 	}
 	return &syscall.ProcAttr{Env: []string{}, Files: files,
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}, req
@@ -176,7 +181,7 @@ func runForkHelper() int {
 	// again itself (os/signal undoes an inherited SIG_IGN).
 	signal.Ignore(forwarded...)
 	// The init must not inherit the helper's pipes or the cgroup.
-	_ = unix.CloseRange(helperRequestFD, helperCgroupFD, unix.CLOSE_RANGE_CLOEXEC)
+	_ = unix.CloseRange(helperRequestFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	request := os.NewFile(helperRequestFD, "request")
 	var req forkRequest
 	if err := readFrame(request, &req, "fork request"); err != nil {
@@ -191,6 +196,9 @@ func runForkHelper() int {
 	}
 	if req.Cgroup {
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, helperCgroupFD
+	}
+	if req.NetFD > 0 {
+		attr.Files = append(attr.Files, uintptr(req.NetFD))
 	}
 	pid, err := syscall.ForkExec(reexec.Self, []string{initStage}, attr)
 	res := forkResult{Pid: pid}
@@ -207,7 +215,7 @@ func runForkHelper() int {
 	// The streams and pipes are the init's now: the program must see
 	// them close when the init ends, not when this process does.
 	_ = unix.CloseRange(0, 4, 0)
-	_ = unix.CloseRange(helperResultFD, helperCgroupFD, 0)
+	_ = unix.CloseRange(helperResultFD, ^uint(0), 0)
 	if err != nil {
 		return ExitSetup
 	}

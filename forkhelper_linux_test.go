@@ -22,17 +22,27 @@ func TestHelperAttr(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		sys       syscall.SysProcAttr
+		net       bool // the init gets a network socket as its sixth descriptor
 		wantFiles []uintptr
 		want      forkRequest
 	}{
-		{"no cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UidMappings: maps, GidMappings: maps, Setsid: true},
+		{"no cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UidMappings: maps, GidMappings: maps, Setsid: true}, false,
 			[]uintptr{0, 1, 2, 7, 8, rq, rs},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UIDs: maps, GIDs: maps, Setsid: true}},
-		{"born in a cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UIDs: maps, GIDs: maps, Setsid: true, NetFD: -1}},
+		{"born in a cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9}, false,
 			[]uintptr{0, 1, 2, 7, 8, rq, rs, 9},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true}},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, NetFD: -1}},
+		{"a filtered network, after the cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9}, true,
+			[]uintptr{0, 1, 2, 7, 8, rq, rs, 9, 10},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, NetFD: 8}},
+		{"a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}, true,
+			[]uintptr{0, 1, 2, 7, 8, rq, rs, 10},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, NetFD: 7}},
 	} {
 		init := &syscall.ProcAttr{Files: []uintptr{0, 1, 2, 7, 8}, Sys: &tc.sys}
+		if tc.net {
+			init.Files = append(init.Files, 10)
+		}
 		attr, got := helperAttr(init, req, res)
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: request %+v, want %+v", tc.name, got, tc.want)
@@ -44,7 +54,7 @@ func TestHelperAttr(t *testing.T) {
 			attr.Sys.Setpgid || attr.Sys.Pdeathsig != syscall.SIGKILL {
 			t.Errorf("%s: the helper's own attributes %+v", tc.name, attr.Sys)
 		}
-		if len(init.Files) != 5 {
+		if len(init.Files) != 5 && !tc.net {
 			t.Errorf("%s: the init's descriptors were changed: %v", tc.name, init.Files)
 		}
 	}

@@ -69,6 +69,10 @@ func runInit() int {
 	if parentGone() {
 		return ExitSetup
 	}
+	var netReady <-chan error
+	if spec.Net {
+		netReady = serveSockets()
+	}
 	// A non-dumpable init cannot be ptraced by the payload, whose
 	// capabilities are fewer than those of the init's other threads.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -98,6 +102,12 @@ func runInit() int {
 		return fail(code, err)
 	}
 
+	if netReady != nil {
+		if err := <-netReady; err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("network listeners in place")
+	}
 	<-notified
 	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
 	if spec.Foreground {

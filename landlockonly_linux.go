@@ -102,7 +102,19 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 			return nil, &SetupError{Code: ExitSetup, Msg: "port rules need --net host"}
 		}
 	}
-	l, err := c.planLayers(p, grants, noNet, true)
+	report.Network = networkReport(p)
+	if prep.net, err = c.planNetwork(p, true, report.Network); err != nil {
+		prep.cleanup()
+		return nil, err
+	}
+	layersPolicy := p
+	if prep.net != nil {
+		layersPolicy = prep.net.landlockPolicy(p)
+	}
+	l, err := c.planLayers(layersPolicy, grants, noNet, true)
+	if err == nil && prep.net != nil {
+		err = prep.net.addTCPOnly(p, l)
+	}
 	if err != nil {
 		prep.cleanup()
 		return nil, err
@@ -116,6 +128,10 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	report.Filesystem.Overruled = c.overruledReport(overruled)
 	prep.report = report
 	env = withTmpdir(env, tmp)
+	if prep.net != nil {
+		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
+		report.NotEnforced = append(report.NotEnforced, landlockNetNotEnforced(prep.net.proxy)...)
+	}
 	if p.PrivateHome {
 		home := filepath.Join(tmp, "home")
 		if err := os.Mkdir(home, 0o700); err != nil {

@@ -31,6 +31,10 @@ type initSpec struct {
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
+	// Net makes the init serve sockets of its network namespace on
+	// netSockFD, and wait before starting the payload until nsrun has its
+	// listeners in place.
+	Net bool
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it

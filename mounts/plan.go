@@ -292,7 +292,7 @@ func addFiles(ops []Op, index map[string]int, files []File) ([]Op, error) {
 			}
 			if p.Kind == OpTmpfs && !p.ReadOnly {
 				p.Mountpoints = append(p.Mountpoints, Mountpoint{Rel: strings.TrimPrefix(f.Path, p.Path+"/")})
-				op.Optional = false
+				op.Optional = p.Optional
 			}
 		}
 		ops = append(ops, op)

@@ -45,8 +45,8 @@ const (
 
 // Publish makes a server inside reachable from the host.
 type Publish struct {
-	Host netip.AddrPort // where the host listens
-	Port uint16         // the port on 127.0.0.1 inside
+	Host net.Listener // the host's side
+	Port uint16       // the port on 127.0.0.1 inside
 }
 
 // Config is a sandbox's network: what it may reach, and where the server
@@ -174,11 +174,7 @@ func (s *Server) listen() error {
 	}
 	s.serve(proxy, s.proxy)
 	for _, p := range s.cfg.Publish {
-		ln, err := net.Listen("tcp", p.Host.String())
-		if err != nil {
-			return fmt.Errorf("publish %s: %w", p.Host, err)
-		}
-		s.serve(ln, func(c net.Conn) { s.published(c, p.Port) })
+		s.serve(p.Host, func(c net.Conn) { s.published(c, p.Port) })
 	}
 	return nil
 }
@@ -203,6 +199,9 @@ func (s *Server) Close() {
 	}
 	if s.cfg.Proxy != nil {
 		s.cfg.Proxy.Close()
+	}
+	for _, p := range s.cfg.Publish {
+		p.Host.Close()
 	}
 	s.wg.Wait()
 }

@@ -487,8 +487,7 @@ func TestHostPortsAndPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	hostAddr := netip.MustParseAddrPort(pub.Addr().String())
-	pub.Close()
-	s, err := Start(Config{Inside: n, HostPorts: []uint16{up}, Publish: []Publish{{Host: hostAddr, Port: 8080}}})
+	s, err := Start(Config{Inside: n, HostPorts: []uint16{up}, Publish: []Publish{{Host: pub, Port: 8080}}})
 	if err != nil {
 		t.Fatal(err)
 	}
