@@ -109,7 +109,8 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	layersPolicy := p
 	if prep.net != nil {
-		layersPolicy = prep.net.landlockPolicy(p)
+		// UDP is seccomp's to refuse (tcpOnly), on every ABI.
+		layersPolicy, noNet = prep.net.landlockPolicy(p), landlock.BindTCP|landlock.ConnectTCP
 	}
 	l, err := c.planLayers(layersPolicy, grants, noNet, true)
 	if err == nil && prep.net != nil {
