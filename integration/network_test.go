@@ -341,7 +341,7 @@ func TestNetworkPublish(t *testing.T) {
 	defer busy.Close()
 	v := fmt.Sprintf("%d:8080", busy.Addr().(*net.TCPAddr).Port)
 	res := run(t, "/", "--publish", v, "--", "/bin/echo", "ran")
-	if res.code != 125 || res.stdout != "" || !strings.HasPrefix(res.stderr, "nsrun: --publish 127.0.0.1:"+v+": listen tcp") || strings.Count(res.stderr, "\n") != 0 {
+	if res.code != 125 || res.stdout != "" || !strings.HasPrefix(res.stderr, `nsrun: --publish "127.0.0.1:`+v+`": listen tcp`) || strings.Count(res.stderr, "\n") != 0 {
 		t.Errorf("a busy host port: %v", res)
 	}
 }
@@ -390,9 +390,13 @@ func TestNetworkBadRules(t *testing.T) {
 		{[]string{"--publish", "8080:80", "--net", "host"}, "nsrun: --publish: filters the sandbox's own network namespace, and --net host has none: every host is reachable there"},
 		{[]string{"--publish", "8080"}, `nsrun: --publish "8080": want [HOSTADDR:]HOSTPORT:PORT`},
 		{[]string{"--publish", "1.2.3:80:80"}, `nsrun: --publish "1.2.3:80:80": host address "1.2.3": want an IPv4 address, or IPv6 in brackets`},
-		{[]string{"--publish", "8080:3128"}, "nsrun: --publish 127.0.0.1:8080:3128: port 3128 inside is nsrun's proxy"},
+		{[]string{"--publish", "8080:3128"}, `nsrun: --publish "127.0.0.1:8080:3128": port 3128 inside is nsrun's proxy`},
 		{[]string{"--host-port", "udp:53"}, `nsrun: --host-port "udp:53": want PORT or FIRST-LAST (TCP only)`},
-		{[]string{"--host-port", "53"}, "nsrun: --host-port 53: port 53 inside is nsrun's DNS"},
+		{[]string{"--host-port", "53"}, `nsrun: --host-port "53": port 53 inside is nsrun's DNS`},
+		{[]string{"--host-port", "1-2000"}, `nsrun: --host-port "1-2000": port 53 inside is nsrun's DNS`},
+		{[]string{"--host-port", "4000-5100"}, `nsrun: --host-port "4000-5100": more than 1024 ports in all`},
+		{[]string{"--publish", "8080:80", "--publish", "8080:81"}, `nsrun: --publish "127.0.0.1:8080:81": the host address and port are published twice`},
+		{[]string{"--publish", "8080:5432", "--host-port", "5432"}, `nsrun: --publish "127.0.0.1:8080:5432": port 5432 inside is also a --host-port`},
 		{[]string{"--add-host", "x.test"}, `nsrun: --add-host "x.test": want NAME=ADDRESS`},
 		{[]string{"--add-host", "x.test=1.2.3"}, `nsrun: --add-host "x.test=1.2.3": "1.2.3" is not an IP address`},
 		{[]string{"--allow-private-hosts"}, "nsrun: --allow-private-hosts: means nothing without --allow-host (or a host hook)"},

@@ -167,7 +167,7 @@ func describe(err error) string {
 	var ne *nsrun.NetError
 	if errors.As(err, &ne) {
 		if ne.Value != "" {
-			return fmt.Sprintf("--%s %s: %v", ne.Option, ne.Value, ne.Err)
+			return fmt.Sprintf("--%s %q: %v", ne.Option, ne.Value, ne.Err)
 		}
 		return fmt.Sprintf("--%s: %v", ne.Option, ne.Err)
 	}
