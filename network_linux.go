@@ -85,6 +85,9 @@ func (c *Cmd) planNetwork(p *Policy, landlockOnly bool, report *NetworkReport) (
 		}
 	}
 	np.proxy = netproxy.ProxyAddr.String()
+	if len(p.AllowConnect) > 0 && !landlockOnly && !portIn(p.AllowConnect, netproxy.ProxyAddr.Port()) {
+		c.warnf("--allow-connect leaves out port %d, nsrun's proxy: only programs that connect straight to the allowed names reach them", netproxy.ProxyAddr.Port())
+	}
 	if landlockOnly {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -323,4 +326,14 @@ func serveSockets() <-chan error {
 	ready := make(chan error, 1)
 	go netproxy.ServeSockets(netSockFD, func(err error) { ready <- err })
 	return ready
+}
+
+// portIn reports whether a TCP port is in ranges.
+func portIn(ranges []PortRange, port uint16) bool {
+	for _, r := range ranges {
+		if r.Proto != "udp" && r.First <= port && port <= r.Last {
+			return true
+		}
+	}
+	return false
 }

@@ -195,8 +195,9 @@ type Policy struct {
 	HostPorts []PortRange
 	// HostAllowed decides a host (a name, or an IP address as text) and
 	// port no AllowHosts rule allows; nsrun calls it once per host and
-	// port, and for a name looked up through the sandbox's DNS, for ports
-	// 80 and 443.
+	// port (remembering the last 4096), and for a name looked up through
+	// the sandbox's DNS, for ports 80 and 443. A name it allows may still
+	// lead only to public addresses, as with AllowHosts.
 	HostAllowed func(host string, port int) bool
 	// Dial, if set, makes every connection the sandbox is allowed, to
 	// "HOST:PORT" with the host as the payload named it (to go through a

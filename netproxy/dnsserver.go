@@ -89,6 +89,11 @@ func (s *Server) answer(msg []byte) []byte {
 	if q.name == "localhost" || strings.HasSuffix(q.name, ".localhost") {
 		return dnsAnswer(q, rcodeOK, []netip.Addr{loopback4, loopback6})
 	}
+	if strings.HasSuffix(q.name, ".in-addr.arpa") || strings.HasSuffix(q.name, ".ip6.arpa") {
+		// Reverse lookups name no host to reach: answered, not counted,
+		// never asked of the host's resolver.
+		return dnsAnswer(q, rcodeNXDomain, nil)
+	}
 	// A client asks for A and AAAA together: a refusal counts once.
 	a, rcode := s.nameAddr(q.name, q.qtype != dnsTypeAAAA)
 	if rcode != rcodeOK {

@@ -37,6 +37,7 @@ const (
 	maxConns    = 1024 // connections carried at once
 	maxNames    = 1024 // names given an address
 	maxQueries  = 64   // DNS queries answered at once
+	maxKeys     = 4096 // hosts and ports remembered (counts, hook answers, lookups)
 	headTimeout = 30 * time.Second
 	dialTimeout = 30 * time.Second
 	lookTimeout = 10 * time.Second
@@ -56,7 +57,9 @@ type Config struct {
 	// Hosts answer for names before Resolve (or the host's resolver).
 	Hosts map[string][]netip.Addr
 	// Allow decides a host (a name, or an address as text) and port no
-	// rule allows; it is called once per host and port.
+	// rule allows; it is called once per host and port (of the last 4096
+	// asked about: a payload asking about ever new names cannot grow the
+	// server's memory without bound).
 	Allow func(host string, port int) bool
 	// Resolve replaces the host's resolver.
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
@@ -78,7 +81,8 @@ type Config struct {
 }
 
 // Count is a number of connections to one host and port. Port 0 is a
-// name looked up through the DNS stub.
+// name looked up through the DNS stub; host "*" counts the hosts and
+// ports past the first 4096.
 type Count struct {
 	Host  string `json:"host"`
 	Port  int    `json:"port"`
@@ -322,12 +326,21 @@ func hostPortString(host string, port uint16) string {
 	return net.JoinHostPort(host, strconv.Itoa(int(port)))
 }
 
+// bump counts one for k in m; past maxKeys hosts and ports, new ones
+// count under "*". It reports whether k was new. The caller holds s.mu.
+func bump(m map[hostPort]int, k hostPort) bool {
+	if _, ok := m[k]; !ok && len(m) >= maxKeys {
+		k = hostPort{host: "*"}
+	}
+	m[k]++
+	return m[k] == 1
+}
+
 // deny records d, logging the first of each host and port.
 func (s *Server) deny(d *denial) *denial {
 	k := hostPort{d.host, d.port}
 	s.mu.Lock()
-	s.denied[k]++
-	first := s.denied[k] == 1
+	first := bump(s.denied, k)
 	s.mu.Unlock()
 	if first && s.cfg.Log != nil {
 		s.cfg.Log("network: denied " + d.Error())
@@ -337,7 +350,7 @@ func (s *Server) deny(d *denial) *denial {
 
 func (s *Server) carry(host string, port uint16) {
 	s.mu.Lock()
-	s.carried[hostPort{host, port}]++
+	bump(s.carried, hostPort{host, port})
 	s.mu.Unlock()
 }
 
@@ -358,6 +371,9 @@ func (s *Server) allows(name string, addr netip.Addr, port uint16) bool {
 	s.mu.Lock()
 	h := s.hook[k]
 	if h == nil {
+		if len(s.hook) >= maxKeys {
+			clear(s.hook)
+		}
 		h = &hookResult{}
 		s.hook[k] = h
 	}
@@ -453,6 +469,16 @@ func (s *Server) lookup(ctx context.Context, name string) ([]netip.Addr, error) 
 		return nil, err
 	}
 	s.mu.Lock()
+	if len(s.cache) >= maxKeys {
+		for n, c := range s.cache {
+			if now.After(c.expires) {
+				delete(s.cache, n)
+			}
+		}
+		if len(s.cache) >= maxKeys {
+			clear(s.cache)
+		}
+	}
 	s.cache[name] = cached{addrs: addrs, expires: now.Add(cacheTTL)}
 	s.mu.Unlock()
 	return addrs, nil

@@ -354,7 +354,8 @@ func TestDNSAndTransparent(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		rcode int
-	}{{"evil.test", rcodeNXDomain}, {"priv.test", rcodeNXDomain}, {"nothere.wild.test", rcodeNXDomain}, {"a.wild.test", rcodeOK}, {"localhost", rcodeOK}} {
+	}{{"evil.test", rcodeNXDomain}, {"priv.test", rcodeNXDomain}, {"nothere.wild.test", rcodeNXDomain}, {"a.wild.test", rcodeOK}, {"localhost", rcodeOK},
+		{"1.0.1.127.in-addr.arpa", rcodeNXDomain}} {
 		if rcode, _ := h.dnsQuery(tc.name, dnsTypeA); rcode != tc.rcode {
 			t.Errorf("%s: rcode %d, want %d", tc.name, rcode, tc.rcode)
 		}
@@ -549,5 +550,18 @@ func TestCloseLeavesNothing(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before+2 {
 		t.Errorf("%d goroutines left, %d before", n, before)
+	}
+}
+
+// A payload naming ever new hosts cannot grow the server's tables past
+// their bounds: the counts past the first maxKeys go under "*".
+func TestCountsAreBounded(t *testing.T) {
+	m := map[hostPort]int{}
+	for i := 0; i < maxKeys+10; i++ {
+		bump(m, hostPort{fmt.Sprintf("h%d.test", i), 443})
+	}
+	bump(m, hostPort{"h1.test", 443})
+	if len(m) != maxKeys+1 || m[hostPort{host: "*"}] != 10 || m[hostPort{"h1.test", 443}] != 2 {
+		t.Errorf("%d keys, %d under *", len(m), m[hostPort{host: "*"}])
 	}
 }
