@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/seccomp"
@@ -287,8 +288,13 @@ func (np *netPlan) landlockPolicy(p *Policy) *Policy {
 	return &with
 }
 
-// addTCPOnly adds the tcpOnly filter to a Landlock-only sandbox's layers.
+// addTCPOnly adds the tcpOnly filter to a Landlock-only sandbox's layers,
+// which must limit TCP connects: without it nothing keeps the payload off
+// every other host.
 func (np *netPlan) addTCPOnly(p *Policy, l *layers) error {
+	if l.landlock == nil || l.landlock.Handled.Net&landlock.ConnectTCP == 0 {
+		return &NetError{Option: "allow-host", Err: fmt.Errorf("with --isolation landlock needs Landlock's TCP rules (ABI 4) to keep connections to nsrun's proxy; this kernel has ABI %d", l.lreport.ABI)}
+	}
 	if p.Seccomp == "off" {
 		return &NetError{Option: "allow-host", Err: errors.New("with --isolation landlock needs seccomp to keep every socket but TCP to the proxy closed; seccomp is off")}
 	}

@@ -99,6 +99,22 @@ func netOp(op string, args []string) (out string, ok bool, err error) {
 			c.Close()
 		}
 		return "ok", true, errnoOnly(err)
+	case "socket": // socket TYPE PROTO: an AF_INET socket of that type and protocol
+		typ, _ := strconv.Atoi(args[0])
+		proto, _ := strconv.Atoi(args[1])
+		fd, err := syscall.Socket(syscall.AF_INET, typ, proto)
+		if err == nil {
+			syscall.Close(fd)
+		}
+		return "ok", true, err
+	case "fastopen": // fastopen PORT: data to 127.0.0.1:PORT with MSG_FASTOPEN, no connect()
+		port, _ := strconv.Atoi(args[0])
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			return "", true, err
+		}
+		defer syscall.Close(fd)
+		return "ok", true, syscall.Sendto(fd, []byte("x"), 0x20000000, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
 	case "fds": // the number of descriptors this process has open
 		ents, err := os.ReadDir("/proc/self/fd")
 		return strconv.Itoa(len(ents)), true, err
