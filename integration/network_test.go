@@ -99,13 +99,22 @@ type count struct {
 	Count int    `json:"count"`
 }
 
+// lastNet is the last result of runNet, logged when a test fails.
+var lastNet result
+
 // runNet runs a shell script in a sandbox with args and returns the
 // result and the report's network section.
 func runNet(t *testing.T, args []string, script string) (result, netReport) {
 	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("nsrun %q:\n%v", args, lastNet)
+		}
+	})
 	rep := filepath.Join(workspace(t), "report.json")
 	argv := append(append([]string{"--report", rep}, args...), "--", "/bin/sh", "-c", script)
 	r := run(t, "/", argv...)
+	lastNet = r
 	var doc struct {
 		Network netReport `json:"network"`
 	}
