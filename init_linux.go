@@ -69,16 +69,24 @@ func runInit() int {
 	if parentGone() {
 		return ExitSetup
 	}
-	var netReady <-chan error
-	if spec.Net {
-		netReady = serveSockets()
-	}
 	// A non-dumpable init cannot be ptraced by the payload, whose
 	// capabilities are fewer than those of the init's other threads.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
 	}
 	step := stepLogger(spec.Verbose)
+	if spec.Loopback {
+		if err := ns.LoopbackUp(); err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("lo up")
+	}
+	// Once lo is up (and has 127.0.0.1), nsrun may bind there: it does so
+	// while the mounts are built.
+	var netReady <-chan error
+	if spec.Net {
+		netReady = serveSockets()
+	}
 	if err := mounts.Build(spec.Plan); err != nil {
 		if errors.Is(err, mounts.ErrProcRefused) {
 			err = fmt.Errorf("%w; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err)
@@ -90,12 +98,6 @@ func runInit() int {
 		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
 			return fail(ExitSetup, fmt.Errorf("sethostname %q: %w", spec.Hostname, err))
 		}
-	}
-	if spec.Loopback {
-		if err := ns.LoopbackUp(); err != nil {
-			return fail(ExitSetup, err)
-		}
-		step("lo up")
 	}
 	path, code, err := lockDown(spec, step)
 	if err != nil {
