@@ -10,8 +10,6 @@ import (
 // DNS header flags, types and response codes the stub uses (RFC 1035).
 const (
 	dnsQR = 1 << 15
-	dnsAA = 1 << 10
-	dnsTC = 1 << 9
 	dnsRD = 1 << 8
 	dnsRA = 1 << 7
 
@@ -25,7 +23,6 @@ const (
 	rcodeServFail = 2
 	rcodeNXDomain = 3
 	rcodeNotImp   = 4
-	rcodeRefused  = 5
 
 	dnsHeaderLen = 12
 	// answerTTL is short: the fake addresses last as long as the sandbox,
