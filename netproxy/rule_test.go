@@ -173,3 +173,23 @@ func TestHostAddr(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseRule: any pattern is a rule or an error; a rule written back
+// (Strings) reads as the same rule, port by port.
+func FuzzParseRule(f *testing.F) {
+	for _, s := range []string{"github.com", "*.example.org:22", "10.0.0.0/8:5432", "[fd00::/8]:443", "::1", "GitHub.COM."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRule(s)
+		if err != nil {
+			return
+		}
+		for i, w := range r.Strings() {
+			back, err := ParseRule(w)
+			if err != nil || back.Pattern() != r.Pattern() || len(back.Ports) != 1 || back.Ports[0] != r.Ports[i] || back.Wildcard != r.Wildcard {
+				t.Fatalf("%q: rule %+v written as %q reads as %+v, %v", s, r, w, back, err)
+			}
+		}
+	})
+}
