@@ -197,7 +197,8 @@ type Policy struct {
 	// port no AllowHosts rule allows; nsrun calls it once per host and
 	// port (remembering the last 4096), and for a name looked up through
 	// the sandbox's DNS, for ports 80 and 443. A name it allows may still
-	// lead only to public addresses, as with AllowHosts.
+	// lead only to public addresses, as with AllowHosts; an address it
+	// allows is reached as an address rule's is, whatever its class.
 	HostAllowed func(host string, port int) bool
 	// Dial, if set, makes every connection the sandbox is allowed, to
 	// "HOST:PORT" with the host as the payload named it (to go through a
