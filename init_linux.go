@@ -80,6 +80,7 @@ func runInit() int {
 			return fail(ExitSetup, err)
 		}
 		step("lo up")
+		addLoopbackAddrs(spec.LoopbackAddrs, step)
 	}
 	// Once lo is up (and has 127.0.0.1), nsrun may bind there: it does so
 	// while the mounts are built.

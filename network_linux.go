@@ -16,6 +16,7 @@ import (
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/netproxy"
+	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/seccomp"
 )
 
@@ -342,4 +343,27 @@ func portIn(ranges []PortRange, port uint16) bool {
 		}
 	}
 	return false
+}
+
+// loopbackAddrs are the addresses the init gives lo, as text.
+func (np *netPlan) loopbackAddrs() []string {
+	var out []string
+	for _, a := range np.cfg.Policy.LocalAddrs() {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// addLoopbackAddrs gives lo the addresses of address rules, in the init.
+// One it cannot add (IPv6 turned off) stays reachable through the proxy.
+func addLoopbackAddrs(addrs []string, step func(string)) {
+	for _, s := range addrs {
+		a, err := netip.ParseAddr(s)
+		if err == nil {
+			err = ns.AddLoopbackAddress(a)
+		}
+		if err != nil {
+			step(fmt.Sprintf("lo address %s not added: %v", s, err))
+		}
+	}
 }

@@ -214,6 +214,9 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 		Seccomp:  l.seccomp,
 		Net:      prep.net != nil,
 	}
+	if prep.net != nil {
+		prep.spec.LoopbackAddrs = prep.net.loopbackAddrs()
+	}
 	prep.report = baseReport(plan, p.Net == NetHost)
 	prep.report.Network = netReport
 	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport

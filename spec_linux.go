@@ -35,6 +35,9 @@ type initSpec struct {
 	// netSockFD, and wait before starting the payload until nsrun has its
 	// listeners in place.
 	Net bool
+	// LoopbackAddrs are given to lo with lo up, for the addresses of a
+	// filtered network's address rules.
+	LoopbackAddrs []string
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it

@@ -449,3 +449,53 @@ func TestNetworkLandlockProxy(t *testing.T) {
 		t.Error("the proxy still listens after nsrun exited")
 	}
 }
+
+// hostAddress is an IPv4 address of the host's outside its loopback, or
+// "" when it has none.
+func hostAddress(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			return n.IP.String()
+		}
+	}
+	return ""
+}
+
+// An address rule is reached straight too, not only through the proxy:
+// the sandbox's lo gets the address, and nsrun listens there on the
+// rule's ports.
+func TestNetworkAddressRuleStraight(t *testing.T) {
+	srv := newHostServer(t)
+	p := itoa(srv.port)
+	script := curl + ` --noproxy '*' http://127.0.0.1:` + p + `/; echo " $?"
+		` + curl + ` --noproxy '*' -o /dev/null http://127.0.0.1:` + itoa(freePort(t)) + `/ 2>/dev/null; echo "other port $?"`
+	args := []string{"--allow-host", "127.0.0.1:" + p}
+	want := "hello 127.0.0.1 0\nother port 7"
+	ip := hostAddress(t)
+	if ip != "" {
+		ln, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := itoa(ln.Addr().(*net.TCPAddr).Port)
+		srv2 := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "hello outside") })}
+		go srv2.Serve(ln)
+		defer srv2.Close()
+		args = append(args, "--allow-host", ip+":"+q)
+		script += "\n" + curl + ` --noproxy '*' http://` + ip + `:` + q + `/; echo " $?"
+			` + curl + ` --noproxy '*' -o /dev/null http://` + ip + `:` + p + `/ 2>/dev/null; echo "other port $?"`
+		want += "\nhello outside 0\nother port 7"
+	} else {
+		t.Log("the host has no address outside its loopback: only the loopback rule is tried")
+	}
+	r, rep := runNet(t, args, script)
+	expect(t, "straight to allowed addresses", r.stdout, want)
+	if len(rep.Connections) == 0 || rep.Connections[0].Host != "127.0.0.1" {
+		t.Errorf("connections %+v", rep.Connections)
+	}
+}

@@ -26,9 +26,9 @@
 //
 // What it cannot do: it does not read TLS, so an allowed host is allowed
 // whole (every repository of a forge; a name on a shared CDN can front for
-// other sites there). Direct connections to an allowed address (not name)
-// have no route inside; they go through the proxy. UDP leaves the sandbox
-// only as DNS questions the stub answers itself.
+// other sites there). The addresses of a CIDR rule are reached through
+// the proxy only (a rule for one address is listened on inside too). UDP
+// leaves the sandbox only as DNS questions the stub answers itself.
 //
 // Kernel minimums: none beyond a network namespace the caller owns (the
 // owner of a user namespace may bind the low ports of its network

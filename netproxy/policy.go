@@ -89,6 +89,37 @@ func (p *Policy) Usable(addrs []netip.Addr, port uint16) (ok []netip.Addr, why s
 	return ok, why
 }
 
+// Captured are the addresses of single-address rules that the server also
+// listens on inside (on their ports), so that a program connecting to the
+// address itself, not through the proxy, reaches it: all but those in
+// the names' range, unspecified and multicast ones. Those outside 127/8
+// and ::1 must first be given to the sandbox's lo (see LocalAddrs).
+func (p *Policy) Captured() []netip.Addr {
+	var out []netip.Addr
+	for _, r := range p.Rules {
+		if !r.IsAddr() || !r.Prefix.IsSingleIP() {
+			continue
+		}
+		a := r.Prefix.Addr()
+		if fakeNet.Contains(a) || a.IsUnspecified() || a.IsMulticast() || slices.Contains(out, a) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// LocalAddrs are the Captured addresses the sandbox's lo lacks.
+func (p *Policy) LocalAddrs() []netip.Addr {
+	var out []netip.Addr
+	for _, a := range p.Captured() {
+		if !a.IsLoopback() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // Strings are the rules, one PATTERN:PORT each.
 func (p *Policy) Strings() []string {
 	out := []string{}

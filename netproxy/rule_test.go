@@ -1,6 +1,7 @@
 package netproxy
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -192,4 +193,17 @@ func FuzzParseRule(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCaptured(t *testing.T) {
+	p, err := ParsePolicy([]string{"github.com", "10.0.0.5:5432", "10.0.0.5:6379", "10.0.0.0/8", "127.0.0.1:9000", "[fd00::1]:443", "127.1.0.3", "0.0.0.0", "224.0.0.1"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(p.Captured()); got != "[10.0.0.5 127.0.0.1 fd00::1]" {
+		t.Errorf("Captured %s", got)
+	}
+	if got := fmt.Sprint(p.LocalAddrs()); got != "[10.0.0.5 fd00::1]" {
+		t.Errorf("LocalAddrs %s", got)
+	}
 }

@@ -161,14 +161,17 @@ func (s *Server) listen() error {
 		}
 		s.serve(tcp, s.dnsStream)
 		s.goServe(func() { s.dnsPackets(udp) })
+		taken := map[netip.AddrPort]bool{ProxyAddr: true, DNSAddr: true}
 		for _, port := range s.cfg.HostPorts {
 			at := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port)
 			ln, err := s.cfg.Inside.Listen(at)
 			if err != nil {
 				return fmt.Errorf("host port %d on %s inside: %w", port, at, err)
 			}
+			taken[at] = true
 			s.serve(ln, func(c net.Conn) { s.hostPort(c, port) })
 		}
+		s.captureAddrs(taken)
 	}
 	if proxy == nil {
 		return errors.New("netproxy: neither Inside nor Proxy is set")
@@ -181,6 +184,36 @@ func (s *Server) listen() error {
 		s.serve(p.Host, func(c net.Conn) { s.published(c, p.Port) })
 	}
 	return nil
+}
+
+// captureAddrs listens inside on the ports of each captured address (see
+// Policy.Captured) and carries what comes there to that address. An
+// address the sandbox lacks after all (no IPv6 there) is logged and left
+// to the proxy.
+func (s *Server) captureAddrs(taken map[netip.AddrPort]bool) {
+	for _, a := range s.cfg.Policy.Captured() {
+		var ports []uint16
+		for _, r := range s.cfg.Policy.Rules {
+			if r.IsAddr() && r.Prefix.IsSingleIP() && r.Prefix.Addr() == a {
+				ports = append(ports, r.Ports...)
+			}
+		}
+		for _, port := range ports {
+			at := netip.AddrPortFrom(a, port)
+			if taken[at] {
+				continue
+			}
+			taken[at] = true
+			ln, err := s.cfg.Inside.Listen(at)
+			if err != nil {
+				if s.cfg.Log != nil {
+					s.cfg.Log("network: cannot listen for " + at.String() + " inside (the proxy still reaches it): " + err.Error())
+				}
+				continue
+			}
+			s.serve(ln, func(c net.Conn) { s.transparent(c, a.String(), port) })
+		}
+	}
 }
 
 // ProxyAddr is where the proxy listens (on the host's loopback without
