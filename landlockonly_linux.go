@@ -127,12 +127,12 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	report.Landlock, report.Seccomp = l.lreport, l.sreport
 	report.Filesystem.Overruled = c.overruledReport(overruled)
-	prep.report = report
 	env = withTmpdir(env, tmp)
 	if prep.net != nil {
 		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
 		report.NotEnforced = append(report.NotEnforced, landlockNetNotEnforced(prep.net.proxy)...)
 	}
+	prep.report = report
 	if p.PrivateHome {
 		home := filepath.Join(tmp, "home")
 		if err := os.Mkdir(home, 0o700); err != nil {

@@ -85,6 +85,7 @@ func rawServer(t *testing.T) (int, func() []string) {
 
 // netReport is the report's network section.
 type netReport struct {
+	NotEnforced []string `json:"-"`
 	Mode        string   `json:"mode"`
 	Allowed     []string `json:"allowed"`
 	Proxy       string   `json:"proxy"`
@@ -116,13 +117,15 @@ func runNet(t *testing.T, args []string, script string) (result, netReport) {
 	r := run(t, "/", argv...)
 	lastNet = r
 	var doc struct {
-		Network netReport `json:"network"`
+		Network     netReport `json:"network"`
+		NotEnforced []string  `json:"not_enforced"`
 	}
 	if b, err := os.ReadFile(rep); err == nil {
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatalf("report: %v\n%s", err, b)
 		}
 	}
+	doc.Network.NotEnforced = doc.NotEnforced
 	return r, doc.Network
 }
 
@@ -442,6 +445,10 @@ func TestNetworkLandlockProxy(t *testing.T) {
 	}
 	if rep.Mode != "filtered" || rep.DNS != "" || !strings.HasPrefix(rep.Proxy, "127.0.0.1:") || fmt.Sprint(rep.Connections) != fmt.Sprintf("[{reg.test %s 1}]", p) {
 		t.Errorf("report %+v", rep)
+	}
+	port := strings.TrimPrefix(rep.Proxy, "127.0.0.1:")
+	if ne := strings.Join(rep.NotEnforced, "\n"); !strings.Contains(ne, "limited to port "+port+", the proxy's, but on any address") || !strings.Contains(ne, "no DNS and no transparent forwarding") {
+		t.Errorf("not_enforced %q", rep.NotEnforced)
 	}
 	// The proxy is gone with nsrun.
 	if c, err := net.Dial("tcp", rep.Proxy); err == nil {
