@@ -419,11 +419,11 @@ func TestNetworkLandlockProxy(t *testing.T) {
 		`+curl+` -o /dev/null http://evil.test:`+p+`/ 2>/dev/null; echo "evil $?"
 		`+curl+` -o /dev/null --noproxy '*' http://127.0.0.1:`+q+`/ 2>/dev/null; echo "direct $?"
 		`+helperBin+` connect-udp 127.0.0.1:53
-		`+helperBin+` socket 2 17 # UDP
-		`+helperBin+` socket 1 132 # SCTP on a stream socket, which Landlock's TCP rules do not see
-		`+helperBin+` socket 1 262 # MPTCP
-		`+helperBin+` socket 3 1 # raw ICMP
-		`+helperBin+` socket 1 0
+		`+helperBin+` inet-socket 2 17 # UDP
+		`+helperBin+` inet-socket 1 132 # SCTP on a stream socket, which Landlock's TCP rules do not see
+		`+helperBin+` inet-socket 1 262 # MPTCP
+		`+helperBin+` inet-socket 3 1 # raw ICMP
+		`+helperBin+` inet-socket 1 0
 		`+helperBin+` fastopen `+q)
 	if r.code != 0 {
 		t.Fatal(r)

@@ -99,7 +99,7 @@ func netOp(op string, args []string) (out string, ok bool, err error) {
 			c.Close()
 		}
 		return "ok", true, errnoOnly(err)
-	case "socket": // socket TYPE PROTO: an AF_INET socket of that type and protocol
+	case "inet-socket": // inet-socket TYPE PROTO: an AF_INET socket of that type and protocol
 		typ, _ := strconv.Atoi(args[0])
 		proto, _ := strconv.Atoi(args[1])
 		fd, err := syscall.Socket(syscall.AF_INET, typ, proto)
