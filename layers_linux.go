@@ -108,11 +108,6 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, limit netLimit, car
 		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-userns: namespaces inside are of no use under Landlock, which forbids mounting in them; add --landlock off"}
 	}
 	explicit, implied, ports := netRequest(p)
-	if limit == netConnectOnly {
-		// Binding is handled with no port allowed; the guard then checks
-		// listen(), which would otherwise bind a port with no bind().
-		explicit |= landlock.BindTCP
-	}
 	if p.Landlock == LandlockOff {
 		if explicit != 0 || noNetwork {
 			return nil, &SetupError{Code: ExitSetup, Msg: "port rules and --isolation landlock need Landlock, which is off"}
@@ -130,6 +125,13 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, limit netLimit, car
 			return nil, &SetupError{Code: ExitSetup, Msg: bad + "; this kernel has " + has}
 		}
 		netRights := explicit | implied
+		if limit == netConnectOnly {
+			// Binding is handled with no port allowed. listen() on an
+			// unbound socket still binds a port no bind() shows: checking
+			// it takes pidfd_getfd, which containers often refuse, so it
+			// is left to the report (see landlockNetNotEnforced).
+			netRights |= landlock.BindTCP
+		}
 		if noNetwork {
 			all := landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
 			netRights |= landlock.Decide(landlock.Request{Net: all}, abi, errata).Handled.Net

@@ -315,6 +315,7 @@ func landlockNetNotEnforced(proxy string) []string {
 	return []string{
 		fmt.Sprintf("network: TCP connects are limited to port %d, the proxy's, but on any address (Landlock rules name ports, not addresses)", port),
 		"network: no DNS and no transparent forwarding (no network namespace): only programs that use the proxy variables reach the allowed hosts",
+		"network: listen() on a TCP socket never bound binds a port of the host's that no Landlock rule sees (binding one is refused)",
 	}
 }
 
