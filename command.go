@@ -20,7 +20,9 @@ type Cmd struct {
 	// PATH of Env, inside the sandbox.
 	Args []string
 	// Env is the payload's environment; nil means the caller's. A TMPDIR
-	// that is not writable inside is replaced by /tmp.
+	// that is not writable inside is replaced by /tmp. With a filtered
+	// network the proxy variables point at nsrun's proxy, except those Env
+	// sets (the caller's own, when Env is nil, are replaced).
 	Env []string
 	// Dir is the working directory inside. Empty means the current
 	// directory if it is visible inside, else the first writable directory
@@ -275,9 +277,9 @@ func closeAll(cs []io.Closer) {
 	}
 }
 
-// describeRun fills the report's account of what runs: where, as whom
-// (ids inside; negative where the system has none), on which network.
-// Start adds the command.
+// describeRun fills the report's account of what runs: where, and as
+// whom (ids inside; negative where the system has none). Start adds the
+// command.
 func (c *Cmd) describeRun(r *Report, dir string, uid, gid int) {
 	r.Dir = dir
 	if uid >= 0 {
@@ -286,11 +288,6 @@ func (c *Cmd) describeRun(r *Report, dir string, uid, gid int) {
 	if gid >= 0 {
 		r.GID = &gid
 	}
-	mode := "none"
-	if c.policy().Net == NetHost {
-		mode = "host"
-	}
-	r.Network = &NetworkReport{Mode: mode}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -88,6 +88,7 @@ func (c *Cmd) start() error {
 		dir, _ = os.Getwd()
 	}
 	c.describeRun(&c.report, dir, os.Getuid(), os.Getgid())
+	c.report.Network = networkReport(p)
 	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
 	c.Process = s.cmd.Process
 	close(s.begun)

@@ -14,6 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/fdpass"
+	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 )
@@ -49,6 +51,9 @@ type sysCmd struct {
 	listen     *listenSupervisor // serves the guard's listen() calls
 	watcher    *absent.Watcher   // names kept absent, watched from here
 	git        *gitProtection    // looked at again once the sandbox is gone
+	netSock    *os.File          // nsrun's end of the init's socket factory (a filtered network)
+	inside     *netproxy.Inside  // the sandbox's network namespace, through netSock
+	net        *netproxy.Server  // the filtered network's server
 	mu         sync.Mutex
 	killedFor  string // what appeared, when the watcher ended the sandbox
 }
@@ -152,14 +157,28 @@ func (c *Cmd) start() error {
 	if s.term != nil && s.term.peer != nil {
 		attr.Files = append(attr.Files, s.term.peer.Fd())
 	}
-	// Last: after every descriptor of a fixed number.
-	var extraAt []int
-	attr.Files, extraAt = extraFilePlaces(attr.Files, c.ExtraFiles)
 	if s.cgroup != nil && s.cgroup.v1 == nil {
 		// Born in its cgroup: nothing runs outside the limits, not even
 		// for a moment.
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, s.cgroup.fd
 	}
+	var netChild *os.File
+	if !s.direct && p.filtersNetwork() {
+		if s.netSock, netChild, err = socketPair(); err != nil {
+			closeFiles(specR, specW, statusR, statusW)
+			s.stdio.closeChildEnds()
+			s.stdio.closeParentEnds()
+			return fail(err)
+		}
+		for len(attr.Files) < netSockFD {
+			attr.Files = append(attr.Files, ^uintptr(0)) // no terminal at ttySockFD
+		}
+		attr.Files = append(attr.Files, netChild.Fd()) // netSockFD
+	}
+	// Last, after every descriptor of a fixed number, where the fork
+	// helper places them too.
+	var extraAt []int
+	attr.Files, extraAt = extraFilePlaces(attr.Files, c.ExtraFiles, netSockFD+1)
 	stage := initStage
 	if s.direct {
 		// The stage becomes the payload, with the pty as its terminal, and
@@ -218,7 +237,7 @@ func (c *Cmd) start() error {
 	fork()
 	prep, spec, prepErr = plan()
 	runtime.KeepAlive(s.stdio)
-	closeFiles(specR, statusW)
+	closeFiles(specR, statusW, netChild)
 	s.stdio.closeChildEnds()
 	s.term.started()
 	if prepErr != nil || !forked {
@@ -276,6 +295,20 @@ func (c *Cmd) start() error {
 	if _, err := specW.Write(spec); err != nil {
 		s.abort()
 		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
+	}
+	if prep.net != nil {
+		if err := s.startNetwork(prep.net, s.netSock); err != nil {
+			setupErr := &SetupError{Code: ExitSetup, Msg: "network: " + err.Error()}
+			// An init that ended first has said why.
+			if errors.Is(err, fdpass.ErrClosed) {
+				if msg, merr := s.next(); merr == nil && msg.Kind == msgError {
+					setupErr = &SetupError{Code: msg.Code, Msg: msg.Msg}
+				}
+			}
+			s.abort()
+			return fail(setupErr)
+		}
+		c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
 	}
 	msg, err := s.next()
 	for err == nil && msg.Kind == msgListener {
@@ -455,6 +488,7 @@ func (s *sysCmd) abort() {
 	_ = s.signal(unix.SIGKILL)
 	s.reap()
 	_ = s.term.finish()
+	s.stopNetwork(nil)
 	_ = s.stdio.wait()
 	s.finish()
 }
@@ -475,6 +509,9 @@ func (s *sysCmd) finish() {
 	close(s.release)
 	s.lifeline.Close()
 	s.statusFile.Close()
+	if s.netSock != nil {
+		s.netSock.Close()
+	}
 }
 
 // takeListener takes the seccomp listener the init holds as fd and serves
@@ -527,6 +564,7 @@ func (c *Cmd) wait() (*ExitError, error) {
 		s.watcher.Unwatch()
 	}
 	s.reap()
+	s.stopNetwork(c.report.Network)
 	exited := msgErr == nil && msg.Kind == msgExit
 	if exited && msg.Usage != nil {
 		s.usage = msg.Usage

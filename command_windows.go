@@ -123,6 +123,7 @@ func (c *Cmd) start() error {
 	}
 	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
 	c.describeRun(&c.report, c.Dir, -1, -1)
+	c.report.Network = networkReport(p)
 	c.report.Network.Mode = "host" // a restricted token does not restrict the network
 	c.Process, _ = os.FindProcess(int(s.proc.Pid))
 	close(s.begun)

@@ -18,12 +18,14 @@ func fileName(f *os.File) string {
 }
 
 // extraFilePlaces appends the Cmd's ExtraFiles to the descriptors the init
-// (or the Landlock-only stage) is started with, and returns where each
-// lands in it, -1 for a nil one. They go last, after every descriptor of a
-// fixed number.
-func extraFilePlaces(files []uintptr, extra []*os.File) ([]uintptr, []int) {
+// (or the Landlock-only stage) is started with, from first on (the places
+// before it left empty), and returns where each lands, -1 for a nil one.
+func extraFilePlaces(files []uintptr, extra []*os.File, first int) ([]uintptr, []int) {
 	if len(extra) == 0 {
 		return files, nil
+	}
+	for len(files) < first {
+		files = append(files, ^uintptr(0))
 	}
 	at := make([]int, len(extra))
 	for i, f := range extra {

@@ -31,14 +31,20 @@ const (
 	forkHelperMiB = 64
 )
 
-// The helper's descriptors after the init's 0–5, which it passes on (5,
-// the pty's socket, only when the sandbox has a terminal); the init's
-// ExtraFiles come after them, where the request says.
+// The helper's descriptors after the init's 0–6, which it passes on (5,
+// the pty's socket, only when the sandbox has a terminal; 6, the network
+// socket, only when its network is filtered); the init's ExtraFiles come
+// after the helper's own, where the request says.
 const (
-	helperRequestFD = 6 // forkRequest
-	helperResultFD  = 7 // forkResult
-	helperCgroupFD  = 8 // the cgroup v2 directory the init is born in, if any
+	helperRequestFD = 7 // forkRequest
+	helperResultFD  = 8 // forkResult
+	helperCgroupFD  = 9 // the cgroup v2 directory the init is born in, if any
 )
+
+// passed reports whether files gives the child descriptor fd.
+func passed(files []uintptr, fd int) bool {
+	return len(files) > fd && files[fd] != ^uintptr(0)
+}
 
 // forkRequest is what the helper needs to fork the init as Start would.
 type forkRequest struct {
@@ -46,7 +52,8 @@ type forkRequest struct {
 	UIDs, GIDs []syscall.SysProcIDMap
 	Setsid     bool
 	Cgroup     bool
-	TTY        bool  // the init gets descriptor 5 too
+	TTY        bool  // the init gets descriptor ttySockFD too
+	Net        bool  // the init gets descriptor netSockFD too
 	Extra      []int // the helper's descriptors the init gets next, in order
 }
 
@@ -86,10 +93,16 @@ func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*s
 	sys := init.Sys
 	fixed := init.Files[:len(init.Files)-extra]
 	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings,
-		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: len(fixed) > ttySockFD}
-	files := append([]uintptr{}, fixed...)
-	if !req.TTY {
-		files = append(files, ^uintptr(0)) // nothing at 5
+		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(fixed, ttySockFD), Net: passed(fixed, netSockFD)}
+	// The init's descriptors at their places (none where it gets none),
+	// then the helper's own.
+	files := append([]uintptr{}, fixed[:ttySockFD]...)
+	for _, fd := range []int{ttySockFD, netSockFD} {
+		if passed(fixed, fd) {
+			files = append(files, fixed[fd])
+		} else {
+			files = append(files, ^uintptr(0))
+		}
 	}
 	files = append(files, request.Fd(), result.Fd())
 	if sys.UseCgroupFD {
@@ -197,9 +210,12 @@ func runForkHelper() int {
 		return ExitSetup
 	}
 	pidfd := -1
-	files := []uintptr{0, 1, 2, 3, 4}
+	files := []uintptr{0, 1, 2, 3, 4, ^uintptr(0), ^uintptr(0)}
 	if req.TTY {
-		files = append(files, ttySockFD)
+		files[ttySockFD] = ttySockFD
+	}
+	if req.Net {
+		files[netSockFD] = netSockFD
 	}
 	for _, fd := range req.Extra {
 		files = append(files, uintptr(fd))
@@ -227,7 +243,7 @@ func runForkHelper() int {
 	}
 	// The streams and pipes are the init's now: the program must see
 	// them close when the init ends, not when this process does.
-	_ = unix.CloseRange(0, ttySockFD, 0)
+	_ = unix.CloseRange(0, netSockFD, 0)
 	_ = unix.CloseRange(helperResultFD, ^uint(0), 0)
 	if err != nil {
 		return ExitSetup

@@ -68,6 +68,19 @@ func runInit() int {
 		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
 	}
 	step := stepLogger(spec.Verbose, status)
+	if spec.Loopback {
+		if err := ns.LoopbackUp(); err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("lo up")
+		addLoopbackAddrs(spec.LoopbackAddrs, step)
+	}
+	// Once lo is up (and has 127.0.0.1), nsrun may bind there: it does so
+	// while the mounts are built.
+	var netReady <-chan error
+	if spec.Net {
+		netReady = serveSockets()
+	}
 	if err := mounts.Build(spec.Plan); err != nil {
 		if errors.Is(err, mounts.ErrProcRefused) {
 			err = fmt.Errorf("%w; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err)
@@ -79,12 +92,6 @@ func runInit() int {
 		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
 			return fail(ExitSetup, fmt.Errorf("sethostname %q: %w", spec.Hostname, err))
 		}
-	}
-	if spec.Loopback {
-		if err := ns.LoopbackUp(); err != nil {
-			return fail(ExitSetup, err)
-		}
-		step("lo up")
 	}
 	// The pty before Landlock and seccomp, like the mounts it lives in.
 	var term *sandboxTTY
@@ -99,6 +106,12 @@ func runInit() int {
 		return fail(code, err)
 	}
 
+	if netReady != nil {
+		if err := <-netReady; err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("network listeners in place")
+	}
 	<-notified
 	// The payload's pidfd is for nsrun, which takes it (pidfd_getfd) to
 	// learn the payload's pid outside; held until the init exits.

@@ -18,7 +18,8 @@ import (
 type prepared struct {
 	spec   initSpec
 	report Report
-	tmpDir string // created for a Landlock-only sandbox; removed after it
+	tmpDir string   // created for a Landlock-only sandbox; removed after it
+	net    *netPlan // a filtered network, or nil
 	absent []gitguard.Absent
 	git    *gitProtection // looked at again after the run
 }
@@ -59,6 +60,7 @@ func (p *prepared) cleanup() {
 	if p.tmpDir != "" {
 		os.RemoveAll(p.tmpDir)
 	}
+	p.net.cleanup()
 }
 
 var reservedPaths = []string{"/dev", "/proc"}
@@ -232,6 +234,12 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
 		HostProc: p.Proc == ProcHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
+	if err := p.checkNetwork(); err != nil {
+		return nil, err
+	}
+	if p.filtersNetwork() {
+		in.Files = netFiles(root, p.Hostname)
+	}
 	for _, r := range rules {
 		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {
@@ -279,12 +287,20 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, fullGrants(plan), false, false)
+	l, err := c.planLayers(p, fullGrants(plan), netAsPolicy, false)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkHostProc(p, l.lreport); err != nil {
 		return nil, err
+	}
+	// Last, as it listens on the host for --publish.
+	netReport := networkReport(p)
+	if prep.net, err = c.planNetwork(p, false, netReport); err != nil {
+		return nil, err
+	}
+	if prep.net != nil {
+		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
 	}
 	prep.spec = initSpec{
 		Plan:     plan,
@@ -294,8 +310,13 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		Loopback: p.Net != NetHost,
 		Landlock: l.landlock,
 		Seccomp:  l.seccomp,
+		Net:      prep.net != nil,
+	}
+	if prep.net != nil {
+		prep.spec.LoopbackAddrs = prep.net.loopbackAddrs()
 	}
 	prep.report = baseReport(plan, p.Net == NetHost)
+	prep.report.Network = netReport
 	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
 	if p.Proc == ProcHost {

@@ -10,11 +10,9 @@ type Report struct {
 	Command []string `json:"command,omitempty"`
 	// Dir is the payload's working directory inside; UID and GID are its
 	// ids there. All three are left out when the sandbox was not built.
-	Dir string `json:"dir,omitempty"`
-	UID *int   `json:"uid,omitempty"`
-	GID *int   `json:"gid,omitempty"`
-	// Network is the sandbox's network; nil when it was not built.
-	Network    *NetworkReport   `json:"network,omitempty"`
+	Dir        string           `json:"dir,omitempty"`
+	UID        *int             `json:"uid,omitempty"`
+	GID        *int             `json:"gid,omitempty"`
 	Namespaces NamespaceReport  `json:"namespaces"`
 	Filesystem FilesystemReport `json:"filesystem"`
 	Landlock   LandlockReport   `json:"landlock"`
@@ -34,6 +32,9 @@ type Report struct {
 	// NestedRepositories are repositories the payload made and registered
 	// as submodules of a protected one: host git runs git in them.
 	NestedRepositories []string `json:"nested_repositories,omitempty"`
+	// Network is what the sandbox could reach and what it tried; nil
+	// when no sandbox was built.
+	Network *NetworkReport `json:"network,omitempty"`
 	// Limits are the resource limits applied: rlimits as "soft:hard",
 	// tmpfs_size in bytes.
 	Limits map[string]string `json:"limits,omitempty"`
@@ -99,11 +100,31 @@ type SeccompReport struct {
 	Reason string   `json:"reason,omitempty"`
 }
 
-// NetworkReport is the sandbox's network: Mode "none" (a namespace of its
-// own with only lo; in the Landlock-only mode, no inet socket at all) or
-// "host" (the host's network).
+// NetworkReport is the sandbox's network: "none" (its own namespace with
+// only lo), "host" (the host's), or "filtered" (its own namespace, and
+// what Allowed, HostPorts and Publish name carried by nsrun).
 type NetworkReport struct {
 	Mode string `json:"mode"`
+	// Allowed are the AllowHosts rules, one HOST:PORT each.
+	Allowed           []string `json:"allowed"`
+	AllowPrivateHosts bool     `json:"allow_private_hosts,omitempty"`
+	// Proxy is the HTTP and SOCKS5 proxy's address as the payload reaches
+	// it; DNS the resolver's ("" when the payload has none of nsrun's).
+	Proxy     string   `json:"proxy,omitempty"`
+	DNS       string   `json:"dns,omitempty"`
+	HostPorts []string `json:"host_ports,omitempty"`
+	Publish   []string `json:"publish,omitempty"`
+	// Connections are those nsrun carried, Denied those it refused, by
+	// host and port (port 0: a name looked up through the sandbox's DNS).
+	Connections []NetworkCount `json:"connections"`
+	Denied      []NetworkCount `json:"denied"`
+}
+
+// NetworkCount is a number of connections to one host and port.
+type NetworkCount struct {
+	Host  string `json:"host"`
+	Port  int    `json:"port"`
+	Count int    `json:"count"`
 }
 
 // ExtraFileReport is a descriptor the payload was given: its number inside
@@ -172,8 +193,8 @@ func (r *Report) notBuilt(backend string, err error) {
 		r.Seccomp.Status, r.Seccomp.Reason = "none", why
 	}
 	r.Seccomp.SyscallsBlocked, r.Seccomp.Rules = 0, nil
-	r.Limits, r.NotEnforced = nil, nil
-	r.Dir, r.UID, r.GID, r.Network, r.Usage, r.ExtraFiles = "", nil, nil, nil, nil, nil
+	r.Limits, r.NotEnforced, r.Network = nil, nil, nil
+	r.Dir, r.UID, r.GID, r.Usage, r.ExtraFiles = "", nil, nil, nil, nil
 	r.Error = err.Error()
 	r.Exit = ExitReport{Code: ExitCode(err)}
 	r.TimingsMS.Run = 0
