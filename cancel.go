@@ -71,13 +71,18 @@ func (c *Cmd) startWatch(s stopper, running, done <-chan struct{}) {
 	go c.watch(s, running, done)
 }
 
+// Timeout runs from the payload's start; building the sandbox may take as
+// long again, no longer.
 func (c *Cmd) watch(s stopper, running, done <-chan struct{}) {
 	defer close(c.watchDone)
 	var timer <-chan time.Time
+	starting := running
 	if c.Timeout > 0 {
 		t := time.NewTimer(c.Timeout)
 		defer t.Stop()
 		timer = t.C
+	} else {
+		starting = nil
 	}
 	var ctxDone <-chan struct{}
 	if c.ctx != nil {
@@ -87,6 +92,12 @@ func (c *Cmd) watch(s stopper, running, done <-chan struct{}) {
 		select {
 		case <-done:
 			return
+		case <-starting:
+			// The payload has started: its time starts now.
+			starting = nil
+			t := time.NewTimer(c.Timeout)
+			defer t.Stop()
+			timer = t.C
 		case <-timer:
 			started := isClosed(running)
 			c.end.record(func(e *ending) {

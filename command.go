@@ -49,12 +49,13 @@ type Cmd struct {
 	// WindowSize, if not zero, is the size of the payload's pty at start
 	// instead of the caller's terminal's; Resize changes it later.
 	WindowSize WindowSize
-	// Timeout, if positive, ends the whole sandbox that long after Start
-	// began; Wait then returns an *ExitError with TimedOut set and code
-	// 124. Without WaitDelay every process of the sandbox is killed at
-	// once; with it, the payload gets SIGTERM first and the whole sandbox
-	// is killed WaitDelay later if it has not ended (the CLI's --timeout
-	// and --kill-after).
+	// Timeout, if positive, ends the whole sandbox that long after the
+	// payload started; Wait then returns an *ExitError with TimedOut set
+	// and code 124. Without WaitDelay every process of the sandbox is
+	// killed at once; with it, the payload gets SIGTERM first and the
+	// whole sandbox is killed WaitDelay later if it has not ended (the
+	// CLI's --timeout and --kill-after). Building the sandbox may take
+	// Timeout too, no longer: then Start fails with code 124.
 	Timeout time.Duration
 	// Process is the payload once Start has returned: its pid as this
 	// program sees it (not the pid inside the sandbox's PID namespace).
@@ -146,10 +147,13 @@ func (c *Cmd) Start() error {
 	if err != nil {
 		closeAll(c.parentIO)
 		c.parentIO = nil
-		if c.ctx != nil && c.ctx.Err() != nil && c.end.endedStart() {
-			// The context ended while the sandbox was being built: that,
-			// not the kill it caused, is why nothing ran.
-			err = c.ctx.Err()
+		// The context's end or the timeout while the sandbox was being
+		// built, not the kill either caused, is why nothing ran.
+		if timedOut, ctxErr := c.end.outcome(); c.end.endedStart() && (timedOut || ctxErr != nil) {
+			err = ctxErr
+			if timedOut {
+				err = &SetupError{Code: ExitTimeout, Msg: fmt.Sprintf("the timeout (%v) expired before the sandbox was built; nothing ran", c.Timeout)}
+			}
 			c.report.notBuilt(c.backend(), err)
 		}
 		return err

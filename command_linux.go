@@ -321,7 +321,11 @@ func (c *Cmd) start() error {
 	// The Landlock-only stage says nothing when all went well: its status
 	// pipe closes as it executes the payload.
 	startedDirect := s.direct && errors.Is(err, io.EOF)
-	if !startedDirect && (err != nil || msg.Kind != msgStarted) {
+	// A name kept absent appeared and the sandbox was ended before the
+	// init could say the payload had started: it ran, and Wait says what
+	// it planted; it is not a sandbox that could not be built.
+	endedEarly := !s.direct && errors.Is(err, io.EOF) && s.endedByWatcher()
+	if !startedDirect && !endedEarly && (err != nil || msg.Kind != msgStarted) {
 		s.abort()
 		if err == nil && msg.Kind == msgError {
 			return fail(&SetupError{Code: msg.Code, Msg: msg.Msg})
@@ -336,9 +340,13 @@ func (c *Cmd) start() error {
 	}
 	s.payload = msg.Pid
 	s.running = time.Now()
-	s.process = s.findPayload(msg)
+	if endedEarly {
+		s.process = processOf(s.pid, func(int) bool { return s.signal(0) == nil })
+	} else {
+		s.process = s.findPayload(msg)
+	}
 	c.Process = s.process
-	if !startedDirect {
+	if !startedDirect && !endedEarly {
 		s.control(ctlStarted) // the supervisor may reap the payload now
 	}
 	close(s.begun)

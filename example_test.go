@@ -81,9 +81,9 @@ func ExampleCmd_StdoutPipe() {
 // payload gets SIGTERM (it may save its work), and the whole sandbox is
 // killed if it has not ended a second later. Wait's error matches the
 // context's. The same with Timeout instead of a context is the CLI's
-// --timeout 200ms --kill-after 1s, and exits 124.
+// --timeout 500ms --kill-after 1s, and exits 124.
 func ExampleCommandContext() {
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	cmd := nsrun.CommandContext(ctx, nil, "/bin/sh", "-c", "trap 'echo saving; exit 0' TERM; while :; do sleep 0.1; done")
 	cmd.WaitDelay = time.Second
@@ -91,7 +91,7 @@ func ExampleCommandContext() {
 	err := cmd.Run()
 	fmt.Println("deadline:", errors.Is(err, context.DeadlineExceeded), "cancelled:", cmd.Report().Exit.Cancelled)
 	// A payload that must be told another way: Cancel says how.
-	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	cmd = nsrun.CommandContext(ctx, nil, "/bin/sleep", "60")
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }

@@ -114,6 +114,13 @@ func TestKillAfter(t *testing.T) {
 			}
 		}
 	}
+	// The command's time starts when it does; a timeout shorter than
+	// building the sandbox ends that, and nothing runs.
+	r = run(t, ws, "--rw", ws, "--timeout", "1ms", "--report", ws+"/r.json", "--", "/bin/sh", "-c", "touch "+ws+"/ran")
+	if _, err := os.Stat(ws + "/ran"); r.code != 124 || err == nil || !strings.Contains(r.stderr, "the timeout (1ms) expired before the sandbox was built") ||
+		!strings.Contains(readFile(t, ws+"/r.json"), `"code": 124`) {
+		t.Errorf("a timeout shorter than the setup: %v", r)
+	}
 	r = run(t, ws, "--kill-after", "1s", "--", "/bin/true")
 	if r.code != 125 || !strings.Contains(r.stderr, "--kill-after 1s needs --timeout") || strings.Count(r.stderr, "\n") != 0 {
 		t.Errorf("--kill-after without --timeout: %v", r)

@@ -206,7 +206,8 @@ Process:
                     kept between runs (presets agent and build), or DIR
   --hostname NAME   host name inside
   --uid N, --gid N  ids seen inside (default: the caller's)
-  --timeout D       end the whole sandbox after D (30s, 2m, or seconds); exit 124
+  --timeout D       end the whole sandbox D after the command started (30s, 2m,
+                    or seconds); exit 124
   --kill-after D    with --timeout: SIGTERM to the command at the timeout, and
                     the whole sandbox killed D later if it has not ended
   --tty auto|always|never  a pseudo-terminal of the sandbox's own, relayed to yours:
