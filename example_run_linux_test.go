@@ -23,7 +23,7 @@ func TestExamplesRun(t *testing.T) {
 		run  func()
 		want string
 	}{
-		{"Example", Example, "output \"42\\n\", exit 0, enforcement full, in the job: true\ncounted by rusage: true ms of CPU, true KiB\n"},
+		{"Example", Example, "output \"42\\n\", exit 0, enforcement full, in the job: true\ncounted by rusage: under a second of CPU true, some memory true, some time true\n"},
 		{"ExampleCmd_StdoutPipe", ExampleCmd_StdoutPipe, "SHOUT\n"},
 		{"ExampleCommandContext", ExampleCommandContext, "saving\ndeadline: true cancelled: true\ninterrupted: true\n"},
 		{"Example_concurrent", Example_concurrent, "[0 1 2 3]\n"},

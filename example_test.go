@@ -46,7 +46,8 @@ func Example() {
 		log.Fatal(err) // nothing ran: the sandbox could not be built (report.Error)
 	}
 	fmt.Printf("output %q, exit %d, enforcement %s, in the job: %v\n", out, nsrun.ExitCode(err), report.Enforcement, report.Dir == job)
-	fmt.Printf("counted by %s: %v ms of CPU, %v KiB\n", report.Usage.Source, report.Usage.UserMS > 0, report.Usage.MaxRSSKiB > 0)
+	u := report.Usage
+	fmt.Printf("counted by %s: under a second of CPU %v, some memory %v, some time %v\n", u.Source, u.UserMS+u.SystemMS < 1000, u.MaxRSSKiB > 0, u.WallMS > 0)
 }
 
 // The payload's streams through pipes: write its input, read its output to
