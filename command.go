@@ -259,14 +259,6 @@ func (c *Cmd) warnf(format string, a ...any) {
 	}
 }
 
-// limitf says on Warnings that a limit acted on the sandbox: one line,
-// not a warning about nsrun itself.
-func (c *Cmd) limitf(format string, a ...any) {
-	if c.Warnings != nil {
-		fmt.Fprintf(c.Warnings, "nsrun: "+format+"\n", a...)
-	}
-}
-
 // policy is the Cmd's policy, or the default one when none is set.
 func (c *Cmd) policy() *Policy {
 	if c.Policy == nil {

@@ -315,7 +315,8 @@ func TestLibraryContextBeforeStart(t *testing.T) {
 	if err := CommandContext(dctx, nil, "/bin/true").Run(); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("deadline before Start: %v", err)
 	}
-	if err := CommandContext(nil, nil, "/bin/true").Run(); err == nil || !strings.Contains(err.Error(), "nil context") { //nolint:staticcheck // the nil context is the test
+	//lint:ignore SA1012 a nil context is what is tested
+	if err := CommandContext(nil, nil, "/bin/true").Run(); err == nil || !strings.Contains(err.Error(), "nil context") {
 		t.Errorf("nil context: %v", err)
 	}
 	c := Command(nil, "/bin/true")

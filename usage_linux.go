@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,6 +93,14 @@ func (c *Cmd) reportLimits(oomKills, pidsRefused uint64) {
 	}
 	if pidsRefused > 0 {
 		c.limitf("pids limit %d reached: %d %s refused", p.Pids, pidsRefused, plural(pidsRefused, "fork was", "forks were"))
+	}
+}
+
+// limitf says on Warnings that a limit acted on the sandbox: one line,
+// not a warning about nsrun itself.
+func (c *Cmd) limitf(format string, a ...any) {
+	if c.Warnings != nil {
+		fmt.Fprintf(c.Warnings, "nsrun: "+format+"\n", a...)
 	}
 }
 
