@@ -42,6 +42,13 @@ func (s *sysCmd) watchAbsent(c *Cmd, prep *prepared) error {
 	return nil
 }
 
+// endedByWatcher says whether the watcher ended the sandbox.
+func (s *sysCmd) endedByWatcher() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.killedFor != ""
+}
+
 // sweepAbsent removes what is left once the sandbox is gone, fills the
 // report and says what appeared, if anything did.
 func (s *sysCmd) sweepAbsent(c *Cmd) string {

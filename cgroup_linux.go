@@ -119,14 +119,15 @@ func createCgroup(parent string, files map[string]string) (*sandboxCgroup, error
 	return cg, nil
 }
 
-// events reads what the limits did: OOM kills and forks refused.
-func (cg *sandboxCgroup) events() (oom, pidsMax bool) {
+// events reads what the limits did: processes killed for memory, forks
+// refused.
+func (cg *sandboxCgroup) events() (oomKills, pidsRefused uint64) {
 	if cg.v1 != nil {
 		return cg.v1.events()
 	}
 	mem, _ := os.ReadFile(filepath.Join(cg.dir, "memory.events"))
 	pids, _ := os.ReadFile(filepath.Join(cg.dir, "pids.events"))
-	return eventCount(string(mem), "oom_kill") > 0, eventCount(string(pids), "max") > 0
+	return eventCount(string(mem), "oom_kill"), eventCount(string(pids), "max")
 }
 
 // remove deletes the cgroup once its processes are gone; a zombie may

@@ -128,16 +128,16 @@ func (g *v1Group) add(pid int) error {
 	return nil
 }
 
-func (g *v1Group) events() (oom, pidsMax bool) {
+func (g *v1Group) events() (oomKills, pidsRefused uint64) {
 	if dir, ok := g.dirs["memory"]; ok {
 		b, _ := os.ReadFile(filepath.Join(dir, "memory.oom_control"))
-		oom = eventCount(string(b), "oom_kill") > 0
+		oomKills = eventCount(string(b), "oom_kill")
 	}
 	if dir, ok := g.dirs["pids"]; ok {
 		b, _ := os.ReadFile(filepath.Join(dir, "pids.events"))
-		pidsMax = eventCount(string(b), "max") > 0
+		pidsRefused = eventCount(string(b), "max")
 	}
-	return oom, pidsMax
+	return oomKills, pidsRefused
 }
 
 func (g *v1Group) remove() {

@@ -2,13 +2,17 @@ package nsrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
 // Cmd is a command to run in a sandbox, used like exec.Cmd: set the
-// fields, then Run, or Start and Wait. A Cmd cannot be reused.
+// fields, then Run, Output or CombinedOutput, or Start and Wait. Where a
+// name is exec.Cmd's, it means what it means there; the differences are
+// said at each. A Cmd cannot be reused.
 type Cmd struct {
 	// Policy is the sandbox; nil means the zero Policy.
 	Policy *Policy
@@ -24,9 +28,18 @@ type Cmd struct {
 	// directory if it is visible inside, else the first writable directory
 	// rule, else "/".
 	Dir string
-	// Stdin, Stdout and Stderr are as in exec.Cmd; nil means /dev/null.
+	// Stdin, Stdout and Stderr are as in exec.Cmd: nil means /dev/null, an
+	// *os.File is passed as it is, anything else is copied through a pipe
+	// (and Wait waits for the copying of the output to end).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// ExtraFiles are passed to the payload as descriptors 3, 4, ... (a nil
+	// entry leaves that number closed), as in exec.Cmd; the payload gets
+	// those and its three streams, and no other descriptor of this
+	// process's or of nsrun's. Each is whatever it opens, whatever the
+	// rules say: a directory's descriptor reaches the files under it. The
+	// report lists them. Not on Windows.
+	ExtraFiles []*os.File
 	// TTY says whether the payload gets a pseudo-terminal of its own,
 	// relayed to the terminal among Stdin, Stdout and Stderr (Linux); see
 	// TTYMode. A terminal given as one of them may be any terminal the
@@ -36,31 +49,187 @@ type Cmd struct {
 	// WindowSize, if not zero, is the size of the payload's pty at start
 	// instead of the caller's terminal's; Resize changes it later.
 	WindowSize WindowSize
-	// Timeout, if positive, ends the whole sandbox after that long.
+	// Timeout, if positive, ends the whole sandbox that long after the
+	// payload started; Wait then returns an *ExitError with TimedOut set
+	// and code 124. Without WaitDelay every process of the sandbox is
+	// killed at once; with it, the payload gets SIGTERM first and the
+	// whole sandbox is killed WaitDelay later if it has not ended (the
+	// CLI's --timeout and --kill-after). Building the sandbox may take
+	// Timeout too, no longer: then Start fails with code 124.
 	Timeout time.Duration
+	// Process is the payload once Start has returned: its pid as this
+	// program sees it (not the pid inside the sandbox's PID namespace).
+	// Process.Signal signals the payload alone and straight (Cmd.Signal
+	// goes through the sandbox's init, as the CLI passes signals on);
+	// Process.Kill kills it, which ends the whole sandbox: its init ends
+	// every process left when the payload ends (without a PID namespace,
+	// --isolation landlock, nsrun kills the payload's process group). Wait
+	// the Cmd, not the Process; after Wait the Process is released.
+	Process *os.Process
+	// Cancel, as in exec.Cmd, is called when the context of CommandContext
+	// is done before the sandbox ended; nil means nothing is done then
+	// (WaitDelay still applies). CommandContext sets it to end the
+	// sandbox: at once without WaitDelay, like exec.Cmd's Process.Kill;
+	// with WaitDelay, by SIGTERM to the payload first (see WaitDelay).
+	Cancel func() error
+	// WaitDelay, as in exec.Cmd, bounds two waits: after the context is
+	// done (or Timeout expired), the whole sandbox is killed if it has not
+	// ended WaitDelay later; after the sandbox ended, the copying of its
+	// output is cut off WaitDelay later, and Wait returns ErrWaitDelay if
+	// nothing else went wrong.
+	WaitDelay time.Duration
 	// Log, if set, receives one line per setup step.
 	Log io.Writer
 	// Warnings, if set, receives one line per thing the caller may not
 	// expect: a rule path that resolved through a symlink, a TMPDIR
-	// replaced by /tmp.
+	// replaced by /tmp, a process killed by the memory limit, forks
+	// refused by the pids limit.
 	Warnings io.Writer
 
-	ctx    context.Context
-	report Report
-	sys    *sysCmd
+	ctx        context.Context
+	report     Report
+	sys        *sysCmd
+	nilCtx     bool // made by CommandContext with a nil context
+	started    bool // Start was called
+	running    bool // Start succeeded
+	waited     bool // Wait was called
+	end        ending
+	watchDone  chan struct{} // closed when the watcher is gone; nil without one
+	childIO    []io.Closer   // the payload's ends of the pipes made here
+	parentIO   []io.Closer   // this process's ends, closed after Wait
+	payloadPid int           // Process.Pid, kept for after Process.Release
 	// afterPrepare runs between checking the paths and building the
 	// sandbox; tests use it to change the filesystem in that window.
 	afterPrepare func()
 }
 
+// ErrWaitDelay is returned by Wait when the sandbox ended successfully but
+// the copying of its output had to be cut off after WaitDelay. It is
+// exec.ErrWaitDelay, so errors.Is matches either.
+var ErrWaitDelay = errWaitDelay
+
 // Command returns a Cmd that runs name with args under p.
 func Command(p *Policy, name string, args ...string) *Cmd {
-	return CommandContext(context.Background(), p, name, args...)
+	return &Cmd{Policy: p, Args: append([]string{name}, args...)}
 }
 
-// CommandContext is Command with a context whose end kills the sandbox.
+// CommandContext is Command with a context whose end ends the sandbox (see
+// Cancel and WaitDelay); Wait's error then matches the context's error
+// with errors.Is.
 func CommandContext(ctx context.Context, p *Policy, name string, args ...string) *Cmd {
-	return &Cmd{Policy: p, Args: append([]string{name}, args...), ctx: ctx}
+	c := Command(p, name, args...)
+	// exec.CommandContext panics on a nil context; Start refuses it.
+	c.ctx, c.nilCtx = ctx, ctx == nil
+	c.Cancel = c.cancelDefault
+	return c
+}
+
+var errNilContext = errors.New("nsrun: CommandContext with a nil context")
+
+// Start builds the sandbox and starts the command in it. It returns once
+// the payload has been started; when nothing was run, with ErrNoInit, the
+// context's error, a *SetupError, a *RuleError, a *DirError or an
+// *IDError.
+func (c *Cmd) Start() error {
+	if c.started {
+		return errors.New("nsrun: Start called twice")
+	}
+	c.started = true
+	defer func() { c.report.Command = append([]string{}, c.Args...) }()
+	err := c.checkStart()
+	if err != nil {
+		c.report.notBuilt(c.backend(), err)
+	} else {
+		err = c.start()
+	}
+	closeAll(c.childIO)
+	c.childIO = nil
+	if err != nil {
+		closeAll(c.parentIO)
+		c.parentIO = nil
+		// The context's end or the timeout while the sandbox was being
+		// built, not the kill either caused, is why nothing ran.
+		if timedOut, ctxErr := c.end.outcome(); c.end.endedStart() && (timedOut || ctxErr != nil) {
+			err = ctxErr
+			if timedOut {
+				err = &SetupError{Code: ExitTimeout, Msg: fmt.Sprintf("the timeout (%v) expired before the sandbox was built; nothing ran", c.Timeout)}
+			}
+			c.report.notBuilt(c.backend(), err)
+		}
+		return err
+	}
+	c.running = true
+	if c.Process != nil {
+		c.payloadPid = c.Process.Pid
+	}
+	c.report.ExtraFiles = describeExtraFiles(c.ExtraFiles)
+	return nil
+}
+
+// checkStart refuses what cannot start at all, before anything is made.
+func (c *Cmd) checkStart() error {
+	if !initCalled.Load() {
+		return ErrNoInit
+	}
+	if c.nilCtx {
+		return errNilContext
+	}
+	if c.Cancel != nil && c.ctx == nil {
+		return errors.New("nsrun: Cancel is set on a Cmd not made by CommandContext")
+	}
+	if c.ctx != nil {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return c.checkExtraFiles()
+}
+
+// Wait waits for the payload to exit and every process of the sandbox to
+// end, and for the copying of its output. It returns nil when the payload
+// exited 0; an *ExitError otherwise, or when the context or Timeout ended
+// the sandbox (errors.Is(err, context.Canceled) then holds, or
+// context.DeadlineExceeded); ErrWaitDelay when only the copying was cut
+// off; another error when copying failed. Wait closes the pipes of
+// StdinPipe, StdoutPipe and StderrPipe once the sandbox is gone: read them
+// to their end before calling it.
+func (c *Cmd) Wait() error {
+	if !c.running {
+		return errors.New("nsrun: Wait without a successful Start")
+	}
+	if c.waited {
+		return errors.New("nsrun: Wait called twice")
+	}
+	c.waited = true
+	ee, ioErr := c.wait()
+	if c.watchDone != nil {
+		<-c.watchDone
+	}
+	closeAll(c.parentIO)
+	c.parentIO = nil
+	if c.Process != nil {
+		// The payload is gone: let go of its pidfd now rather than when
+		// the collector finds it, keeping the pid for logs.
+		_ = c.Process.Release()
+		c.Process.Pid = c.payloadPid
+	}
+	timedOut, ctxErr := c.end.outcome()
+	switch {
+	case timedOut:
+		ee.Code, ee.TimedOut = ExitTimeout, true
+	case ctxErr != nil:
+		ee.Err = ctxErr
+	}
+	c.report.Exit.Code, c.report.Exit.TimedOut, c.report.Exit.Cancelled = ee.Code, ee.TimedOut, ee.Err != nil
+	c.report.Exit.Signal = nil
+	if ee.Signal != 0 {
+		sig := ee.Signal
+		c.report.Exit.Signal = &sig
+	}
+	if ee.Code == 0 && ee.Err == nil {
+		return ioErr
+	}
+	return ee
 }
 
 // Run starts the command and waits for it.
@@ -90,29 +259,6 @@ func (c *Cmd) warnf(format string, a ...any) {
 	}
 }
 
-// deadlineReached waits until the command's timeout expires or its context
-// ends, and says so; it returns false as soon as done is closed instead.
-// Each backend's watcher ends the sandbox in its own way when it is true.
-func (c *Cmd) deadlineReached(done <-chan struct{}) bool {
-	var timer <-chan time.Time
-	if c.Timeout > 0 {
-		t := time.NewTimer(c.Timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	var ctxDone <-chan struct{}
-	if c.ctx != nil {
-		ctxDone = c.ctx.Done()
-	}
-	select {
-	case <-done:
-		return false
-	case <-timer:
-	case <-ctxDone:
-	}
-	return true
-}
-
 // policy is the Cmd's policy, or the default one when none is set.
 func (c *Cmd) policy() *Policy {
 	if c.Policy == nil {
@@ -120,3 +266,24 @@ func (c *Cmd) policy() *Policy {
 	}
 	return c.Policy
 }
+
+func closeAll(cs []io.Closer) {
+	for _, f := range cs {
+		f.Close()
+	}
+}
+
+// describeRun fills the report's account of what runs: where, and as
+// whom (ids inside; negative where the system has none). Start adds the
+// command.
+func (c *Cmd) describeRun(r *Report, dir string, uid, gid int) {
+	r.Dir = dir
+	if uid >= 0 {
+		r.UID = &uid
+	}
+	if gid >= 0 {
+		r.GID = &gid
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -16,20 +16,26 @@ const sandboxExec = "/usr/bin/sandbox-exec"
 
 // sysCmd is the sandbox-exec process running the payload.
 type sysCmd struct {
-	cmd      *exec.Cmd
-	started  time.Time
-	done     chan struct{}
-	timedOut bool
+	cmd     *exec.Cmd
+	started time.Time
+	begun   chan struct{}
+	done    chan struct{}
 }
 
-// Start checks the policy, proves the profile works on /usr/bin/true (a
+func (c *Cmd) backend() string { return "seatbelt" }
+
+func (c *Cmd) stopper() stopper {
+	if c.sys == nil || c.sys.cmd == nil || c.sys.cmd.Process == nil {
+		return nil
+	}
+	return c.sys
+}
+
+// start checks the policy, proves the profile works on /usr/bin/true (a
 // profile sandbox-exec rejects must read as a broken sandbox, not as the
 // command failing), and starts the command under it.
-func (c *Cmd) Start() error {
-	if c.sys != nil {
-		return errors.New("nsrun: Start called twice")
-	}
-	s := &sysCmd{started: time.Now(), done: make(chan struct{})}
+func (c *Cmd) start() error {
+	s := &sysCmd{started: time.Now(), begun: make(chan struct{}), done: make(chan struct{})}
 	c.sys = s
 	p := c.policy()
 	c.report = seatbeltReport(p)
@@ -69,58 +75,66 @@ func (c *Cmd) Start() error {
 	}
 	s.cmd = exec.Command(sandboxExec, append(append(prof.Args(), "--", path), c.Args[1:]...)...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr, s.cmd.Env, s.cmd.Dir = c.Stdin, c.Stdout, c.Stderr, c.Env, c.Dir
+	// sandbox-exec executes the payload in its place: these are its 3, 4,
+	// ... as on Linux, and exec.Cmd's WaitDelay bounds the copying of its
+	// output after it ended.
+	s.cmd.ExtraFiles, s.cmd.WaitDelay = c.ExtraFiles, c.WaitDelay
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
 		return fail(&SetupError{Code: ExitSetup, Msg: "start sandbox-exec: " + err.Error()})
 	}
+	dir := c.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	c.describeRun(&c.report, dir, os.Getuid(), os.Getgid())
+	c.report.Network = networkReport(p)
 	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
-	go s.watch(c)
+	c.Process = s.cmd.Process
+	close(s.begun)
+	c.startWatch(s, s.begun, s.done)
 	return nil
 }
 
-// watch kills the payload's process group at the timeout or when the
-// context ends.
-func (s *sysCmd) watch(c *Cmd) {
-	if !c.deadlineReached(s.done) {
-		return
-	}
-	s.timedOut = true
+// terminate sends SIGTERM to the payload.
+func (s *sysCmd) terminate() error { return s.cmd.Process.Signal(syscall.SIGTERM) }
+
+// kill kills the payload's process group.
+func (s *sysCmd) kill() error {
+	err := s.cmd.Process.Kill()
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	return err
 }
 
-// Wait waits for the payload and maps its end as on Linux.
-func (c *Cmd) Wait() error {
+// wait waits for the payload and maps its end as on Linux.
+func (c *Cmd) wait() (*ExitError, error) {
 	s := c.sys
-	if s == nil || s.cmd == nil {
-		return errors.New("nsrun: Wait without a successful Start")
+	ioErr := s.cmd.Wait()
+	var exitErr *exec.ExitError
+	if errors.As(ioErr, &exitErr) {
+		ioErr = nil
 	}
-	_ = s.cmd.Wait()
 	close(s.done)
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	ws, _ := s.cmd.ProcessState.Sys().(syscall.WaitStatus)
 	ee := &ExitError{Code: ws.ExitStatus()}
-	switch {
-	case s.timedOut:
-		ee.Code, ee.TimedOut = ExitTimeout, true
-	case ws.Signaled():
+	if ws.Signaled() {
 		ee.Signal = int(ws.Signal())
 		ee.Code = 128 + ee.Signal
 	}
-	c.report.Exit = ExitReport{Code: ee.Code, TimedOut: ee.TimedOut}
-	if ee.Signal != 0 {
-		sig := ee.Signal
-		c.report.Exit.Signal = &sig
+	u := &UsageReport{UserMS: ms(s.cmd.ProcessState.UserTime()), SystemMS: ms(s.cmd.ProcessState.SystemTime()),
+		WallMS: float64(time.Since(s.started).Microseconds())/1000 - c.report.TimingsMS.Setup, Source: "rusage"}
+	if ru, ok := s.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		u.MaxRSSKiB = ru.Maxrss / 1024 // bytes on macOS
 	}
-	c.report.TimingsMS.Run = float64(time.Since(s.started).Microseconds())/1000 - c.report.TimingsMS.Setup
-	if ee.Code == 0 {
-		return nil
-	}
-	return ee
+	c.report.Usage = u
+	c.report.TimingsMS.Run = u.WallMS
+	return ee, ioErr
 }
 
 // Signal passes sig to the payload.
 func (c *Cmd) Signal(sig os.Signal) error {
-	if c.sys == nil || c.sys.cmd == nil || c.sys.cmd.Process == nil {
+	if !c.running {
 		return errors.New("nsrun: Signal before Start")
 	}
 	return c.sys.cmd.Process.Signal(sig)

@@ -36,11 +36,17 @@ type sysCmd struct {
 	done       chan struct{} // closed when Wait has reaped the init
 	started    time.Time
 	running    time.Time
-	term       *terminal // the payload's pty, nil without one
-	log        io.Writer // the Cmd's Log
-	direct     bool      // the payload is the process started (Landlock-only), not an init
-	payload    int       // Landlock-only with a terminal: the payload the stage forked
-	tmpDir     string    // removed once the sandbox is gone
+	begun      chan struct{} // closed once the payload has started
+	ended      time.Time     // when the init was reaped
+	rusage     unix.Rusage   // of the child reaped: the init, the helper or the Landlock-only payload
+	process    *os.Process   // the payload, once it started
+	usage      *usageMsg     // what the init counted of everything it reaped
+	backstop   *time.Timer   // kills the init if it does not end after the payload was killed
+	term       *terminal     // the payload's pty, nil without one
+	log        io.Writer     // the Cmd's Log
+	direct     bool          // the payload is the process started (Landlock-only), not an init
+	payload    int           // Landlock-only with a terminal: the payload the stage forked
+	tmpDir     string        // removed once the sandbox is gone
 	cgroup     *sandboxCgroup
 	listen     *listenSupervisor // serves the guard's listen() calls
 	watcher    *absent.Watcher   // names kept absent, watched from here
@@ -49,7 +55,6 @@ type sysCmd struct {
 	inside     *netproxy.Inside  // the sandbox's network namespace, through netSock
 	net        *netproxy.Server  // the filtered network's server
 	mu         sync.Mutex
-	timedOut   bool
 	killedFor  string // what appeared, when the watcher ended the sandbox
 }
 
@@ -63,27 +68,34 @@ func init() {
 
 }
 
-// Start builds the sandbox and starts the command in it. It returns once
-// the payload has been started, or with a *SetupError, a *RuleError, a
-// *DirError or an *IDError when nothing was run.
+// backend names the Linux backend in the report.
+func (c *Cmd) backend() string {
+	if c.policy().Isolation == IsolationLandlock {
+		return "landlock"
+	}
+	return "linux"
+}
+
+// stopper is the running sandbox, to end it from outside.
+func (c *Cmd) stopper() stopper {
+	if c.sys == nil {
+		return nil
+	}
+	return c.sys
+}
+
+// start builds the sandbox and starts the command in it.
 //
 // The init is started first and boots (exec, Go runtime) while this
 // process checks the paths and plans the sandbox; it waits for its spec
 // before it touches anything, and is killed if planning fails.
-func (c *Cmd) Start() error {
-	if c.sys != nil {
-		return errors.New("nsrun: Start called twice")
-	}
-	s := &sysCmd{started: time.Now(), release: make(chan struct{}), done: make(chan struct{}), pidfd: -1, log: c.Log}
+func (c *Cmd) start() error {
+	s := &sysCmd{started: time.Now(), release: make(chan struct{}), done: make(chan struct{}), begun: make(chan struct{}), pidfd: -1, log: c.Log}
 	c.sys = s
 	p := c.policy()
 	s.direct = p.Isolation == IsolationLandlock
 	fail := func(err error) error {
-		backend := "linux"
-		if s.direct {
-			backend = "landlock"
-		}
-		c.report.notBuilt(backend, err)
+		c.report.notBuilt(c.backend(), err)
 		s.removeTmp()
 		if s.cgroup != nil {
 			s.cgroup.remove()
@@ -163,6 +175,10 @@ func (c *Cmd) Start() error {
 		}
 		attr.Files = append(attr.Files, netChild.Fd()) // netSockFD
 	}
+	// Last, after every descriptor of a fixed number, where the fork
+	// helper places them too.
+	var extraAt []int
+	attr.Files, extraAt = extraFilePlaces(attr.Files, c.ExtraFiles, netSockFD+1)
 	stage := initStage
 	if s.direct {
 		// The stage becomes the payload, with the pty as its terminal, and
@@ -187,6 +203,7 @@ func (c *Cmd) Start() error {
 		if s.term != nil {
 			prep.spec.TTY = s.term.spec(s.term.foregroundAtStart())
 		}
+		prep.spec.ExtraFiles = extraAt
 		spec, err := encodeSpec(&prep.spec)
 		if err != nil {
 			prep.cleanup()
@@ -207,7 +224,7 @@ func (c *Cmd) Start() error {
 		}
 		if why != "" {
 			c.logf("forking the init through the fork helper (%s)", why)
-			err = s.startThroughHelper(attr)
+			err = s.startThroughHelper(attr, len(c.ExtraFiles)-countNil(c.ExtraFiles))
 		} else {
 			err = s.start(stage, attr)
 		}
@@ -272,9 +289,7 @@ func (c *Cmd) Start() error {
 		return fail(err)
 	}
 	s.releaseHelper()
-	if c.Timeout > 0 || c.ctx != nil && c.ctx.Done() != nil {
-		go s.watch(c)
-	}
+	c.startWatch(s, s.begun, s.done)
 	// The init reads the whole spec before it writes anything, so writing
 	// it here cannot deadlock; an init that died makes it fail with EPIPE.
 	if _, err := specW.Write(spec); err != nil {
@@ -306,7 +321,11 @@ func (c *Cmd) Start() error {
 	// The Landlock-only stage says nothing when all went well: its status
 	// pipe closes as it executes the payload.
 	startedDirect := s.direct && errors.Is(err, io.EOF)
-	if !startedDirect && (err != nil || msg.Kind != msgStarted) {
+	// A name kept absent appeared and the sandbox was ended before the
+	// init could say the payload had started: it ran, and Wait says what
+	// it planted; it is not a sandbox that could not be built.
+	endedEarly := !s.direct && errors.Is(err, io.EOF) && s.endedByWatcher()
+	if !startedDirect && !endedEarly && (err != nil || msg.Kind != msgStarted) {
 		s.abort()
 		if err == nil && msg.Kind == msgError {
 			return fail(&SetupError{Code: msg.Code, Msg: msg.Msg})
@@ -321,6 +340,16 @@ func (c *Cmd) Start() error {
 	}
 	s.payload = msg.Pid
 	s.running = time.Now()
+	if endedEarly {
+		s.process = processOf(s.pid, func(int) bool { return s.signal(0) == nil })
+	} else {
+		s.process = s.findPayload(msg)
+	}
+	c.Process = s.process
+	if !startedDirect && !endedEarly {
+		s.control(ctlStarted) // the supervisor may reap the payload now
+	}
+	close(s.begun)
 	c.report.TimingsMS.Setup = ms(s.running.Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
 	return nil
@@ -348,18 +377,46 @@ func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<
 	<-s.release
 }
 
-// watch ends the sandbox when the context is done or the timeout expires.
-func (s *sysCmd) watch(c *Cmd) {
-	if !c.deadlineReached(s.done) {
-		return
-	}
+// terminate sends SIGTERM to the payload through its supervisor (the
+// init, the Landlock-only stage), or to the payload itself.
+func (s *sysCmd) terminate() error {
+	return s.signal(unix.SIGTERM)
+}
+
+// killBackstop is how long the init has to end the sandbox and report
+// after its payload was killed, before it is killed itself.
+const killBackstop = 500 * time.Millisecond
+
+// kill ends the whole sandbox. Once the payload has started it kills the
+// payload: the init then kills and reaps every other process at once and
+// reports what they all used, which a killed init could not; the init is
+// killed too if it has not ended shortly after. Before that, and without a
+// handle on the payload, it kills the init, which ends every process of
+// its PID namespace. Without one (Landlock-only), the payload's process
+// group is what can be reached.
+func (s *sysCmd) kill() error {
 	s.mu.Lock()
-	s.timedOut = true
+	if s.reaped {
+		s.mu.Unlock()
+		return os.ErrProcessDone
+	}
+	p := s.process
+	if p != nil && s.backstop == nil {
+		s.backstop = time.AfterFunc(killBackstop, func() {
+			_ = s.signal(unix.SIGKILL)
+			s.killGroup()
+		})
+	}
 	s.mu.Unlock()
-	// Killing pid 1 of the PID namespace kills every process in it;
-	// without one, the payload's process group is what can be reached.
-	_ = s.signal(unix.SIGKILL)
+	var err error
+	if p == nil {
+		err = s.signal(unix.SIGKILL)
+	} else if perr := p.Kill(); perr != nil && !errors.Is(perr, os.ErrProcessDone) {
+		// Not the payload's any more (see findPayload): the init, then.
+		err = s.signal(unix.SIGKILL)
+	}
 	s.killGroup()
+	return err
 }
 
 // killGroup ends what is left of a Landlock-only payload's process group.
@@ -399,7 +456,7 @@ func (s *sysCmd) reap() {
 	s.releaseHelper()
 	var ws unix.WaitStatus
 	for {
-		_, err := unix.Wait4(s.waitPid, &ws, unix.WUNTRACED, nil)
+		_, err := unix.Wait4(s.waitPid, &ws, unix.WUNTRACED, &s.rusage)
 		if err == unix.EINTR {
 			continue
 		}
@@ -409,7 +466,10 @@ func (s *sysCmd) reap() {
 		break
 	}
 	s.mu.Lock()
-	s.reaped, s.wstatus = true, ws
+	s.reaped, s.wstatus, s.ended = true, ws, time.Now()
+	if s.backstop != nil {
+		s.backstop.Stop()
+	}
 	if s.pidfd >= 0 {
 		unix.Close(s.pidfd)
 		s.pidfd = -1
@@ -492,13 +552,11 @@ func (s *sysCmd) takeListener(fd int, bind []PortRange) error {
 	return nil
 }
 
-// Wait waits for the payload to exit and every process of the sandbox to
-// end. It returns nil when the payload exited 0, an *ExitError otherwise.
-func (c *Cmd) Wait() error {
+// wait waits for the payload to exit and every process of the sandbox to
+// end, and for its output to be copied. It returns how the payload ended,
+// and what copying its output met.
+func (c *Cmd) wait() (*ExitError, error) {
 	s := c.sys
-	if s == nil || s.running.IsZero() {
-		return errors.New("nsrun: Wait without a successful Start")
-	}
 	msg, msgErr := s.next()
 	for msgErr == nil && msg.Kind == msgStopped {
 		if s.term != nil {
@@ -515,8 +573,13 @@ func (c *Cmd) Wait() error {
 	}
 	s.reap()
 	s.stopNetwork(c.report.Network)
+	exited := msgErr == nil && msg.Kind == msgExit
+	if exited && msg.Usage != nil {
+		s.usage = msg.Usage
+	}
+	c.report.Usage = s.usageReport()
 	if s.cgroup != nil {
-		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()
+		c.reportLimits(s.cgroup.events())
 	}
 	// Nothing of the sandbox is left to race the last look.
 	s.killGroup()
@@ -525,21 +588,21 @@ func (c *Cmd) Wait() error {
 		c.report.NestedRepositories = c.nestedRepositories(s.git)
 	}
 	ioErr := s.term.finish()
-	if err := s.stdio.wait(); ioErr == nil {
-		ioErr = err
+	cut := c.awaitIO(s.stdio.copied(), s.stdio.cut)
+	if err := s.stdio.wait(); ioErr == nil && err != nil {
+		ioErr = fmt.Errorf("nsrun: copy output: %w", err)
+	}
+	if cut {
+		// Closing the pipes is what made the copy fail, if it did.
+		ioErr = ErrWaitDelay
 	}
 	c.logf("sandbox gone at %.2f ms", ms(time.Since(s.started)))
 	s.finish()
 	c.report.TimingsMS.Run = ms(time.Since(s.running))
 
-	s.mu.Lock()
-	timedOut := s.timedOut
-	s.mu.Unlock()
 	ee := &ExitError{}
 	switch {
-	case timedOut:
-		ee.Code, ee.TimedOut = ExitTimeout, true
-	case msgErr == nil && msg.Kind == msgExit:
+	case exited:
 		ee.Code, ee.Signal = msg.Code, msg.Signal
 	case s.wstatus.Signaled():
 		ee.Code, ee.Signal = 128+int(s.wstatus.Signal()), int(s.wstatus.Signal())
@@ -552,24 +615,13 @@ func (c *Cmd) Wait() error {
 			ee.Code = 1
 		}
 	}
-	c.report.Exit.Code, c.report.Exit.TimedOut = ee.Code, ee.TimedOut
-	if ee.Signal != 0 {
-		sig := ee.Signal
-		c.report.Exit.Signal = &sig
-	}
-	if ee.Code == 0 {
-		if ioErr != nil {
-			return fmt.Errorf("nsrun: copy output: %w", ioErr)
-		}
-		return nil
-	}
-	return ee
+	return ee, ioErr
 }
 
 // Signal sends sig to the sandbox's init, which passes it on to the
 // payload.
 func (c *Cmd) Signal(sig os.Signal) error {
-	if c.sys == nil || c.sys.running.IsZero() {
+	if !c.running {
 		return errors.New("nsrun: Signal before Start")
 	}
 	ss, ok := sig.(syscall.Signal)
@@ -603,5 +655,3 @@ func closeFiles(fs ...*os.File) {
 func (s *sysCmd) control(b byte) {
 	_, _ = s.lifeline.Write([]byte{b})
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

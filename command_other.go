@@ -2,26 +2,22 @@
 
 package nsrun
 
-import (
-	"errors"
-	"os"
-)
+import "os"
 
 // sysCmd marks a Cmd as started.
 type sysCmd struct{}
 
-// Start returns ErrUnsupported: this system has no backend yet.
-func (c *Cmd) Start() error {
-	if c.sys != nil {
-		return errors.New("nsrun: Start called twice")
-	}
-	c.sys = &sysCmd{}
-	c.report = Report{Version: 1, Enforcement: "none", Error: ErrUnsupported.Error(), Exit: ExitReport{Code: ExitSetup}}
+func (c *Cmd) backend() string { return "" }
+
+func (c *Cmd) stopper() stopper { return nil }
+
+// start returns ErrUnsupported: this system has no backend yet.
+func (c *Cmd) start() error {
+	c.report.notBuilt(c.backend(), ErrUnsupported)
 	return ErrUnsupported
 }
 
-// Wait returns ErrUnsupported.
-func (c *Cmd) Wait() error { return ErrUnsupported }
+func (c *Cmd) wait() (*ExitError, error) { return &ExitError{Code: ExitSetup}, ErrUnsupported }
 
 // Signal returns ErrUnsupported.
 func (c *Cmd) Signal(os.Signal) error { return ErrUnsupported }

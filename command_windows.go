@@ -18,24 +18,30 @@ import (
 // sysCmd is the payload under a restricted token, and what must be undone
 // after it: the ACEs (journaled), the temp dir.
 type sysCmd struct {
-	proc     *win.Process
-	sid      *xwin.SID
-	journal  string
-	entries  []win.Entry
-	tmpDir   string
-	started  time.Time
-	done     chan struct{}
-	timedOut bool
+	proc    *win.Process
+	sid     *xwin.SID
+	journal string
+	entries []win.Entry
+	tmpDir  string
+	started time.Time
+	begun   chan struct{}
+	done    chan struct{}
 }
 
-// Start builds the plan, undoes what crashed runs left, applies the ACEs
+func (c *Cmd) backend() string { return "restricted-token" }
+
+func (c *Cmd) stopper() stopper {
+	if c.sys == nil || c.sys.proc == nil {
+		return nil
+	}
+	return c.sys
+}
+
+// start builds the plan, undoes what crashed runs left, applies the ACEs
 // (journaled first), and starts the command suspended in a job with the
 // restricted token, then resumes it.
-func (c *Cmd) Start() error {
-	if c.sys != nil {
-		return errors.New("nsrun: Start called twice")
-	}
-	s := &sysCmd{started: time.Now(), done: make(chan struct{})}
+func (c *Cmd) start() error {
+	s := &sysCmd{started: time.Now(), begun: make(chan struct{}), done: make(chan struct{})}
 	c.sys = s
 	p := c.policy()
 	c.report = Report{Version: 1, Backend: "restricted-token", Enforcement: "partial",
@@ -116,7 +122,12 @@ func (c *Cmd) Start() error {
 		return fail(&SetupError{Code: ExitSetup, Msg: "start the payload: " + err.Error()})
 	}
 	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
-	go s.watch(c)
+	c.describeRun(&c.report, c.Dir, -1, -1)
+	c.report.Network = networkReport(p)
+	c.report.Network.Mode = "host" // a restricted token does not restrict the network
+	c.Process, _ = os.FindProcess(int(s.proc.Pid))
+	close(s.begun)
+	c.startWatch(s, s.begun, s.done)
 	return nil
 }
 
@@ -291,43 +302,33 @@ func stdHandles(c *Cmd) ([3]xwin.Handle, error) {
 	return out, nil
 }
 
-// watch kills the payload at the timeout or when the context ends.
-func (s *sysCmd) watch(c *Cmd) {
-	if !c.deadlineReached(s.done) {
-		return
-	}
-	s.timedOut = true
-	_ = s.proc.Kill()
-}
+// terminate ends the job: Windows has no SIGTERM to give the payload.
+func (s *sysCmd) terminate() error { return s.proc.Kill() }
 
-// Wait waits for the payload, ends the job, revokes the ACEs.
-func (c *Cmd) Wait() error {
+// kill ends the job: the payload and everything it started.
+func (s *sysCmd) kill() error { return s.proc.Kill() }
+
+// wait waits for the payload, ends the job, revokes the ACEs.
+func (c *Cmd) wait() (*ExitError, error) {
 	s := c.sys
-	if s == nil || s.proc == nil {
-		return errors.New("nsrun: Wait without a successful Start")
-	}
 	code, err := s.proc.Wait()
+	usage := &UsageReport{Source: "job"}
+	if user, kernel, peak, uerr := s.proc.Usage(); uerr == nil {
+		usage.UserMS, usage.SystemMS, usage.MaxRSSKiB = ms(user), ms(kernel), int64(peak/1024)
+	}
 	close(s.done)
 	s.proc.Close()
 	s.undo()
-	if err != nil {
-		return err
-	}
 	ee := &ExitError{Code: int(code)}
-	if s.timedOut {
-		ee.Code, ee.TimedOut = ExitTimeout, true
-	}
-	c.report.Exit = ExitReport{Code: ee.Code, TimedOut: ee.TimedOut}
 	c.report.TimingsMS.Run = float64(time.Since(s.started).Microseconds())/1000 - c.report.TimingsMS.Setup
-	if ee.Code == 0 {
-		return nil
-	}
-	return ee
+	usage.WallMS = c.report.TimingsMS.Run
+	c.report.Usage = usage
+	return ee, err
 }
 
 // Signal ends the payload: Windows has no signals to pass on.
 func (c *Cmd) Signal(sig os.Signal) error {
-	if c.sys == nil || c.sys.proc == nil {
+	if !c.running {
 		return errors.New("nsrun: Signal before Start")
 	}
 	return c.sys.proc.Kill()

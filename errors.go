@@ -25,29 +25,44 @@ type SetupError struct {
 
 func (e *SetupError) Error() string { return e.Msg }
 
-// ExitError means the payload ran and did not exit 0.
+// ExitError means the payload ran and did not exit 0, or that something
+// from outside ended the sandbox.
 type ExitError struct {
 	Code     int  // the status nsrun exits with: the payload's, 128+signal, or 124
 	Signal   int  // the signal that killed the payload, or 0
-	TimedOut bool // the timeout or the context ended the sandbox
+	TimedOut bool // Cmd.Timeout ended the sandbox; Code is 124
+	// Err is the context's error when the end of the context ended the
+	// sandbox (Unwrap returns it, so errors.Is(err, context.Canceled) or
+	// context.DeadlineExceeded holds); Code is then the payload's status,
+	// 0 included if it exited cleanly once told to.
+	Err error
 	// Appeared says what made nsrun end the sandbox, or what it found
 	// planted after the payload ended: a name it keeps absent (see
 	// Policy.ProtectGit). Code is then 137, or the payload's status (1 for
 	// 0).
 	Appeared string
+	// Stderr is the payload's standard error (its first and last 16 KiB)
+	// when Output collected it.
+	Stderr []byte
 }
 
 func (e *ExitError) Error() string {
+	status := fmt.Sprintf("payload exited with status %d", e.Code)
+	if e.Signal != 0 {
+		status = fmt.Sprintf("payload killed by signal %d", e.Signal)
+	}
 	switch {
 	case e.Appeared != "":
 		return e.Appeared
 	case e.TimedOut:
 		return "sandbox ended by timeout"
-	case e.Signal != 0:
-		return fmt.Sprintf("payload killed by signal %d", e.Signal)
+	case e.Err != nil:
+		return fmt.Sprintf("sandbox ended by its context: %v (%s)", e.Err, status)
 	}
-	return fmt.Sprintf("payload exited with status %d", e.Code)
+	return status
 }
+
+func (e *ExitError) Unwrap() error { return e.Err }
 
 // ExitCode is the status the nsrun command exits with after err from Run or
 // Wait: 0 for nil, the code carried by an ExitError or SetupError, and 125

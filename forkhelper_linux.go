@@ -33,7 +33,8 @@ const (
 
 // The helper's descriptors after the init's 0–6, which it passes on (5,
 // the pty's socket, only when the sandbox has a terminal; 6, the network
-// socket, only when its network is filtered).
+// socket, only when its network is filtered); the init's ExtraFiles come
+// after the helper's own, where the request says.
 const (
 	helperRequestFD = 7 // forkRequest
 	helperResultFD  = 8 // forkResult
@@ -51,8 +52,9 @@ type forkRequest struct {
 	UIDs, GIDs []syscall.SysProcIDMap
 	Setsid     bool
 	Cgroup     bool
-	TTY        bool // the init gets descriptor ttySockFD too
-	Net        bool // the init gets descriptor netSockFD too
+	TTY        bool  // the init gets descriptor ttySockFD too
+	Net        bool  // the init gets descriptor netSockFD too
+	Extra      []int // the helper's descriptors the init gets next, in order
 }
 
 // forkResult is the init's pid, or the errno of the failed fork.
@@ -85,17 +87,19 @@ func useForkHelper() string {
 
 // helperAttr turns the init's attributes into the helper's: the same
 // descriptors plus the request and result pipes (and the cgroup), no
-// namespaces, so the program vforks it; the request carries the rest.
-func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.ProcAttr, forkRequest) {
+// namespaces, so the program vforks it; the request carries the rest. The
+// last extra of the init's descriptors are its ExtraFiles.
+func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*syscall.ProcAttr, forkRequest) {
 	sys := init.Sys
+	fixed := init.Files[:len(init.Files)-extra]
 	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings,
-		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(init.Files, ttySockFD), Net: passed(init.Files, netSockFD)}
+		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(fixed, ttySockFD), Net: passed(fixed, netSockFD)}
 	// The init's descriptors at their places (none where it gets none),
 	// then the helper's own.
-	files := append([]uintptr{}, init.Files[:ttySockFD]...)
+	files := append([]uintptr{}, fixed[:ttySockFD]...)
 	for _, fd := range []int{ttySockFD, netSockFD} {
-		if passed(init.Files, fd) {
-			files = append(files, init.Files[fd])
+		if passed(fixed, fd) {
+			files = append(files, fixed[fd])
 		} else {
 			files = append(files, ^uintptr(0))
 		}
@@ -104,13 +108,17 @@ func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.Proc
 	if sys.UseCgroupFD {
 		files = append(files, uintptr(sys.CgroupFD))
 	}
+	for _, fd := range init.Files[len(fixed):] {
+		req.Extra = append(req.Extra, len(files))
+		files = append(files, fd)
+	}
 	return &syscall.ProcAttr{Env: []string{}, Files: files,
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}, req
 }
 
 // startThroughHelper starts the fork helper and has it fork the init with
 // attr.
-func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr) error {
+func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr, extra int) error {
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("pipe: %w", err)
@@ -121,7 +129,7 @@ func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr) error {
 		return fmt.Errorf("pipe: %w", err)
 	}
 	defer resR.Close()
-	helper, req := helperAttr(attr, reqR, resW)
+	helper, req := helperAttr(attr, reqR, resW, extra)
 	err = s.start(forkStage, helper)
 	closeFiles(reqR, resW)
 	if err != nil {
@@ -193,7 +201,8 @@ func runForkHelper() int {
 	// which handles them again itself (os/signal undoes an inherited
 	// SIG_IGN).
 	signal.Ignore(forwarded...)
-	// The init must not inherit the helper's pipes or the cgroup.
+	// The init must not inherit the helper's pipes or the cgroup, and gets
+	// its ExtraFiles only where its request places them.
 	_ = unix.CloseRange(helperRequestFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	request := os.NewFile(helperRequestFD, "request")
 	var req forkRequest
@@ -207,6 +216,9 @@ func runForkHelper() int {
 	}
 	if req.Net {
 		files[netSockFD] = netSockFD
+	}
+	for _, fd := range req.Extra {
+		files = append(files, uintptr(fd))
 	}
 	attr := &syscall.ProcAttr{
 		Env:   []string{},

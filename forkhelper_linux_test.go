@@ -8,8 +8,10 @@ import (
 )
 
 // The helper gets the init's descriptors (nothing at 5 without a pty, at 6
-// without a filtered network),
-// then its request and result pipes, then the cgroup; the request carries what the init's fork needs;
+// without a filtered network), then its request and result pipes, then the
+// cgroup, then the init's ExtraFiles (which come after 6 in the init's
+// list too), which the request places; the request carries what the
+// init's fork needs;
 // the helper itself is forked plainly (so it is vforked), in our process
 // group, and dies with us.
 func TestHelperAttr(t *testing.T) {
@@ -25,27 +27,34 @@ func TestHelperAttr(t *testing.T) {
 		name      string
 		sys       syscall.SysProcAttr
 		initFiles []uintptr
+		extra     int
 		wantFiles []uintptr
 		want      forkRequest
 	}{
 		{"no cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UidMappings: maps, GidMappings: maps, Setsid: true},
-			[]uintptr{0, 1, 2, 7, 8}, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs},
+			[]uintptr{0, 1, 2, 7, 8}, 0, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UIDs: maps, GIDs: maps, Setsid: true}},
 		{"born in a cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
-			[]uintptr{0, 1, 2, 7, 8}, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs, 9},
+			[]uintptr{0, 1, 2, 7, 8}, 0, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs, 9},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true}},
 		{"with a pty", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true},
-			[]uintptr{0, 1, 2, 7, 8, 11}, []uintptr{0, 1, 2, 7, 8, 11, N, rq, rs},
+			[]uintptr{0, 1, 2, 7, 8, 11}, 0, []uintptr{0, 1, 2, 7, 8, 11, N, rq, rs},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true, TTY: true}},
 		{"a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
-			[]uintptr{0, 1, 2, 7, 8, N, 10}, []uintptr{0, 1, 2, 7, 8, N, 10, rq, rs, 9},
+			[]uintptr{0, 1, 2, 7, 8, N, 10}, 0, []uintptr{0, 1, 2, 7, 8, N, 10, rq, rs, 9},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, Net: true}},
 		{"a pty and a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER},
-			[]uintptr{0, 1, 2, 7, 8, 11, 10}, []uintptr{0, 1, 2, 7, 8, 11, 10, rq, rs},
+			[]uintptr{0, 1, 2, 7, 8, 11, 10}, 0, []uintptr{0, 1, 2, 7, 8, 11, 10, rq, rs},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, TTY: true, Net: true}},
+		{"extra files", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
+			[]uintptr{0, 1, 2, 7, 8, N, N, 20, 21}, 2, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs, 9, 20, 21},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, Extra: []int{10, 11}}},
+		{"extra files, a pty and a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER},
+			[]uintptr{0, 1, 2, 7, 8, 11, 10, 20}, 1, []uintptr{0, 1, 2, 7, 8, 11, 10, rq, rs, 20},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, TTY: true, Net: true, Extra: []int{9}}},
 	} {
 		init := &syscall.ProcAttr{Files: append([]uintptr{}, tc.initFiles...), Sys: &tc.sys}
-		attr, got := helperAttr(init, req, res)
+		attr, got := helperAttr(init, req, res, tc.extra)
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: request %+v, want %+v", tc.name, got, tc.want)
 		}

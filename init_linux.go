@@ -113,7 +113,10 @@ func runInit() int {
 		step("network listeners in place")
 	}
 	<-notified
-	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
+	// The payload's pidfd is for nsrun, which takes it (pidfd_getfd) to
+	// learn the payload's pid outside; held until the init exits.
+	pidfd := -1
+	attr := &syscall.ProcAttr{Env: spec.Env, Files: payloadFiles([]uintptr{0, 1, 2}, spec.ExtraFiles), Sys: &syscall.SysProcAttr{PidFD: &pidfd}}
 	if term != nil {
 		term.payloadAttr(attr)
 	}
@@ -122,50 +125,69 @@ func runInit() int {
 		err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
 		return fail(execCode(err), err)
 	}
-	send(status, initMsg{Kind: msgStarted})
+	closeExtraFiles(spec.ExtraFiles)
+	send(status, initMsg{Kind: msgStarted, Pid: pid, Code: pidfd})
 	step("payload started")
 	return supervise(pid, term, status, sigs)
 }
 
 // supervise waits for the payload pid and returns its exit status, after
-// reporting it: it reaps every child, passes signals on to the payload,
-// reports the payload's stops from its terminal and applies the parent's
-// control bytes to it. The rest of the payload's process group is killed
-// when it ends (in a PID namespace, the init's exit does that anyway).
+// reporting it with what every process reaped used: it reaps every child,
+// passes signals on to the payload, reports the payload's stops from its
+// terminal and applies the parent's control bytes to it. When the payload
+// ends, the rest of the sandbox is killed and reaped first: every process
+// of the PID namespace when this is its init, else the payload's process
+// group.
+//
+// Nothing is reaped before the parent has said it knows the payload's pid
+// (ctlStarted): a payload that ends at once stays a zombie until then, so
+// that its pid still names it when the parent asks.
 func supervise(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal) int {
 	control := make(chan byte)
 	go readControl(control)
+	known, pending := false, false
 	for {
 		select {
 		case b, ok := <-control:
 			if !ok {
 				return ExitSetup // the parent is gone
 			}
-			if term != nil {
-				term.control(b, pid)
+			if b != ctlStarted {
+				if term != nil {
+					term.control(b, pid)
+				}
+				continue
+			}
+			known = true
+			if !pending {
+				continue
 			}
 		case sig := <-sigs:
 			if sig != unix.SIGCHLD {
 				_ = unix.Kill(pid, sig.(unix.Signal))
 				continue
 			}
-			ws, ended := reap(pid)
-			switch {
-			case ended:
-				m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
-				if ws.Signaled() {
-					m.Signal = int(ws.Signal())
-					m.Code = 128 + m.Signal
-				}
-				_ = unix.Kill(-pid, unix.SIGKILL)
-				send(status, m)
-				return m.Code
-			case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):
-				// The payload was stopped from its terminal (Ctrl-Z, or
-				// reading it from the background): nsrun stops too, as a
-				// shell job would.
-				send(status, initMsg{Kind: msgStopped, Signal: int(ws.StopSignal())})
+			if !known {
+				pending = true
+				continue
 			}
+		}
+		ws, ended := reap(pid)
+		switch {
+		case ended:
+			m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
+			if ws.Signaled() {
+				m.Signal = int(ws.Signal())
+				m.Code = 128 + m.Signal
+			}
+			m.Usage = endSandbox(pid)
+			send(status, m)
+			return m.Code
+		case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):
+			// The payload was stopped from its terminal (Ctrl-Z, or
+			// reading it from the background): nsrun stops too, as a
+			// shell job would.
+			send(status, initMsg{Kind: msgStopped, Signal: int(ws.StopSignal())})
 		}
 	}
 }
@@ -201,6 +223,41 @@ func reap(pid int) (payload unix.WaitStatus, ended bool) {
 		}
 	}
 }
+
+// endSandbox kills what is left of the sandbox once its payload (pid) has
+// ended, reaps it all and returns what every process reaped used. Killing
+// -1 from pid 1 reaches every process of the PID namespace and of those
+// nested in it, and no other; a process that forks meanwhile dies with its
+// child, as the kernel refuses a fork with a fatal signal pending.
+func endSandbox(pid int) *usageMsg {
+	target := -pid
+	if unix.Getpid() == 1 {
+		target = -1
+	}
+	// Waiting for every child is safe only once they are all dying (a
+	// profile that refused kill would leave them running): else this
+	// process's own exit ends its PID namespace.
+	flags := unix.WALL
+	if err := unix.Kill(target, unix.SIGKILL); err != nil && err != unix.ESRCH {
+		flags |= unix.WNOHANG
+	}
+	for {
+		got, err := unix.Wait4(-1, nil, flags, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || got <= 0 {
+			break // ECHILD: nothing left
+		}
+	}
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) != nil {
+		return nil
+	}
+	return &usageMsg{UserUS: tvMicros(ru.Utime), SystemUS: tvMicros(ru.Stime), MaxRSSKiB: ru.Maxrss}
+}
+
+func tvMicros(tv unix.Timeval) int64 { return int64(tv.Sec)*1e6 + int64(tv.Usec) }
 
 func terminalStop(sig unix.Signal) bool {
 	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU

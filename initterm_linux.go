@@ -154,7 +154,7 @@ func superviseStage(spec *initSpec, path string, status *os.File, sigs <-chan os
 		return fail(ExitSetup, fmt.Errorf("the sandbox's terminal is none of its streams"))
 	}
 	term := &sandboxTTY{slave: os.NewFile(uintptr(slave), "pty slave"), streams: spec.TTY.Streams, fg: spec.TTY.Foreground}
-	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2},
+	attr := &syscall.ProcAttr{Env: spec.Env, Files: payloadFiles([]uintptr{0, 1, 2}, spec.ExtraFiles),
 		// No PID namespace ends it: it dies with the stage.
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
 	term.payloadAttr(attr)
@@ -163,6 +163,7 @@ func superviseStage(spec *initSpec, path string, status *os.File, sigs <-chan os
 		err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
 		return fail(execCode(err), err)
 	}
+	closeExtraFiles(spec.ExtraFiles)
 	send(status, initMsg{Kind: msgStarted, Pid: pid})
 	return supervise(pid, term, status, sigs)
 }

@@ -172,7 +172,11 @@ func runLandlockStage() int {
 	// Landlock, NO_NEW_PRIVS, capabilities and seccomp are per thread; execve
 	// from this same thread hands them to the payload.
 	runtime.LockOSThread()
-	status := os.NewFile(statusFD, "status")
+	status, specFile := os.NewFile(statusFD, "status"), os.NewFile(specFD, "spec")
+	// Neither may be closed by the collector once ExtraFiles take their
+	// numbers (placeExtraFiles).
+	defer runtime.KeepAlive(specFile)
+	defer runtime.KeepAlive(status)
 	fail := func(code int, err error) int {
 		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
 		return code
@@ -180,7 +184,7 @@ func runLandlockStage() int {
 	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
 	}
-	spec, err := readSpec(os.NewFile(specFD, "spec"))
+	spec, err := readSpec(specFile)
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
@@ -199,6 +203,14 @@ func runLandlockStage() int {
 	if spec.TTY != nil {
 		<-notified
 		return superviseStage(spec, path, status, sigs)
+	}
+	moved, err := placeExtraFiles(spec.ExtraFiles, statusFD)
+	if moved != statusFD {
+		// Not closed: its number may be an ExtraFile's now.
+		status = os.NewFile(uintptr(moved), "status")
+	}
+	if err != nil {
+		return fail(ExitSetup, err)
 	}
 	err = unix.Exec(path, spec.Args, spec.Env)
 	err = fmt.Errorf("exec %s: %w", spec.Args[0], err)

@@ -31,15 +31,6 @@ type netPlan struct {
 	proxy string // host:port of the proxy as the payload reaches it
 }
 
-// networkReport is the report's network section before the run.
-func networkReport(p *Policy) *NetworkReport {
-	r := &NetworkReport{Mode: "none", Allowed: []string{}, Connections: []NetworkCount{}, Denied: []NetworkCount{}}
-	if p.Net == NetHost {
-		r.Mode = "host"
-	}
-	return r
-}
-
 // planNetwork decides the filtered network of p, or returns nil when p
 // does not filter it. landlockOnly serves the proxy on the host's
 // loopback (there is no network namespace to serve it in).

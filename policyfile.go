@@ -20,6 +20,8 @@ type PolicyFile struct {
 	Env      []string // KEY=VALUE, in order
 	ClearEnv bool
 	Timeout  time.Duration
+	// KillAfter is the grace between the timeout's SIGTERM and SIGKILL.
+	KillAfter time.Duration
 	// Set are the settings the file gives, by the name of the flag that
 	// also gives them ("net", "allow-userns"), so a file can set a value
 	// back to its default over a preset.
@@ -57,6 +59,7 @@ type policyJSON struct {
 	KeepEnv      []string   `json:"keep_env,omitempty"`
 	ClearEnv     bool       `json:"clear_env,omitempty"`
 	Timeout      string     `json:"timeout,omitempty"`
+	KillAfter    string     `json:"kill_after,omitempty"`
 	Home         string     `json:"home,omitempty"`
 	ProtectGit   bool       `json:"protect_git,omitempty"`
 }
@@ -192,6 +195,11 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 	if j.Timeout != "" {
 		if pf.Timeout, err = ParseTimeout(j.Timeout); err != nil {
 			return nil, fmt.Errorf("timeout %q: %w", j.Timeout, err)
+		}
+	}
+	if j.KillAfter != "" {
+		if pf.KillAfter, err = ParseTimeout(j.KillAfter); err != nil {
+			return nil, fmt.Errorf("kill_after %q: %w", j.KillAfter, err)
 		}
 	}
 	return pf, nil

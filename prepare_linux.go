@@ -200,6 +200,8 @@ func (c *Cmd) prepare() (*prepared, error) {
 		}
 	}
 	prep.spec.Args, prep.spec.Verbose = c.Args, c.Log != nil
+	ids, _ := policyIDs(p) // checked already
+	c.describeRun(&prep.report, prep.spec.Dir, ids.uid, ids.gid)
 	prep.spec.Rlimits = withDefaultRlimits(p.Rlimits)
 	prep.report.Limits = limitsReport(p, prep.spec.Rlimits)
 	prep.report.Enforcement = enforcement(&prep.report, p.Net == NetHost)

@@ -3,15 +3,27 @@ package nsrun
 // Report is what a sandbox enforced and how its payload ended. Field names
 // are stable; see DESIGN.md.
 type Report struct {
-	Version     int              `json:"version"`
-	Backend     string           `json:"backend"`
-	Enforcement string           `json:"enforcement"` // full, partial or none
-	Namespaces  NamespaceReport  `json:"namespaces"`
-	Filesystem  FilesystemReport `json:"filesystem"`
-	Landlock    LandlockReport   `json:"landlock"`
-	Seccomp     SeccompReport    `json:"seccomp"`
-	Exit        ExitReport       `json:"exit"`
-	TimingsMS   TimingsReport    `json:"timings_ms"`
+	Version     int    `json:"version"`
+	Backend     string `json:"backend"`
+	Enforcement string `json:"enforcement"` // full, partial or none
+	// Command is the command and its arguments, as given.
+	Command []string `json:"command,omitempty"`
+	// Dir is the payload's working directory inside; UID and GID are its
+	// ids there. All three are left out when the sandbox was not built.
+	Dir        string           `json:"dir,omitempty"`
+	UID        *int             `json:"uid,omitempty"`
+	GID        *int             `json:"gid,omitempty"`
+	Namespaces NamespaceReport  `json:"namespaces"`
+	Filesystem FilesystemReport `json:"filesystem"`
+	Landlock   LandlockReport   `json:"landlock"`
+	Seccomp    SeccompReport    `json:"seccomp"`
+	Exit       ExitReport       `json:"exit"`
+	TimingsMS  TimingsReport    `json:"timings_ms"`
+	// Usage is what the whole sandbox used; nil when no payload ran.
+	Usage *UsageReport `json:"usage,omitempty"`
+	// ExtraFiles are the descriptors passed beyond the standard streams
+	// (Cmd.ExtraFiles).
+	ExtraFiles []ExtraFileReport `json:"extra_files,omitempty"`
 	// Environment says what the payload's environment lost.
 	Environment EnvironmentReport `json:"environment"`
 	// Absent are the names nsrun kept absent from outside (Policy.ProtectGit),
@@ -115,12 +127,41 @@ type NetworkCount struct {
 	Count int    `json:"count"`
 }
 
+// ExtraFileReport is a descriptor the payload was given: its number inside
+// and what it is, as the kernel names it ("pipe:[123]", a path).
+type ExtraFileReport struct {
+	FD   int    `json:"fd"`
+	Name string `json:"name"`
+}
+
+// UsageReport is what the whole sandbox used, every process of it
+// together, from the payload's start to the end of its last process
+// (WallMS). CPU time comes from the sandbox's cgroup where nsrun made one
+// that counts it (cgroup v2; on v1, a group made for Policy.CPU), else
+// from the accounting of the processes the init reaped, which is all of
+// them. Source says what MaxRSSKiB is: "cgroup", the memory peak of the
+// sandbox's cgroup (a memory limit made one): all its processes at once,
+// the page cache they caused and the init included; "rusage", the largest
+// resident set of a single process, which starts at the init's (a few
+// MiB: the payload is forked from it); "job" on Windows, the job's peak
+// committed memory.
+type UsageReport struct {
+	UserMS    float64 `json:"user_ms"`
+	SystemMS  float64 `json:"system_ms"`
+	MaxRSSKiB int64   `json:"max_rss_kib"`
+	WallMS    float64 `json:"wall_ms"`
+	Source    string  `json:"source"`
+}
+
 // ExitReport is how the payload ended; Signal is null unless a signal
 // killed it.
 type ExitReport struct {
 	Code     int  `json:"code"`
 	Signal   *int `json:"signal"`
 	TimedOut bool `json:"timed_out"`
+	// Cancelled says that the program's context ended the sandbox
+	// (cancelled, or its deadline passed): a library run, never the CLI's.
+	Cancelled bool `json:"cancelled"`
 	// OOMKilled and PidsMax say the payload met its memory or pids limit.
 	OOMKilled bool `json:"oom_killed,omitempty"`
 	PidsMax   bool `json:"pids_max,omitempty"`
@@ -153,6 +194,7 @@ func (r *Report) notBuilt(backend string, err error) {
 	}
 	r.Seccomp.SyscallsBlocked, r.Seccomp.Rules = 0, nil
 	r.Limits, r.NotEnforced, r.Network = nil, nil, nil
+	r.Dir, r.UID, r.GID, r.Usage, r.ExtraFiles = "", nil, nil, nil, nil
 	r.Error = err.Error()
 	r.Exit = ExitReport{Code: ExitCode(err)}
 	r.TimingsMS.Run = 0

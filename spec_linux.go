@@ -30,6 +30,9 @@ type initSpec struct {
 	TTY *ttySpec
 	// Rlimits are set before the payload starts.
 	Rlimits []Rlimit
+	// ExtraFiles are the init's descriptors that become the payload's 3,
+	// 4, ...; -1 leaves that number closed.
+	ExtraFiles []int
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
@@ -112,10 +115,18 @@ func readFrame(r io.Reader, v any, what string) error {
 // initMsg is one frame the init sends to the parent on the status pipe.
 type initMsg struct {
 	Kind   string // started, error, exit, stopped or log
-	Code   int
+	Code   int    // exit, error: the status; started: the init's pidfd of the payload (0: none); listener: see msgListener
 	Signal int
 	Msg    string
-	Pid    int // started: the payload, when it is not the process nsrun started
+	Pid    int       // started: the payload's pid as its supervisor sees it
+	Usage  *usageMsg // exit: what every process reaped used
+}
+
+// usageMsg is the supervisor's RUSAGE_CHILDREN once it has reaped every
+// process of the sandbox.
+type usageMsg struct {
+	UserUS, SystemUS int64
+	MaxRSSKiB        int64
 }
 
 const (
@@ -131,9 +142,14 @@ const (
 
 // Control bytes the parent writes to the init after the spec: when it has
 // gone to the foreground or the background of the caller's terminal (after
-// a msgStopped, or when it finds out), and once it took a listener.
+// a msgStopped, or when it finds out), once it took a listener, and once
+// it found the payload after msgStarted.
 const (
 	ctlForeground = 'f' // give the payload the pty's foreground and continue it
 	ctlBackground = 'b' // take the pty's foreground from the payload and continue it
 	ctlListener   = 'l' // the parent holds the seccomp listener
+	// ctlStarted: the parent knows the payload's pid; the supervisor
+	// reaps nothing before it, so that the pid names the payload until
+	// then.
+	ctlStarted = 'p'
 )

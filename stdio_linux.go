@@ -14,6 +14,7 @@ type stdio struct {
 	fds        [3]*os.File
 	childEnds  []*os.File // closed once the init has started
 	parentEnds []*os.File // closed once the init has exited
+	readEnds   []*os.File // the output pipes' ends this process reads
 	copying    sync.WaitGroup
 	mu         sync.Mutex
 	err        error // first error copying output
@@ -81,6 +82,7 @@ func (s *stdio) output(w io.Writer) (*os.File, error) {
 		return nil, err
 	}
 	s.childEnds = append(s.childEnds, pw)
+	s.readEnds = append(s.readEnds, pr)
 	s.copying.Add(1)
 	go func() {
 		defer s.copying.Done()
@@ -109,6 +111,25 @@ func (s *stdio) closeParentEnds() {
 		f.Close()
 	}
 	s.parentEnds = nil
+}
+
+// copied is closed once the output copies have drained, which happens
+// when every process holding the pipes has exited.
+func (s *stdio) copied() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		s.copying.Wait()
+		close(ch)
+	}()
+	return ch
+}
+
+// cut ends the output copies where they are (WaitDelay expired): a
+// process that escaped the sandbox's end may hold the pipes.
+func (s *stdio) cut() {
+	for _, f := range s.readEnds {
+		f.Close()
+	}
 }
 
 // wait waits for the output copies to drain, which happens when every

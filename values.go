@@ -177,3 +177,17 @@ func ParseAddHost(v string) (name string, addr netip.Addr, err error) {
 	}
 	return name, addr.Unmap(), nil
 }
+
+// sizeText writes a size as ParseSize reads it: in the largest unit that
+// divides it (64M), else in bytes.
+func sizeText(n uint64) string {
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"T", 40}, {"G", 30}, {"M", 20}, {"K", 10}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return strconv.FormatUint(n>>u.shift, 10) + u.suffix
+		}
+	}
+	return strconv.FormatUint(n, 10)
+}

@@ -28,6 +28,7 @@ for r in $(seq "$ROUNDS"); do
 		flag=""
 		[ "$who" = nsrun ] || flag=-bwrap
 		"$out/launch" -ws "$ws" -n "$LAUNCHES" -p "$par" $flag >>"$out/par.$who"
+		[ "$par" -eq 4 ] || "$out/launch" -ws "$ws" -n "$LAUNCHES" -p 4 $flag >>"$out/par4.$who"
 		"$out/launch" -ws "$ws" -n 200 -p 1 $flag >>"$out/seq.$who"
 		"$out/launch" -ws "$ws" -n 50 -p 1 -heap 512 $flag >>"$out/heap.$who"
 	done
@@ -45,7 +46,8 @@ echo "|---|---|---|---|"
 printf '| CLI launches/s (xargs -P %d) | %.1f | %.1f | %.2f |\n' "$par" "$(median <"$out/cli.bwrap")" "$(median <"$out/cli.nsrun")" \
 	"$(echo "$(median <"$out/cli.nsrun") / $(median <"$out/cli.bwrap")" | bc -l)"
 row "library launches/s, $par at a time" par launches_per_s
+[ "$par" -eq 4 ] || row "library launches/s, 4 at a time" par4 launches_per_s
 row "library wall ms, one at a time (median of 200)" seq median_ms
 row "the same from a program holding 512 MiB of heap (median of 50)" heap median_ms
 echo
-echo "Library: \`bench/launch\`, a Go program that calls \`nsrun.Command(...).Run()\` or starts bwrap with os/exec. CPU per launch: see the cgroup-accounted table (rusage misses bwrap's sandbox). With a large heap, nsrun's fork copies the program's page tables (Go forks without vfork when the child gets a new user namespace); os/exec starting bwrap vforks."
+echo "Library: \`bench/launch\`, a Go program that calls \`nsrun.Command(...).Run()\` and reads the report's usage (CPU, peak memory, wall: always counted), or starts bwrap with os/exec. CPU per launch: see the cgroup-accounted table (rusage misses bwrap's sandbox). With a large heap, nsrun's fork copies the program's page tables (Go forks without vfork when the child gets a new user namespace); os/exec starting bwrap vforks."

@@ -69,8 +69,13 @@ func TestLandlockReportedFullHere(t *testing.T) {
 func TestLandlockOnlyMode(t *testing.T) {
 	hostABI(t)
 	ws := workspace(t)
-	outside := filepath.Join("/var/tmp", filepath.Base(ws)+"-outside")
-	if err := os.MkdirAll(outside, 0o755); err != nil {
+	// A name of its own: t.TempDir's base is the same in every run, and
+	// runs at once (other checkouts' suites) would remove each other's.
+	outside, err := os.MkdirTemp("/var/tmp", "nsrun-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(outside, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(outside)

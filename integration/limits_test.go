@@ -76,8 +76,18 @@ func TestCgroupLimits(t *testing.T) {
 		return true
 	}
 	r := run(t, ws, "--memory", "64M", "--report", rep, "--", "/usr/bin/python3", "-c", "b = bytearray(300 << 20); print('survived')")
-	if !refused(r, "--memory") && (r.code != 137 || !strings.Contains(readFile(t, rep), `"oom_killed": true`)) {
-		t.Errorf("a memory hog under --memory 64M: %v\n%s", r, readFile(t, rep))
+	if !refused(r, "--memory") {
+		if r.code != 137 || !strings.Contains(readFile(t, rep), `"oom_killed": true`) {
+			t.Errorf("a memory hog under --memory 64M: %v\n%s", r, readFile(t, rep))
+		}
+		// Said in one line on stderr, and not with -q.
+		if r.stderr != "nsrun: memory limit 64M reached: the kernel killed 1 process of the sandbox (OOM)" {
+			t.Errorf("the OOM kill on stderr: %q", r.stderr)
+		}
+		r = run(t, ws, "-q", "--memory", "64M", "--", "/usr/bin/python3", "-c", "b = bytearray(300 << 20)")
+		if r.code != 137 || r.stderr != "" {
+			t.Errorf("the OOM kill with -q: %v", r)
+		}
 	}
 	r = run(t, ws, "--memory", "512M", "--", "/usr/bin/python3", "-c", "b = bytearray(64 << 20); print('fits')")
 	if !refused(r, "--memory") && r.stdout != "fits" {
@@ -85,7 +95,8 @@ func TestCgroupLimits(t *testing.T) {
 	}
 	r = run(t, ws, "--pids", "32", "--timeout", "20s", "--report", rep, "--", "/bin/bash", "-c",
 		"for i in $(seq 200); do sleep 5 & done 2>/dev/null; wait; echo done")
-	if !refused(r, "--pids") && (r.code == 124 || !strings.Contains(readFile(t, rep), `"pids_max": true`)) {
+	if !refused(r, "--pids") && (r.code == 124 || !strings.Contains(readFile(t, rep), `"pids_max": true`) ||
+		!strings.HasPrefix(r.stderr, "nsrun: pids limit 32 reached: ") || !strings.HasSuffix(r.stderr, "forks were refused") || strings.Count(r.stderr, "\n") != 0) {
 		t.Errorf("200 forks under --pids 32: %v\n%s", r, readFile(t, rep))
 	}
 	// 10,000 forks under --pids 64: the rest fail with EAGAIN, the program

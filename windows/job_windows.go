@@ -2,6 +2,7 @@ package windows
 
 import (
 	"fmt"
+	"time"
 	"unicode/utf16"
 	"unsafe"
 
@@ -85,6 +86,31 @@ func (p *Process) Wait() (uint32, error) {
 		return 0, fmt.Errorf("GetExitCodeProcess: %w", err)
 	}
 	return code, nil
+}
+
+// basicAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION; times are in
+// units of 100 ns.
+type basicAccounting struct {
+	TotalUserTime, TotalKernelTime                       int64
+	ThisPeriodTotalUserTime, ThisPeriodTotalKernelTime   int64
+	TotalPageFaultCount, TotalProcesses, ActiveProcesses uint32
+	TotalTerminatedProcesses                             uint32
+}
+
+// Usage is what every process of the job used: CPU time in user and
+// kernel mode, and the most memory committed by them all at once.
+func (p *Process) Usage() (user, kernel time.Duration, peakBytes uint64, err error) {
+	var acct basicAccounting
+	if err := windows.QueryInformationJobObject(p.Job, windows.JobObjectBasicAccountingInformation,
+		uintptr(unsafe.Pointer(&acct)), uint32(unsafe.Sizeof(acct)), nil); err != nil {
+		return 0, 0, 0, fmt.Errorf("QueryInformationJobObject: %w", err)
+	}
+	var ext windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
+	if err := windows.QueryInformationJobObject(p.Job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&ext)), uint32(unsafe.Sizeof(ext)), nil); err != nil {
+		return 0, 0, 0, fmt.Errorf("QueryInformationJobObject: %w", err)
+	}
+	return time.Duration(acct.TotalUserTime) * 100, time.Duration(acct.TotalKernelTime) * 100, uint64(ext.PeakJobMemoryUsed), nil
 }
 
 // Kill ends the job: the payload and everything it started.

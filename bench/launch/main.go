@@ -1,8 +1,8 @@
 // Command launch measures launches from a running Go program, as a server
 // embedding nsrun makes them: N runs of /bin/true through the nsrun
-// package, or through os/exec starting bwrap, P at a time. It prints one
-// JSON line: the median wall time of one launch and the launches per
-// second. (Its CPU is measured from outside, by cgroup accounting: rusage
+// package, or through os/exec starting bwrap, P at a time. Each nsrun
+// launch reads its report's usage. It prints one JSON line: the median
+// wall time of one launch and the launches per second. (Its CPU is measured from outside, by cgroup accounting: rusage
 // misses bwrap's sandbox.)
 package main
 
@@ -42,7 +42,16 @@ func main() {
 		os.Exit(2)
 	}
 	launch := func() error {
-		return nsrun.Command(&nsrun.Policy{Rules: []nsrun.Rule{{Path: *ws, Access: nsrun.ReadWrite}}}, "/bin/true").Run()
+		cmd := nsrun.Command(&nsrun.Policy{Rules: []nsrun.Rule{{Path: *ws, Access: nsrun.ReadWrite}}}, "/bin/true")
+		if err := cmd.Run(); err != nil {
+			return err
+		}
+		// The metrics are part of every run: a run without them is a
+		// failure, not a faster row.
+		if u := cmd.Report().Usage; u == nil || u.WallMS <= 0 {
+			return fmt.Errorf("no usage in the report: %+v", u)
+		}
+		return nil
 	}
 	if *bwrap {
 		launch = func() error {

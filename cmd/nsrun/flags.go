@@ -25,6 +25,7 @@ type options struct {
 	dir        string
 	envOps     []envOp
 	timeout    time.Duration
+	killAfter  time.Duration
 	tty        nsrun.TTYMode
 	report     string
 	verbose    bool
@@ -177,6 +178,11 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.timeout = d
 		return nil
 	}), "timeout", "")
+	fs.Var(funcFlag(func(v string) error {
+		d, err := nsrun.ParseTimeout(v)
+		o.killAfter = d
+		return err
+	}), "kill-after", "")
 	fs.Var(funcFlag(func(v string) error {
 		m, err := nsrun.ParseTTYMode(v)
 		o.tty = m

@@ -158,3 +158,43 @@ func TestMergePresetFileAndFlags(t *testing.T) {
 		t.Errorf("unknown preset: %v", err)
 	}
 }
+
+// --kill-after is the grace between the timeout's SIGTERM and SIGKILL: it
+// needs a timeout, from the flags or the policy file, and is refused
+// without one.
+func TestKillAfter(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/p.json"
+	if err := os.WriteFile(file, []byte(`{"version": 1, "timeout": "5s", "kill_after": "3s"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args           []string
+		timeout, grace time.Duration
+		errText        string
+	}{
+		{args: []string{"--timeout", "10s", "--kill-after", "2s", "x"}, timeout: 10 * time.Second, grace: 2 * time.Second},
+		{args: []string{"--kill-after", "5", "--timeout", "1m", "x"}, timeout: time.Minute, grace: 5 * time.Second},
+		{args: []string{"--policy", file, "x"}, timeout: 5 * time.Second, grace: 3 * time.Second},
+		{args: []string{"--policy", file, "--kill-after", "1s", "x"}, timeout: 5 * time.Second, grace: time.Second},
+		{args: []string{"--kill-after", "2s", "x"}, errText: "--kill-after 2s needs --timeout"},
+		{args: []string{"--timeout", "1s", "--kill-after", "0", "x"}, errText: `--kill-after "0": must be positive`},
+		{args: []string{"--timeout", "1s", "--kill-after", "soon", "x"}, errText: `--kill-after "soon": want a duration`},
+	} {
+		o, err := parseArgs(tc.args)
+		var m *merged
+		if err == nil {
+			m, err = merge(o, nil)
+		}
+		switch {
+		case tc.errText != "":
+			if err == nil || !strings.Contains(err.Error(), tc.errText) {
+				t.Errorf("%q: %v, want %q", tc.args, err, tc.errText)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.args, err)
+		case m.timeout != tc.timeout || m.killAfter != tc.grace:
+			t.Errorf("%q: timeout %v, kill after %v", tc.args, m.timeout, m.killAfter)
+		}
+	}
+}

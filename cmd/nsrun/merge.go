@@ -12,12 +12,13 @@ import (
 // merged is the policy and process settings from a preset, a policy file
 // and the flags, in that order of strength.
 type merged struct {
-	policy  *nsrun.Policy
-	dir     string
-	env     []string
-	envOps  []envOp // in the order they apply, for policy show
-	preset  string
-	timeout time.Duration
+	policy    *nsrun.Policy
+	dir       string
+	env       []string
+	envOps    []envOp // in the order they apply, for policy show
+	preset    string
+	timeout   time.Duration
+	killAfter time.Duration // the grace between the timeout's SIGTERM and SIGKILL
 }
 
 // merge builds what the command line asks for: the preset (from the flag
@@ -68,7 +69,7 @@ func merge(o *options, environ []string) (*merged, error) {
 	m.policy.UnsetEnv, m.policy.KeepEnv = nil, nil
 	if pf != nil {
 		overlay(m.policy, &pf.Policy, pf.Set)
-		m.dir, m.timeout = pf.Dir, pf.Timeout
+		m.dir, m.timeout, m.killAfter = pf.Dir, pf.Timeout, pf.KillAfter
 	}
 	overlay(m.policy, &o.policy, o.set)
 	env := environ
@@ -95,6 +96,12 @@ func merge(o *options, environ []string) (*merged, error) {
 	}
 	if o.set["timeout"] {
 		m.timeout = o.timeout
+	}
+	if o.set["kill-after"] {
+		m.killAfter = o.killAfter
+	}
+	if m.killAfter > 0 && m.timeout == 0 {
+		return nil, usagef("--kill-after %s needs --timeout: it is the time between the timeout's SIGTERM and its SIGKILL", m.killAfter)
 	}
 	var unset, keep []string
 	m.envOps = append(ops, o.envOps...)

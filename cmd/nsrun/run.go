@@ -55,6 +55,8 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	cmd := nsrun.Command(m.policy, o.args[0], o.args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Dir, cmd.Timeout, cmd.Env, cmd.TTY = m.dir, m.timeout, m.env, o.tty
+	// The grace of --kill-after: the timeout's SIGTERM, then its SIGKILL.
+	cmd.WaitDelay = m.killAfter
 	if o.verbose {
 		cmd.Log = stderr
 	}
@@ -204,7 +206,10 @@ Process:
                     kept between runs (presets agent and build), or DIR
   --hostname NAME   host name inside
   --uid N, --gid N  ids seen inside (default: the caller's)
-  --timeout D       end the whole sandbox after D (30s, 2m, or seconds); exit 124
+  --timeout D       end the whole sandbox D after the command started (30s, 2m,
+                    or seconds); exit 124
+  --kill-after D    with --timeout: SIGTERM to the command at the timeout, and
+                    the whole sandbox killed D later if it has not ended
   --tty auto|always|never  a pseudo-terminal of the sandbox's own, relayed to yours:
                     when a standard stream is a terminal (default), always, or never
 Limits:
@@ -235,7 +240,7 @@ Policy:
   --preset NAME     agent, build or readonly (see nsrun policy show --preset NAME)
 Output:
   --report FILE     write the JSON report once the sandbox is gone ("-" for stderr)
-  -v                log each setup step     -q   no warnings
+  -v                log each setup step     -q   no warnings, nor what limits did
   --print-profile   print the macOS Seatbelt profile of the policy, and exit
 
 Exit status: the command's; 128+N if killed by signal N; 124 timeout;

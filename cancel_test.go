@@ -1,0 +1,194 @@
+package nsrun
+
+import (
+	"context"
+	"errors"
+	"os"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeStopper records what the watcher asked for; the sandbox ends when
+// it is killed (end).
+type fakeStopper struct {
+	mu    sync.Mutex
+	calls []string
+	end   func()
+}
+
+func (f *fakeStopper) terminate() error { f.add("terminate"); return nil }
+func (f *fakeStopper) kill() error {
+	f.add("kill")
+	if f.end != nil {
+		f.end()
+	}
+	return nil
+}
+func (f *fakeStopper) add(s string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, s)
+}
+
+// The watcher's decisions: what it asks the backend for, and what Wait is
+// told, for each way a sandbox can be ended from outside. Times are short
+// and only ordered, never measured.
+func TestWatch(t *testing.T) {
+	const long = time.Hour
+	refused := errors.New("refused")
+	for _, tc := range []struct {
+		name       string
+		timeout    time.Duration
+		waitDelay  time.Duration
+		cancelled  bool // the context is cancelled at once
+		notRunning bool // before the payload started
+		cancel     func(s *fakeStopper) error
+		noCancel   bool
+		endsAfter  time.Duration // the sandbox ends by itself then
+		calls      []string
+		timedOut   bool
+		ctxErr     []error // errors.Is each
+		noErr      bool
+		inStart    bool
+	}{
+		{name: "timeout", timeout: time.Millisecond, endsAfter: long, calls: []string{"kill"}, timedOut: true, noErr: true},
+		{name: "timeout, grace, ended in it", timeout: time.Millisecond, waitDelay: long, endsAfter: 50 * time.Millisecond,
+			calls: []string{"terminate"}, timedOut: true, noErr: true},
+		{name: "timeout, grace, then killed", timeout: time.Millisecond, waitDelay: 20 * time.Millisecond, endsAfter: long,
+			calls: []string{"terminate", "kill"}, timedOut: true, noErr: true},
+		{name: "timeout while starting", timeout: time.Millisecond, waitDelay: long, notRunning: true, endsAfter: long,
+			calls: []string{"kill"}, timedOut: true, noErr: true, inStart: true},
+		{name: "cancelled", cancelled: true, cancel: func(s *fakeStopper) error { return s.kill() }, endsAfter: long,
+			calls: []string{"kill"}, ctxErr: []error{context.Canceled}},
+		{name: "cancelled, grace, ended in it", cancelled: true, waitDelay: long, endsAfter: 50 * time.Millisecond,
+			cancel: func(s *fakeStopper) error { return s.terminate() }, calls: []string{"terminate"}, ctxErr: []error{context.Canceled}},
+		{name: "cancelled, grace, then killed", cancelled: true, waitDelay: 20 * time.Millisecond, endsAfter: long,
+			cancel: func(s *fakeStopper) error { return s.terminate() }, calls: []string{"terminate", "kill"}, ctxErr: []error{context.Canceled}},
+		{name: "Cancel nil, no delay: nothing", cancelled: true, noCancel: true, endsAfter: 50 * time.Millisecond, noErr: true},
+		{name: "Cancel nil, then the delay kills", cancelled: true, noCancel: true, waitDelay: 20 * time.Millisecond, endsAfter: long,
+			calls: []string{"kill"}, ctxErr: []error{context.Canceled}},
+		{name: "Cancel nil, then the timeout", cancelled: true, noCancel: true, timeout: 20 * time.Millisecond, endsAfter: long,
+			calls: []string{"kill"}, timedOut: true, noErr: true},
+		{name: "Cancel finds it over", cancelled: true, cancel: func(*fakeStopper) error { return os.ErrProcessDone }, endsAfter: 50 * time.Millisecond, noErr: true},
+		{name: "Cancel fails", cancelled: true, cancel: func(*fakeStopper) error { return refused }, endsAfter: 50 * time.Millisecond,
+			ctxErr: []error{context.Canceled, refused}},
+		{name: "cancelled while starting", cancelled: true, notRunning: true, cancel: func(*fakeStopper) error { t.Error("Cancel before the payload started"); return nil },
+			endsAfter: long, calls: []string{"kill"}, ctxErr: []error{context.Canceled}, inStart: true},
+		{name: "ended first", timeout: long, endsAfter: 0, noErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := CommandContext(ctx, nil, "x")
+			c.Timeout, c.WaitDelay = tc.timeout, tc.waitDelay
+			running, done := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			end := func() { once.Do(func() { close(done) }) }
+			s := &fakeStopper{end: end}
+			switch {
+			case tc.noCancel:
+				c.Cancel = nil
+			case tc.cancel != nil:
+				c.Cancel = func() error { return tc.cancel(s) }
+			}
+			if !tc.notRunning {
+				close(running)
+			}
+			if tc.cancelled {
+				cancel()
+			}
+			c.startWatch(s, running, done)
+			defer time.AfterFunc(tc.endsAfter, end).Stop()
+			<-c.watchDone
+			if !reflect.DeepEqual(s.calls, tc.calls) {
+				t.Errorf("calls %q, want %q", s.calls, tc.calls)
+			}
+			timedOut, ctxErr := c.end.outcome()
+			if timedOut != tc.timedOut || tc.noErr && ctxErr != nil || c.end.endedStart() != tc.inStart {
+				t.Errorf("timed out %v, context error %v, in start %v", timedOut, ctxErr, c.end.endedStart())
+			}
+			for _, want := range tc.ctxErr {
+				if !errors.Is(ctxErr, want) {
+					t.Errorf("context error %v is not %v", ctxErr, want)
+				}
+			}
+		})
+	}
+	// Nothing to watch, no watcher.
+	c := Command(nil, "x")
+	c.startWatch(&fakeStopper{}, nil, nil)
+	if c.watchDone != nil {
+		t.Error("a watcher without a timeout or a context")
+	}
+}
+
+// awaitIO waits for the output's end, or cuts it WaitDelay after the end,
+// or at the end of a delay already started.
+func TestAwaitIO(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		waitDelay time.Duration
+		started   time.Duration // delay started this long ago; 0: none
+		drains    bool          // the copying ends by itself, soon
+		cut       bool
+	}{
+		{"no delay, drains", 0, 0, true, false},
+		{"delay, drains", time.Hour, 0, true, false},
+		{"delay, held open", 20 * time.Millisecond, 0, false, true},
+		{"delay already over", time.Hour, 2 * time.Hour, false, true},
+	} {
+		c := Command(nil, "x")
+		c.WaitDelay = tc.waitDelay
+		if tc.started > 0 {
+			c.end.delayEnds = time.Now().Add(tc.waitDelay - tc.started)
+		}
+		done := make(chan struct{})
+		var once sync.Once
+		end := func() { once.Do(func() { close(done) }) }
+		closed := false
+		if tc.drains {
+			time.AfterFunc(10*time.Millisecond, end)
+		}
+		cut := c.awaitIO(done, func() { closed = true; end() })
+		if cut != tc.cut || closed != tc.cut {
+			t.Errorf("%s: cut %v, closed %v", tc.name, cut, closed)
+		}
+	}
+}
+
+func TestHeadTail(t *testing.T) {
+	for _, tc := range []struct {
+		writes []string
+		want   string
+	}{
+		{[]string{"abc"}, "abc"},
+		{[]string{"ab", "cd", "ef", "gh"}, "abcdefgh"},
+		{[]string{"abcdefghij"}, "abcd\n... omitting 2 bytes ...\nghij"},
+		{[]string{"abcd", "efghijk"}, "abcd\n... omitting 3 bytes ...\nhijk"},
+		{[]string{"abcdefghijklmnopqrstuvwxyz"}, "abcd\n... omitting 18 bytes ...\nwxyz"},
+		{[]string{"abcde", "f", "g", "h", "i", "j", "k", "l"}, "abcd\n... omitting 4 bytes ...\nijkl"},
+	} {
+		h := &headTail{keep: 4}
+		for _, w := range tc.writes {
+			if m, err := h.Write([]byte(w)); err != nil || m != len(w) {
+				t.Fatalf("%q: write %d, %v", tc.writes, m, err)
+			}
+		}
+		if got := string(h.bytes()); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.writes, got, tc.want)
+		}
+	}
+}
+
+func TestSizeText(t *testing.T) {
+	for n, want := range map[uint64]string{1: "1", 1023: "1023", 1024: "1K", 1536: "1536", 64 << 20: "64M", 3 << 30: "3G", 1 << 40: "1T", 1<<30 + 1<<20: "1025M"} {
+		if got := sizeText(n); got != want {
+			t.Errorf("sizeText(%d) = %q, want %q", n, got, want)
+		}
+		if back, err := ParseSize(want); err != nil || back != n {
+			t.Errorf("ParseSize(%q) = %d, %v", want, back, err)
+		}
+	}
+}
