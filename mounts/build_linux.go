@@ -20,8 +20,12 @@ import (
 // it is attached, which keeps one detached tree alive at a time (the kernel
 // slows down with many).
 func Build(p *Plan) error {
-	if err := unix.Mount("", "/", "", unix.MS_SLAVE|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("make / rslave: %w", err)
+	// Private, not slave: nothing made here reaches the host, and nothing
+	// the host mounts later (under a bound path, a shared mount of its
+	// own) reaches the sandbox, where it would arrive without the
+	// read-only flag. Clones of private mounts are private too.
+	if err := unix.Mount("", "/", "", unix.MS_PRIVATE|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("make / rprivate: %w", err)
 	}
 	b := &builder{attrs: attrs{remount: p.Remount}}
 	defer b.scratch.close()
