@@ -72,6 +72,9 @@ func runInit() int {
 		if errors.Is(err, mounts.ErrProcRefused) {
 			err = fmt.Errorf("%w; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err)
 		}
+		if errors.Is(err, mounts.ErrSysRefused) {
+			err = fmt.Errorf("%w; --sys host binds that /sys read-only instead (it shows the host's network interfaces and cgroup tree)", err)
+		}
 		return fail(ExitSetup, err)
 	}
 	step("mounts built, old root detached")

@@ -86,7 +86,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	report := Report{
 		Version: 1, Backend: "landlock",
-		Filesystem: FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "host"},
+		Filesystem: FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "host", Sys: "host"},
 	}
 	for _, r := range user {
 		access := map[Access]landlock.FS{ReadWrite: llRW, ReadOnly: landlock.ReadExec}[r.Access]

@@ -117,6 +117,23 @@ const (
 	ProcHost
 )
 
+// SysMode says which /sys a sandbox with namespaces shows.
+type SysMode int
+
+const (
+	// SysPrivate mounts a fresh sysfs of the sandbox's network namespace,
+	// read-only: the host's devices and drivers, but only the sandbox's own
+	// network interfaces (lo) and none of the mounts under the host's /sys
+	// (its cgroup tree among them). With NetHost the kernel refuses one (a
+	// sysfs shows the network namespace it is mounted in, and that one is
+	// not the sandbox's), so the sandbox gets SysHost's.
+	SysPrivate SysMode = iota
+	// SysHost binds the /sys nsrun itself sees, read-only with its
+	// submounts: the host's network interfaces and cgroup tree too, which
+	// some GPU stacks and hardware tools want.
+	SysHost
+)
+
 // PortRange is a range of ports of one protocol, "tcp" or "udp".
 type PortRange struct {
 	Proto       string
@@ -165,6 +182,8 @@ type Policy struct {
 	// Proc selects the sandbox's /proc: ProcPrivate (the default) or
 	// ProcHost.
 	Proc ProcMode
+	// Sys selects the sandbox's /sys: SysPrivate (the default) or SysHost.
+	Sys SysMode
 	// TmpfsSize caps /tmp, /dev/shm and every Tmpfs rule, each on its own,
 	// in bytes; 0 leaves the kernel's default (half of RAM).
 	TmpfsSize uint64

@@ -40,6 +40,7 @@ type policyJSON struct {
 	GID          *int       `json:"gid,omitempty"`
 	Isolation    string     `json:"isolation,omitempty"`
 	Proc         string     `json:"proc,omitempty"`
+	Sys          string     `json:"sys,omitempty"`
 	Landlock     string     `json:"landlock,omitempty"`
 	Seccomp      string     `json:"seccomp,omitempty"`
 	AllowUserns  bool       `json:"allow_userns,omitempty"`
@@ -139,6 +140,9 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 		return nil, err
 	}
 	if p.Proc, err = pick("proc", j.Proc, map[string]ProcMode{"": ProcPrivate, "private": ProcPrivate, "host": ProcHost}); err != nil {
+		return nil, err
+	}
+	if p.Sys, err = pick("sys", j.Sys, map[string]SysMode{"": SysPrivate, "private": SysPrivate, "host": SysHost}); err != nil {
 		return nil, err
 	}
 	if p.Landlock, err = pick("landlock", j.Landlock, map[string]LandlockMode{"": LandlockAuto, "auto": LandlockAuto, "off": LandlockOff}); err != nil {

@@ -61,7 +61,7 @@ func (p *prepared) cleanup() {
 	}
 }
 
-var reservedPaths = []string{"/dev", "/proc"}
+var reservedPaths = []string{"/dev", "/proc", "/sys"}
 
 // privateHome is where HomePrivate points HOME inside the sandbox: a tmpfs
 // of its own under the private /tmp, so caches work and nothing reaches
@@ -132,7 +132,11 @@ func (c *Cmd) prepare() (*prepared, error) {
 		r := cr.Rule
 		for _, res := range reservedPaths {
 			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) {
-				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
+				hint := ""
+				if res == "/sys" {
+					hint = " (--sys host shows the host's, read-only)"
+				}
+				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
 			}
 		}
 		if abs := absPath(r.Path, cwd); abs != cr.Canon {
@@ -229,7 +233,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
-		HostProc: p.Proc == ProcHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
+		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
 	for _, r := range rules {
 		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 		if r.Access == ReadOnly || r.Access == ReadWrite {
@@ -330,7 +334,7 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 		Version:    1,
 		Backend:    "linux",
 		Namespaces: NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
-		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private"},
+		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private", Sys: "private"},
 	}
 	if !plan.Root.ReadOnly {
 		r.Filesystem.RW = append(r.Filesystem.RW, "/")
@@ -350,6 +354,8 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 			r.Filesystem.Tmpfs = append(r.Filesystem.Tmpfs, op.Path)
 		case op.Kind == mounts.OpHostProc:
 			r.Filesystem.Proc = "host"
+		case op.Kind == mounts.OpHostSys:
+			r.Filesystem.Sys = "host"
 		}
 	}
 	return r

@@ -52,6 +52,11 @@ type FilesystemReport struct {
 	// "host" for the /proc nsrun sees (--proc host, and the Landlock-only
 	// mode), which lists processes outside the sandbox.
 	Proc string `json:"proc,omitempty"`
+	// Sys is "private" for a fresh read-only sysfs of the sandbox's network
+	// namespace, "host" for the /sys nsrun sees (--sys host, --net host,
+	// and the Landlock-only mode), which shows the host's network
+	// interfaces and cgroup tree.
+	Sys string `json:"sys,omitempty"`
 	// Overruled are rules that did not take effect as written: dropped
 	// under a deny of a higher source, made read-only, or beaten on the
 	// same path.

@@ -101,6 +101,10 @@ func (b *builder) apply(op Op) error {
 		return b.mountProc(op.Path, target, op.ReadOnly)
 	case OpHostProc:
 		return b.bindHostProc(op.Source, op.Path, target)
+	case OpSys:
+		return b.mountSys(op.Path, target)
+	case OpHostSys:
+		return b.bindHostSys(op.Source, op.Path, target)
 	case OpPinLink:
 		return b.pinLink(op, target)
 	}

@@ -91,6 +91,10 @@ type Input struct {
 	// HostProc binds the caller's own /proc, read-only with its submounts,
 	// instead of a fresh procfs (OpHostProc).
 	HostProc bool
+	// HostSys binds the caller's own /sys, read-only with its submounts,
+	// instead of a fresh sysfs of the sandbox's network namespace
+	// (OpHostSys).
+	HostSys bool
 	// Console links /dev/console to pts/0, the first pty of the sandbox's
 	// devpts instance: the terminal its init allocates for the payload.
 	Console bool
@@ -127,6 +131,14 @@ const (
 	// OpPinLink binds the host symlink at Path (Source) onto itself: as a
 	// mount point it cannot be removed, renamed or replaced.
 	OpPinLink
+	// OpSys mounts a sysfs of the sandbox's network namespace on Path,
+	// read-only: devices and drivers as the host's, but only the
+	// namespace's own network interfaces, and none of the host's mounts
+	// under /sys (cgroups, debugfs, securityfs, ...).
+	OpSys
+	// OpHostSys binds the sysfs the builder sees at /sys onto Path,
+	// read-only, nosuid, nodev and noexec, with its submounts.
+	OpHostSys
 )
 
 // Mountpoint is a path to create inside a fresh filesystem so that a later
@@ -169,8 +181,8 @@ type Plan struct {
 
 // Reserved paths are built by nsrun itself; rules may not touch them, since
 // a host /proc or /dev inside would undo the PID namespace and the device
-// allow-list.
-var reserved = []string{"/dev", "/proc"}
+// allow-list, and a host /sys the network namespace's view.
+var reserved = []string{"/dev", "/proc", "/sys"}
 
 // Within reports whether p is base or below it. Both must be clean and
 // absolute.
@@ -303,6 +315,11 @@ func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 	if in.HostProc {
 		ops[1] = Op{Kind: OpHostProc, Path: "/proc", Source: "/proc", Dir: true, ReadOnly: true}
 	}
+	sys := Op{Kind: OpSys, Path: "/sys", Dir: true, ReadOnly: true}
+	if in.HostSys {
+		sys = Op{Kind: OpHostSys, Path: "/sys", Source: "/sys", Dir: true, ReadOnly: true}
+	}
+	ops = append(ops, sys)
 	index := map[string]int{}
 	for _, r := range rules {
 		op := opFor(r)
@@ -357,7 +374,7 @@ func pinsNeeded(ops []Op, index map[string]int, root Op, extra []string) []strin
 		}
 	}
 	for _, op := range ops {
-		if op.Kind == OpDev || op.Kind == OpProc || op.Kind == OpHostProc {
+		if op.Kind == OpDev || op.Kind == OpProc || op.Kind == OpHostProc || op.Kind == OpSys || op.Kind == OpHostSys {
 			continue
 		}
 		if op.ReadOnly || op.Kind == OpEmptyFile {

@@ -233,6 +233,17 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return nil
 	}), "proc", "")
 	fs.Var(funcFlag(func(v string) error {
+		switch v {
+		case "private":
+			p.Sys = nsrun.SysPrivate
+		case "host":
+			p.Sys = nsrun.SysHost
+		default:
+			return errors.New("want private or host")
+		}
+		return nil
+	}), "sys", "")
+	fs.Var(funcFlag(func(v string) error {
 		r, err := nsrun.ParsePortRange(v)
 		p.AllowConnect = append(p.AllowConnect, r)
 		return err

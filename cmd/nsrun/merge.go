@@ -161,6 +161,9 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["proc"] {
 		base.Proc = top.Proc
 	}
+	if set["sys"] {
+		base.Sys = top.Sys
+	}
 	if set["seccomp"] {
 		base.Seccomp = top.Seccomp
 	}

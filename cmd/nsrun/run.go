@@ -215,6 +215,8 @@ Security layers:
   --allow-userns              let the payload create namespaces (nested sandboxes)
   --proc private|host         a fresh /proc (default), or the one nsrun sees, read-only,
                               where a fresh one cannot be mounted (masked /proc); partial
+  --sys private|host          a fresh read-only /sys of the sandbox's network (default),
+                              or the host's, read-only (host NICs, cgroups; also with --net host)
   --strict                    refuse to run unless every layer is fully enforced
 Policy:
   --policy FILE     a JSON policy file (rules default to the baseline source);
