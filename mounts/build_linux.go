@@ -107,6 +107,8 @@ func (b *builder) apply(op Op) error {
 		return b.bindHostSys(op.Source, op.Path, target)
 	case OpPinLink:
 		return b.pinLink(op, target)
+	case OpFile:
+		return b.mountFile(op, target)
 	}
 	return fmt.Errorf("mount %s: unknown op %d", op.Path, op.Kind)
 }
@@ -315,17 +317,20 @@ func makeMountpoint(dir int, mp Mountpoint) error {
 }
 
 // scratchFS is a detached tmpfs holding the empty file that denied files
-// are replaced with; it is never attached anywhere.
+// are replaced with, and the files of OpFile; it is never attached
+// anywhere.
 type scratchFS struct {
-	fd   int
-	open bool
+	fd    int
+	open  bool
+	files int
 }
 
 func (s *scratchFS) emptyFile() (int, error) {
 	if s.open {
 		return s.fd, nil
 	}
-	fd, err := newFS("tmpfs", map[string]string{"mode": "0755", "size": "4k"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	// Room for the empty file and a few of OpFile's, each at most maxFile.
+	fd, err := newFS("tmpfs", map[string]string{"mode": "0755", "size": "1m"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
 		return -1, err
 	}
@@ -335,6 +340,30 @@ func (s *scratchFS) emptyFile() (int, error) {
 	}
 	s.fd, s.open = fd, true
 	return fd, nil
+}
+
+// file writes content to a new file in the scratch tmpfs and returns its
+// name there.
+func (s *scratchFS) file(content string) (int, string, error) {
+	dir, err := s.emptyFile()
+	if err != nil {
+		return -1, "", err
+	}
+	s.files++
+	name := fmt.Sprintf("file%d", s.files)
+	fd, err := unix.Openat(dir, name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+	if err != nil {
+		return -1, "", err
+	}
+	defer unix.Close(fd)
+	for b := []byte(content); len(b) > 0; {
+		n, err := unix.Write(fd, b)
+		if err != nil {
+			return -1, "", err
+		}
+		b = b[n:]
+	}
+	return dir, name, nil
 }
 
 func (s *scratchFS) close() {
@@ -358,6 +387,26 @@ func (b *builder) mountEmptyFile(op Op, target int) error {
 	}
 	if err := b.attach(tree, target, op.Path); err != nil {
 		return fmt.Errorf("deny %s: %w", op.Path, err)
+	}
+	return nil
+}
+
+// mountFile binds a read-only file with op.Content onto op.Path.
+func (b *builder) mountFile(op Op, target int) error {
+	dir, name, err := b.scratch.file(op.Content)
+	if err != nil {
+		return fmt.Errorf("file %s: %w", op.Path, err)
+	}
+	tree, err := unix.OpenTree(dir, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("file %s: open_tree: %w", op.Path, err)
+	}
+	defer unix.Close(tree)
+	if err := b.attrs.set(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, false, false); err != nil {
+		return fmt.Errorf("file %s: mount_setattr: %w", op.Path, err)
+	}
+	if err := b.attach(tree, target, op.Path); err != nil {
+		return fmt.Errorf("file %s: %w", op.Path, err)
 	}
 	return nil
 }

@@ -106,7 +106,22 @@ type Input struct {
 	// pins, from the caller's lstat; the builder checks them as it checks
 	// every bind. It is needed only when something must be pinned.
 	Identify func(path string) (Identity, error)
+	// Files are read-only files nsrun writes itself, mounted last, each
+	// over what is at its path (OpFile). One whose path is missing is left
+	// out, unless it lies in a tmpfs of the plan, which gets a mount point
+	// for it.
+	Files []File
 }
+
+// File is a read-only file of the sandbox's own, with its content.
+type File struct {
+	Path    string // absolute and canonical
+	Content string
+}
+
+// maxFile bounds a File's content: it travels in the spec and lives in a
+// small scratch tmpfs.
+const maxFile = 64 << 10
 
 // OpKind says how an Op mounts.
 type OpKind int
@@ -139,6 +154,8 @@ const (
 	// OpHostSys binds the sysfs the builder sees at /sys onto Path,
 	// read-only, nosuid, nodev and noexec, with its submounts.
 	OpHostSys
+	// OpFile binds a read-only file holding Content onto Path.
+	OpFile
 )
 
 // Mountpoint is a path to create inside a fresh filesystem so that a later
@@ -164,6 +181,7 @@ type Op struct {
 	// Pin marks a writable bind of a directory onto itself that only holds
 	// the directory in place (see Make).
 	Pin bool
+	Content     string // for OpFile
 }
 
 // Plan is the whole view: Root first, then Ops in order, parents first.
@@ -298,7 +316,11 @@ func Make(in Input) (*Plan, error) {
 			return nil, err
 		}
 	}
-	plan.Ops = addLinks(ops, index, in.Links, rules)
+	ops, err = addFiles(addLinks(ops, index, in.Links, rules), index, in.Files)
+	if err != nil {
+		return nil, err
+	}
+	plan.Ops = ops
 	return plan, nil
 }
 
@@ -395,6 +417,41 @@ func pinsNeeded(ops []Op, index map[string]int, root Op, extra []string) []strin
 		return out[i] < out[j]
 	})
 	return out
+}
+
+// addFiles appends an OpFile for each file, after everything else so it
+// lies over what is there; in a writable tmpfs of the plan its mount
+// point is made, elsewhere a missing path leaves the file out.
+func addFiles(ops []Op, index map[string]int, files []File) ([]Op, error) {
+	for _, f := range files {
+		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == "/" {
+			return nil, fmt.Errorf("file %q: not a clean absolute path", f.Path)
+		}
+		for _, res := range reserved {
+			if Within(f.Path, res) {
+				return nil, fmt.Errorf("file %s: %s is built by nsrun", f.Path, res)
+			}
+		}
+		if len(f.Content) > maxFile {
+			return nil, fmt.Errorf("file %s: over %d bytes", f.Path, maxFile)
+		}
+		op := Op{Kind: OpFile, Path: f.Path, ReadOnly: true, Content: f.Content, Optional: true}
+		if i, ok := index[f.Path]; ok && ops[i].Dir {
+			return nil, fmt.Errorf("file %s: a directory rule is there", f.Path)
+		}
+		if parent := nearest(index, f.Path); parent >= 0 {
+			p := &ops[parent]
+			if !p.Dir {
+				return nil, fmt.Errorf("file %s: %s is a file and cannot hold it", f.Path, p.Path)
+			}
+			if p.Kind == OpTmpfs && !p.ReadOnly {
+				p.Mountpoints = append(p.Mountpoints, Mountpoint{Rel: strings.TrimPrefix(f.Path, p.Path+"/")})
+				op.Optional = false
+			}
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
 }
 
 // addLinks adds each link that lies in a writable tmpfs of the plan to its

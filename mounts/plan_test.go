@@ -199,6 +199,55 @@ func TestWithinAndDepth(t *testing.T) {
 	}
 }
 
+func TestMakeFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules []Rule
+		files []File
+		want  []string
+		err   string
+	}{
+		{
+			name:  "over the root's file, or in a tmpfs of the plan",
+			rules: []Rule{{Path: "/run", Access: Tmpfs, Dir: true}, {Path: "/etc", Access: ReadOnly, Dir: true}},
+			files: []File{{Path: "/etc/hosts", Content: "h"}, {Path: "/run/resolve/resolv.conf", Content: "r"}},
+			want:  []string{"tmpfs /run 755 [resolve/resolv.conf]", `file /etc/hosts "h" if there`, `file /run/resolve/resolv.conf "r"`},
+		},
+		{
+			name:  "over a rule at the same path, last",
+			rules: []Rule{{Path: "/etc/hosts", Access: Deny}, {Path: "/w", Access: ReadWrite, Dir: true}},
+			files: []File{{Path: "/etc/hosts", Content: "h"}},
+			want:  []string{"bind /w rw", "empty /etc/hosts", `file /etc/hosts "h" if there`},
+		},
+		{name: "not in a denied directory's tmpfs", rules: []Rule{{Path: "/etc", Access: Deny, Dir: true}},
+			files: []File{{Path: "/etc/hosts"}}, want: []string{"tmpfs /etc 555 ro", `file /etc/hosts "" if there`}},
+		{name: "relative", files: []File{{Path: "etc/hosts"}}, err: "not a clean absolute path"},
+		{name: "under /proc", files: []File{{Path: "/proc/x"}}, err: "built by nsrun"},
+		{name: "too large", files: []File{{Path: "/etc/x", Content: strings.Repeat("x", maxFile+1)}}, err: "over"},
+		{name: "on a directory rule", rules: []Rule{{Path: "/etc/x", Access: Tmpfs, Dir: true}}, files: []File{{Path: "/etc/x"}}, err: "a directory rule"},
+		{name: "below a file rule", rules: []Rule{{Path: "/etc/x", Access: ReadWrite}}, files: []File{{Path: "/etc/x/y"}}, err: "is a file"},
+	} {
+		plan, err := Make(Input{Rules: tc.rules, Files: tc.files})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		var got []string
+		for _, op := range plan.Ops[3:] {
+			got = append(got, render(op))
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func render(op Op) string {
 	var s string
 	switch op.Kind {
@@ -227,6 +276,11 @@ func render(op Op) string {
 		s = "proc " + op.Path
 	case OpSys:
 		s = "sys " + op.Path
+	case OpFile:
+		s = fmt.Sprintf("file %s %q", op.Path, op.Content)
+		if op.Optional {
+			s += " if there"
+		}
 	default:
 		s = fmt.Sprintf("op%d %s", op.Kind, op.Path)
 	}
