@@ -36,12 +36,13 @@ func TestCanonicalRule(t *testing.T) {
 		{"link", ReadWrite, "d", ""},
 		{"./d/../f", Deny, "f", ""},
 		{"sock", Deny, "sock", ""},
-		{"sock", ReadWrite, "", "is a socket"},
+		{"sock", ReadWrite, "sock", ""},
+		{"sock", Tmpfs, "", "is a socket, not a directory"},
 		{"/dev/null", ReadOnly, "", "is a character device"},
 		{"f", Tmpfs, "", "is a regular file, not a directory"},
 		{"missing", ReadOnly, "", "no such file or directory"},
 		{"", ReadOnly, "", "empty path"},
-		{"d", Access(9), "", "unknown access"},
+		{"d", Access(99), "", "unknown access"},
 	} {
 		cr, err := canonicalRule(Rule{Path: tc.path, Access: tc.access}, dir)
 		if tc.err != "" {

@@ -159,6 +159,9 @@ func (c *Cmd) Start() error {
 		attr.Sys.Cloneflags = ns.CloneFlags(p.Net == NetHost)
 		attr.Sys.UidMappings, attr.Sys.GidMappings = uids, gids
 		attr.Sys.AmbientCaps = ns.SetupCaps
+		if hasOverlay(p) {
+			attr.Sys.AmbientCaps = ns.OverlayCaps
+		}
 	}
 	// plan checks the paths and decides all the init needs.
 	plan := func() (*prepared, []byte, error) {

@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 )
 
@@ -43,6 +42,7 @@ const (
 type forkRequest struct {
 	Cloneflags uintptr
 	UIDs, GIDs []syscall.SysProcIDMap
+	Caps       []uintptr // the init's ambient capabilities
 	Setsid     bool
 	Cgroup     bool
 	TTY        bool // the init gets descriptor 5 too
@@ -81,7 +81,7 @@ func useForkHelper() string {
 // namespaces, so the program vforks it; the request carries the rest.
 func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.ProcAttr, forkRequest) {
 	sys := init.Sys
-	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings,
+	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings, Caps: sys.AmbientCaps,
 		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: len(init.Files) > ttySockFD}
 	files := append([]uintptr{}, init.Files...)
 	if !req.TTY {
@@ -196,7 +196,7 @@ func runForkHelper() int {
 		Env:   []string{},
 		Files: files,
 		Sys: &syscall.SysProcAttr{Setsid: req.Setsid, Cloneflags: req.Cloneflags,
-			UidMappings: req.UIDs, GidMappings: req.GIDs, AmbientCaps: ns.SetupCaps, PidFD: &pidfd},
+			UidMappings: req.UIDs, GidMappings: req.GIDs, AmbientCaps: req.Caps, PidFD: &pidfd},
 	}
 	if req.Cgroup {
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, helperCgroupFD

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"syscall"
 
@@ -128,10 +129,14 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkConflicts(user); err != nil {
+		return nil, err
+	}
 	for _, cr := range user {
 		r := cr.Rule
 		for _, res := range reservedPaths {
-			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) {
+			isDev := (r.Access == Device || r.Access == BlockDevice) && res == "/dev"
+			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) && !isDev {
 				hint := ""
 				if res == "/sys" {
 					hint = " (--sys host shows the host's, read-only)"
@@ -139,9 +144,14 @@ func (c *Cmd) prepare() (*prepared, error) {
 				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
 			}
 		}
-		if abs := absPath(r.Path, cwd); abs != cr.Canon {
-			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+		if cr.info == nil {
+			continue // a directory or symlink of the sandbox's own
+		}
+		if r.From == "" {
+			if abs := absPath(r.Path, cwd); abs != cr.Canon {
+				if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+					c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+				}
 			}
 		}
 		if n := linkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
@@ -162,6 +172,14 @@ func (c *Cmd) prepare() (*prepared, error) {
 	user = append(user, x.home.rules...)
 	var git *gitProtection
 	if p.ProtectGit {
+		for _, cr := range user {
+			if cr.mapped() && cr.Dir && writable(cr.Access) {
+				// The protection finds repositories and keeps their names
+				// where the host has them; shown elsewhere, they would be
+				// left unprotected.
+				return nil, &RuleError{Rule: cr.Rule, Err: errors.New("git protection (the agent preset) covers writable directories shown at their own place only: use --rw " + cr.host)}
+			}
+		}
 		git = protectGit(append(ownRules(p, "/"), user...))
 		for _, w := range git.warnings {
 			c.warnf("git: %s", w)
@@ -234,24 +252,26 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
 		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
+	in.Lookup = lookupHost
 	for _, r := range rules {
-		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
-		if r.Access == ReadOnly || r.Access == ReadWrite {
-			// Without the inode the init could not tell a swapped path
-			// from the one checked: refuse rather than bind blind.
-			if mr.ID = identity(r.info); mr.ID == (mounts.Identity{}) {
-				return nil, &RuleError{Rule: r.Rule, Err: errors.New("cannot tell which file this is (no device and inode)")}
-			}
+		if err := c.addRule(&in, r, root); err != nil {
+			return nil, err
 		}
-		if r.internal && r.Canon == "/tmp" {
-			mr.Mode = 0o1777
-		}
-		in.Rules = append(in.Rules, mr)
+	}
+	if err := c.keepChanges(p, &in); err != nil {
+		return nil, err
+	}
+	if err := c.accountFiles(p, root, rules, env, &in); err != nil {
+		return nil, err
 	}
 	if p.Root == "" {
 		for _, r := range user {
 			// A path with no symlink on the way is its own canonical form:
-			// nothing to walk again.
+			// nothing to walk again. A rule that shows another path, or
+			// nothing of the host's, has no links of its own inside.
+			if r.From != "" || r.info == nil {
+				continue
+			}
 			if abs := absPath(r.Path, cwd); abs != r.Canon {
 				links := symlinksAlong(abs)
 				in.Links = append(in.Links, links...)
@@ -298,6 +318,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		Seccomp:  l.seccomp,
 	}
 	prep.report = baseReport(plan, p.Net == NetHost)
+	for _, r := range rules {
+		if r.info != nil && r.info.Mode()&os.ModeSocket != 0 && r.Access != Deny {
+			prep.report.Filesystem.Sockets = append(prep.report.Filesystem.Sockets, r.Canon)
+		}
+	}
 	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
 	if p.Proc == ProcHost {
@@ -340,7 +365,17 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 		r.Filesystem.RW = append(r.Filesystem.RW, "/")
 	}
 	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
+	r.Filesystem.Created = plan.Created
+	if plan.Root.Kind == mounts.OpOverlay {
+		r.Filesystem.Overlay = append(r.Filesystem.Overlay, "/")
+	}
 	for _, op := range plan.Ops {
+		if op.Kind == mounts.OpBind && !op.Pin && op.Source != op.Path {
+			if r.Filesystem.From == nil {
+				r.Filesystem.From = map[string]string{}
+			}
+			r.Filesystem.From[op.Path] = op.Source
+		}
 		switch {
 		case op.Pin:
 			r.Filesystem.Pinned = append(r.Filesystem.Pinned, op.Path)
@@ -356,6 +391,14 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 			r.Filesystem.Proc = "host"
 		case op.Kind == mounts.OpHostSys:
 			r.Filesystem.Sys = "host"
+		case op.Kind == mounts.OpOverlay:
+			r.Filesystem.Overlay = append(r.Filesystem.Overlay, op.Path)
+		case op.Kind == mounts.OpFile:
+			r.Filesystem.Files = append(r.Filesystem.Files, op.Path)
+		case op.Kind == mounts.OpDev:
+			for _, d := range op.Devices {
+				r.Filesystem.Devices = append(r.Filesystem.Devices, path.Join(op.Path, d.Path))
+			}
 		}
 	}
 	return r

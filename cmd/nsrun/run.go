@@ -137,11 +137,14 @@ func isPayloadExit(err error) bool {
 func describe(err error) string {
 	var re *nsrun.RuleError
 	if errors.As(err, &re) {
-		opt := "--root"
+		opt, val := "--root", re.Rule.Path
 		if re.Rule.Access != 0 {
-			opt = "--" + re.Rule.Access.String()
+			opt = "--" + re.Rule.Option()
 		}
-		return fmt.Sprintf("%s %s: %v", opt, re.Rule.Path, re.Err)
+		if re.Rule.From != "" {
+			val = re.Rule.From + " " + re.Rule.Path
+		}
+		return fmt.Sprintf("%s %s: %v", opt, val, re.Err)
 	}
 	var de *nsrun.DirError
 	if errors.As(err, &de) {
