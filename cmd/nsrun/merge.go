@@ -173,6 +173,9 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["strict"] {
 		base.Strict = top.Strict
 	}
+	if set["keep-changes"] {
+		base.KeepChanges = top.KeepChanges
+	}
 	if set["home"] {
 		base.Home = top.Home
 		if top.HomeDir != "" {

@@ -178,6 +178,7 @@ func describe(err error) string {
 }
 
 const usage = `usage: nsrun [OPTIONS] [--] COMMAND [ARG...]
+       nsrun changes [apply] DIR               what --keep-changes DIR kept; apply it to the host
        nsrun probe [--json]
        nsrun policy explain [OPTIONS] PATH...   which rule decides each path
        nsrun policy show [OPTIONS]              the rules in effect
@@ -190,6 +191,20 @@ rule decides, for the same path the most restrictive):
   --deny PATH       PATH hidden behind an empty read-only directory or file
   --tmpfs DIR       a fresh empty tmpfs at DIR
   --root DIR        DIR instead of the host root (read-only)
+  --bind SRC DEST   host SRC writable at DEST inside (DEST absolute; made where missing,
+                    never on the host or the root), --ro-bind SRC DEST read-only
+  --overlay DIR     DIR writable; what is written goes to a layer of the sandbox's own,
+                    discarded, the host's DIR never changes (--overlay / with --root)
+  --keep-changes DIR  keep the --overlay layers in DIR: nsrun changes [apply] DIR
+  --dir DEST        an empty directory at DEST inside
+  --symlink TARGET DEST   a symlink at DEST inside
+  --file SRC DEST   a read-only copy of the host file SRC at DEST inside
+  --dev PATH        a host character device in /dev (/dev/kvm, /dev/fuse, /dev/dri/renderD128)
+  --dev-bind SRC DEST   the host character device SRC at DEST under /dev
+  --dev-block PATH  a host block device in /dev: it reads and writes a whole filesystem,
+                    past every permission and rule
+  --sys private|host  a fresh read-only /sys of the sandbox's network (default), or the
+                    host's, read-only (host NICs, cgroups; also with --net host)
 Process:
   --chdir DIR       working directory inside
   --env K=V         set a variable, in command-line order with the next three
@@ -218,8 +233,6 @@ Security layers:
   --allow-userns              let the payload create namespaces (nested sandboxes)
   --proc private|host         a fresh /proc (default), or the one nsrun sees, read-only,
                               where a fresh one cannot be mounted (masked /proc); partial
-  --sys private|host          a fresh read-only /sys of the sandbox's network (default),
-                              or the host's, read-only (host NICs, cgroups; also with --net host)
   --strict                    refuse to run unless every layer is fully enforced
 Policy:
   --policy FILE     a JSON policy file (rules default to the baseline source);
