@@ -1,9 +1,103 @@
 package nsrun
 
-import "github.com/nsrun/nsrun/mounts"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/nsrun/nsrun/internal/changes"
+	"github.com/nsrun/nsrun/mounts"
+)
 
 // keepChanges gives each overlay of the plan its kept layer under
-// p.KeepChanges.
-func (c *Cmd) keepChanges(p *Policy, in *mounts.Input) error {
-	return nil
+// p.KeepChanges (see changes.Keep), which the sandbox must not be able to
+// write: inside what it may write, the payload could change what is kept
+// and where it is applied.
+func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.Input) (string, error) {
+	if p.KeepChanges == "" {
+		return "", nil
+	}
+	fail := func(err error) (string, error) {
+		return "", &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--keep-changes %s: %v", p.KeepChanges, err)}
+	}
+	dir, err := filepath.Abs(p.KeepChanges)
+	if err != nil {
+		return fail(err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+		return fail(err)
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return fail(err)
+	}
+	var layers []changes.Layer
+	var modes []uint32
+	var idx []int
+	for i, r := range in.Rules {
+		if r.Access != mounts.Overlay {
+			continue
+		}
+		host := r.Source
+		if host == "" {
+			host = r.Path
+		}
+		if r.Path == "/" {
+			host = root
+		}
+		if mounts.Within(dir, host) || mounts.Within(host, dir) {
+			return fail(fmt.Errorf("overlaps --overlay %s: the kept layers and the directory they change must be apart", r.Path))
+		}
+		fi, err := os.Stat(host)
+		if err != nil {
+			return fail(err)
+		}
+		layers = append(layers, changes.Layer{Path: r.Path, Host: host})
+		modes = append(modes, uint32(fi.Mode().Perm()|fi.Mode()&os.ModeSticky))
+		idx = append(idx, i)
+	}
+	if len(layers) == 0 {
+		return fail(fmt.Errorf("no --overlay to keep the changes of"))
+	}
+	if r, ok := cover(rules, dir); ok && writable(r.Access) {
+		return fail(fmt.Errorf("is inside %s %s, where the sandbox writes: the payload could change what is kept and where it is applied; choose a directory outside", r.Access, r.Canon))
+	}
+	dirs, err := changes.Keep(dir, layers, modes)
+	if err != nil {
+		return fail(err)
+	}
+	for n, i := range idx {
+		id, err := dirIdentity(dirs[n])
+		if err != nil {
+			return fail(err)
+		}
+		in.Rules[i].Upper, in.Rules[i].UpperID = dirs[n], id
+	}
+	return dir, nil
+}
+
+// ReadChanges lists what the overlays of a run with Policy.KeepChanges
+// dir changed, against the host as it is now: each change's Conflict says
+// what changed on the host since that run began, where applying it would
+// go against it.
+func ReadChanges(dir string) ([]Change, error) {
+	_, cs, err := changes.Scan(dir)
+	return exportChanges(cs), err
+}
+
+// ApplyChanges writes what ReadChanges lists onto the host paths, as the
+// caller: every file through a new file renamed over it, without set-uid
+// or set-gid bits or extended attributes, following no symlink on the
+// host. It writes nothing when a change conflicts or cannot be applied
+// (the error says which), and refuses to apply a directory twice.
+func ApplyChanges(dir string) ([]Change, error) {
+	cs, err := changes.Apply(dir)
+	return exportChanges(cs), err
+}
+
+func exportChanges(cs []changes.Change) []Change {
+	out := make([]Change, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, Change{Kind: c.Kind.String(), Path: c.Host, Inside: c.Path, Dir: c.Dir, Conflict: c.Conflict, Refused: c.Refused})
+	}
+	return out
 }

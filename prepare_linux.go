@@ -258,7 +258,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 			return nil, err
 		}
 	}
-	if err := c.keepChanges(p, &in); err != nil {
+	kept, err := c.keepChanges(p, root, rules, &in)
+	if err != nil {
 		return nil, err
 	}
 	if err := c.accountFiles(p, root, rules, env, &in); err != nil {
@@ -318,6 +319,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		Seccomp:  l.seccomp,
 	}
 	prep.report = baseReport(plan, p.Net == NetHost)
+	prep.report.Filesystem.Changes = kept
 	for _, r := range rules {
 		if r.info != nil && r.info.Mode()&os.ModeSocket != 0 && r.Access != Deny {
 			prep.report.Filesystem.Sockets = append(prep.report.Filesystem.Sockets, r.Canon)

@@ -25,6 +25,8 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 			return 0
 		case "policy":
 			return policyCommand(args[1:], stdout, stderr)
+		case "changes":
+			return changesCommand(args[1:], stdout, stderr)
 		}
 	}
 	o, err := parseArgs(args)

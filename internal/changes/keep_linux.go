@@ -1,0 +1,128 @@
+package changes
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Keep prepares dir to keep the upper layers of these overlays and returns
+// the directory of each, which holds its upper and work directories. dir
+// is made (0700) when missing; it must be the caller's, a directory and no
+// symlink, writable by no one else. One that keeps the layers of exactly
+// these overlays already, from an earlier run not yet applied, is taken up
+// again with its manifest (and so its time); otherwise it must be empty.
+// modes are the permission bits of each overlay's host directory, for its
+// upper directory (the top directory the overlay shows).
+func Keep(dir string, layers []Layer, modes []uint32) ([]string, error) {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return nil, err
+	}
+	switch {
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		return nil, errors.New("is a symlink")
+	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
+		return nil, errors.New("is not a directory")
+	case int(st.Uid) != os.Getuid():
+		return nil, fmt.Errorf("belongs to uid %d, not to you", st.Uid)
+	case st.Mode&0o022 != 0:
+		return nil, fmt.Errorf("is writable by others (mode %o)", st.Mode&0o777)
+	}
+	for i := range layers {
+		layers[i].Dir = strconv.Itoa(i + 1)
+	}
+	dirs := make([]string, len(layers))
+	for i, l := range layers {
+		dirs[i] = filepath.Join(dir, l.Dir)
+	}
+	m, err := ReadManifest(dir)
+	switch {
+	case err == nil && !m.Applied.IsZero():
+		return nil, fmt.Errorf("its changes were applied at %s; keep new ones in another directory", m.Applied.Format(time.RFC3339))
+	case err == nil && !m.Same(layers):
+		return nil, fmt.Errorf("keeps the changes of other overlays (%s); keep these in another directory", describe(m.Layers))
+	case err == nil:
+		return dirs, nil
+	case !errors.Is(err, ErrNoManifest):
+		return nil, err
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+		if err == nil {
+			err = errors.New("is not empty and keeps no changes of nsrun's")
+		}
+		return nil, err
+	}
+	for i, d := range dirs {
+		for _, sub := range []struct {
+			name string
+			mode uint32
+		}{{"", 0o700}, {"upper", modes[i] & 0o1777}, {"work", 0o700}} {
+			p := filepath.Join(d, sub.name)
+			if err := unix.Mkdir(p, 0o700); err != nil {
+				return nil, fmt.Errorf("make %s: %w", p, err)
+			}
+			if err := unix.Chmod(p, sub.mode); err != nil {
+				return nil, fmt.Errorf("chmod %s: %w", p, err)
+			}
+		}
+	}
+	return dirs, writeManifest(dir, layers)
+}
+
+// writeManifest writes a new manifest; its time is the file's own ctime,
+// the kernel's clock for file changes, less Margin.
+func writeManifest(dir string, layers []Layer) error {
+	f, err := os.OpenFile(filepath.Join(dir, ManifestName), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return err
+	}
+	since := time.Unix(st.Ctim.Unix()).Add(-Margin).UTC()
+	b, err := json.MarshalIndent(Manifest{Version: 1, Since: since, Layers: layers}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// markApplied records in dir's manifest that its changes were applied.
+func markApplied(dir string, m *Manifest) error {
+	m.Applied = time.Now().UTC()
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+ManifestName+".new")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, ManifestName))
+}
+
+func describe(layers []Layer) string {
+	s := ""
+	for i, l := range layers {
+		if i > 0 {
+			s += ", "
+		}
+		s += l.Path
+	}
+	return s
+}
