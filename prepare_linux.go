@@ -286,6 +286,14 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	}
 	plan, err := mounts.Make(in)
 	if err != nil {
+		var pe *mounts.PlanError
+		if errors.As(err, &pe) {
+			for _, r := range rules {
+				if r.Canon == pe.Path && !r.internal {
+					return nil, &RuleError{Rule: r.Rule, Err: pe.Err}
+				}
+			}
+		}
 		return nil, &SetupError{Code: ExitSetup, Msg: "plan mounts: " + err.Error()}
 	}
 	// Lets the tests run the pre-5.12 way of setting mount attributes on

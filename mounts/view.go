@@ -76,29 +76,29 @@ func (plan *Plan) place(op Op, ops []Op, index map[string]int, mirrors map[strin
 	}
 	f, err := lookup(host)
 	if err != nil {
-		return false, fmt.Errorf("%s %s: %w", kindName(op), op.Path, err)
+		return false, planError(op, err)
 	}
 	inside := func(h string) string { return insidePath(ops, parent, plan.Root, h) }
 	switch {
 	case f.Symlink && f.Stop == host && op.Kind == opSymlink && f.Target == op.Target:
 		return false, nil
 	case f.Symlink && f.Stop == host && op.Kind == opSymlink:
-		return false, fmt.Errorf("symlink %s: a symlink to %s is there inside the sandbox", op.Path, f.Target)
+		return false, planErrorf(op, "a symlink to %s is there inside the sandbox", f.Target)
 	case f.Symlink:
-		return false, fmt.Errorf("%s %s: %s is a symlink inside the sandbox (to %s), and nsrun mounts and makes nothing through one: name the path without it", kindName(op), op.Path, inside(f.Stop), f.Target)
+		return false, planErrorf(op, "%s is a symlink inside the sandbox (to %s), and nsrun mounts and makes nothing through one: name the path without it", inside(f.Stop), f.Target)
 	case f.NotDir:
-		return false, fmt.Errorf("%s %s: %s is a file inside the sandbox and cannot hold it", kindName(op), op.Path, inside(f.Stop))
+		return false, planErrorf(op, "%s is a file inside the sandbox and cannot hold it", inside(f.Stop))
 	case f.Exists && op.Kind == opDirectory:
 		if !f.Dir {
-			return false, fmt.Errorf("dir %s: a file is there inside the sandbox", op.Path)
+			return false, planErrorf(op, "a file is there inside the sandbox")
 		}
 		return false, nil
 	case f.Exists && op.Kind == opSymlink:
-		return false, fmt.Errorf("symlink %s: %s is there inside the sandbox", op.Path, map[bool]string{true: "a directory", false: "a file"}[f.Dir])
+		return false, planErrorf(op, "%s is there inside the sandbox", map[bool]string{true: "a directory", false: "a file"}[f.Dir])
 	case f.Exists:
 		if f.Dir != op.Dir {
 			what := map[bool]string{true: "a directory", false: "a file"}
-			return false, fmt.Errorf("%s %s: %s is there inside the sandbox, and this is %s", kindName(op), op.Path, what[f.Dir], what[op.Dir])
+			return false, planErrorf(op, "%s is there inside the sandbox, and this is %s", what[f.Dir], what[op.Dir])
 		}
 		return true, nil
 	}
@@ -119,8 +119,8 @@ func (plan *Plan) place(op Op, ops []Op, index map[string]int, mirrors map[strin
 		if o.Kind == OpOverlay {
 			where = "the overlay " + o.Path + ", whose changes are kept"
 		}
-		return false, fmt.Errorf("%s %s: %s does not exist inside the sandbox, and nsrun makes nothing in %s (it would be made on the host): create it there first, or choose another place",
-			kindName(op), op.Path, inside(f.Stop), where)
+		return false, planErrorf(op, "%s does not exist inside the sandbox, and nsrun makes nothing in %s (it would be made on the host): create it there first, or choose another place",
+			inside(f.Stop), where)
 	}
 	plan.Created = append(plan.Created, op.Path)
 	if o.Kind == OpOverlay {
@@ -195,6 +195,24 @@ func insertMirrors(ops []Op, mirrors map[string]*Op) []Op {
 		ops = append(ops[:at], append([]Op{*mirrors[d]}, ops[at:]...)...)
 	}
 	return ops
+}
+
+// PlanError is a path of the plan that cannot be placed, and why: the
+// caller names the rule that asked for it.
+type PlanError struct {
+	Path string
+	Kind string // what was to be there: "ro", "rw", "tmpfs", "dir", ...
+	Err  error
+}
+
+func (e *PlanError) Error() string { return e.Kind + " " + e.Path + ": " + e.Err.Error() }
+
+func (e *PlanError) Unwrap() error { return e.Err }
+
+func planError(op Op, err error) error { return &PlanError{Path: op.Path, Kind: kindName(op), Err: err} }
+
+func planErrorf(op Op, format string, a ...any) error {
+	return planError(op, fmt.Errorf(format, a...))
 }
 
 func kindName(op Op) string {

@@ -93,7 +93,7 @@ func joinPairs(fs *flag.FlagSet, args []string) ([]string, error) {
 			if hasValue {
 				return nil, usagef("option %s takes two arguments: %s %s", dashes(name), dashes(name), form)
 			}
-			if i+2 >= len(args) {
+			if i+2 >= len(args) || args[i+1] == "--" || args[i+2] == "--" {
 				return nil, usagef("option %s needs two arguments: %s %s", dashes(name), dashes(name), form)
 			}
 			out = append(out, "--"+name+"="+args[i+1]+"\x00"+args[i+2])
