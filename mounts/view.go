@@ -209,7 +209,9 @@ func (e *PlanError) Error() string { return e.Kind + " " + e.Path + ": " + e.Err
 
 func (e *PlanError) Unwrap() error { return e.Err }
 
-func planError(op Op, err error) error { return &PlanError{Path: op.Path, Kind: kindName(op), Err: err} }
+func planError(op Op, err error) error {
+	return &PlanError{Path: op.Path, Kind: kindName(op), Err: err}
+}
 
 func planErrorf(op Op, format string, a ...any) error {
 	return planError(op, fmt.Errorf(format, a...))
