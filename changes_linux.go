@@ -13,23 +13,24 @@ import (
 // p.KeepChanges (see changes.Keep), which the sandbox must not be able to
 // write: inside what it may write, the payload could change what is kept
 // and where it is applied.
-func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.Input) (string, error) {
+func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.Input) (string, *os.File, error) {
 	if p.KeepChanges == "" {
-		return "", nil
+		return "", nil, nil
 	}
-	fail := func(err error) (string, error) {
-		return "", &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--keep-changes %s: %v", p.KeepChanges, err)}
+	fail := func(err error) (string, *os.File, error) {
+		return "", nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--keep-changes %s: %v", p.KeepChanges, err)}
 	}
 	dir, err := filepath.Abs(p.KeepChanges)
 	if err != nil {
 		return fail(err)
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+	// Where it is, before anything is made there: the directory above it
+	// canonical, the name itself never followed (Keep refuses a symlink).
+	parent, err := filepath.EvalSymlinks(filepath.Dir(dir))
+	if err != nil {
 		return fail(err)
 	}
-	if dir, err = filepath.EvalSymlinks(dir); err != nil {
-		return fail(err)
-	}
+	dir = filepath.Join(parent, filepath.Base(dir))
 	var layers []changes.Layer
 	var modes []uint32
 	var idx []int
@@ -61,18 +62,19 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 	if r, ok := cover(rules, dir); ok && writable(r.Access) {
 		return fail(fmt.Errorf("is inside %s %s, where the sandbox writes: the payload could change what is kept and where it is applied; choose a directory outside", r.Access, r.Canon))
 	}
-	dirs, err := changes.Keep(dir, layers, modes)
+	dirs, lock, err := changes.Keep(dir, layers, modes)
 	if err != nil {
 		return fail(err)
 	}
 	for n, i := range idx {
 		id, err := dirIdentity(dirs[n])
 		if err != nil {
+			lock.Close()
 			return fail(err)
 		}
 		in.Rules[i].Upper, in.Rules[i].UpperID = dirs[n], id
 	}
-	return dir, nil
+	return dir, lock, nil
 }
 
 // ReadChanges lists what the overlays of a run with Policy.KeepChanges

@@ -20,6 +20,8 @@ type prepared struct {
 	spec   initSpec
 	report Report
 	tmpDir string // created for a Landlock-only sandbox; removed after it
+	kept   string   // --keep-changes: tidied once the sandbox is gone
+	lock   *os.File // on kept, held until then
 	absent []gitguard.Absent
 	git    *gitProtection // looked at again after the run
 }
@@ -59,6 +61,9 @@ func policyIDs(p *Policy) (idMap, error) {
 func (p *prepared) cleanup() {
 	if p.tmpDir != "" {
 		os.RemoveAll(p.tmpDir)
+	}
+	if p.lock != nil {
+		p.lock.Close()
 	}
 }
 
@@ -258,10 +263,16 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 			return nil, err
 		}
 	}
-	kept, err := c.keepChanges(p, root, rules, &in)
+	kept, lock, err := c.keepChanges(p, root, rules, &in)
 	if err != nil {
 		return nil, err
 	}
+	built := false
+	defer func() {
+		if !built && lock != nil {
+			lock.Close() // nothing will use what it keeps
+		}
+	}()
 	if err := c.accountFiles(p, root, rules, env, &in); err != nil {
 		return nil, err
 	}
@@ -327,7 +338,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		Seccomp:  l.seccomp,
 	}
 	prep.report = baseReport(plan, p.Net == NetHost)
-	prep.report.Filesystem.Changes = kept
+	prep.report.Filesystem.Changes, prep.kept, prep.lock = kept, kept, lock
+	built = true
 	for _, r := range rules {
 		if r.info != nil && r.info.Mode()&os.ModeSocket != 0 && r.Access != Deny {
 			prep.report.Filesystem.Sockets = append(prep.report.Filesystem.Sockets, r.Canon)

@@ -40,6 +40,14 @@ var ErrApplied = errors.New("its changes were applied already")
 // change conflicts or is refused (a *ConflictError), or when they were
 // applied already. It returns the changes applied.
 func Apply(dir string) ([]Change, error) {
+	lock, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return nil, errors.New("is in use by a run; apply its changes once it is over")
+	}
 	m, changes, err := Scan(dir)
 	if err != nil {
 		return nil, err
@@ -47,6 +55,8 @@ func Apply(dir string) ([]Change, error) {
 	if !m.Applied.IsZero() {
 		return nil, ErrApplied
 	}
+	// A run that nsrun could not tidy after (it was killed).
+	_ = Tidy(dir)
 	var bad []Change
 	for _, c := range changes {
 		if c.Conflict != "" || c.Refused != "" {

@@ -13,31 +13,50 @@ import (
 )
 
 // Keep prepares dir to keep the upper layers of these overlays and returns
-// the directory of each, which holds its upper and work directories. dir
-// is made (0700) when missing; it must be the caller's, a directory and no
-// symlink, writable by no one else. One that keeps the layers of exactly
-// these overlays already, from an earlier run not yet applied, is taken up
-// again with its manifest (and so its time); otherwise it must be empty.
-// modes are the permission bits of each overlay's host directory, for its
-// upper directory (the top directory the overlay shows).
-func Keep(dir string, layers []Layer, modes []uint32) ([]string, error) {
+// the directory of each, which holds its upper and work directories, and
+// a lock on dir to hold until the sandbox is gone (two overlays on one
+// upper layer are undefined; a second run is refused). dir is made (0700)
+// when missing; it must be the caller's, a directory and no symlink,
+// writable by no one else. One that keeps the layers of exactly these
+// overlays already, from an earlier run not yet applied, is taken up again
+// with its manifest (and so its time); otherwise it must be empty. modes
+// are the permission bits of each overlay's host directory, for its upper
+// directory (the top directory the overlay shows).
+func Keep(dir string, layers []Layer, modes []uint32) (dirs []string, lock *os.File, err error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, err
+		return nil, nil, err
 	}
+	lock, err = os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			err = errors.New("is a symlink")
+		}
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.Close()
+			lock = nil
+		}
+	}()
 	var st unix.Stat_t
-	if err := unix.Lstat(dir, &st); err != nil {
-		return nil, err
+	if err := unix.Fstat(int(lock.Fd()), &st); err != nil {
+		return nil, nil, err
 	}
 	switch {
-	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
-		return nil, errors.New("is a symlink")
-	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
-		return nil, errors.New("is not a directory")
 	case int(st.Uid) != os.Getuid():
-		return nil, fmt.Errorf("belongs to uid %d, not to you", st.Uid)
+		return nil, nil, fmt.Errorf("belongs to uid %d, not to you", st.Uid)
 	case st.Mode&0o022 != 0:
-		return nil, fmt.Errorf("is writable by others (mode %o)", st.Mode&0o777)
+		return nil, nil, fmt.Errorf("is writable by others (mode %o)", st.Mode&0o777)
 	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return nil, nil, errors.New("is in use by another run")
+	}
+	dirs, err = keep(dir, layers, modes)
+	return dirs, lock, err
+}
+
+func keep(dir string, layers []Layer, modes []uint32) ([]string, error) {
 	for i := range layers {
 		layers[i].Dir = strconv.Itoa(i + 1)
 	}
@@ -125,4 +144,31 @@ func describe(layers []Layer) string {
 		s += l.Path
 	}
 	return s
+}
+
+// Tidy empties the work directories of dir's layers once nothing has
+// them mounted: overlayfs leaves a mode-0 directory there, with a whiteout
+// in it, that its owner could not remove without changing its mode.
+func Tidy(dir string) error {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	var first error
+	for _, l := range m.Layers {
+		w := filepath.Join(dir, l.Dir, "work", "work")
+		var st unix.Stat_t
+		if unix.Lstat(w, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		if err := unix.Chmod(w, 0o700); err == nil {
+			err = os.RemoveAll(w)
+			if first == nil {
+				first = err
+			}
+		} else if first == nil {
+			first = err
+		}
+	}
+	return first
 }
