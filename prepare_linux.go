@@ -19,7 +19,7 @@ import (
 type prepared struct {
 	spec   initSpec
 	report Report
-	tmpDir string // created for a Landlock-only sandbox; removed after it
+	tmpDir string   // created for a Landlock-only sandbox; removed after it
 	kept   string   // --keep-changes: tidied once the sandbox is gone
 	lock   *os.File // on kept, held until then
 	absent []gitguard.Absent
