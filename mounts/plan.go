@@ -468,7 +468,7 @@ func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 	links := map[string]bool{}
 	for _, r := range rules {
 		if l := underLink(links, r.Path); l != "" {
-			return nil, nil, fmt.Errorf("%s %s: %s is a symlink of the plan and cannot hold it", r.Access, r.Path, l)
+			return nil, nil, &PlanError{Path: r.Path, Kind: r.Access.String(), Err: fmt.Errorf("%s is a symlink of the plan and cannot hold it", l)}
 		}
 		op := opFor(r)
 		if (op.Kind == OpTmpfs && !op.ReadOnly) || op.Kind == OpOverlay {
@@ -482,7 +482,7 @@ func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 		if parent >= 0 {
 			p := &ops[parent]
 			if !p.Dir {
-				return nil, nil, fmt.Errorf("%s %s: %s is a file and cannot hold it", r.Access, r.Path, p.Path)
+				return nil, nil, &PlanError{Path: r.Path, Kind: r.Access.String(), Err: fmt.Errorf("%s is a file and cannot hold it", p.Path)}
 			}
 			if p.Kind == OpTmpfs {
 				p.Mountpoints = append(p.Mountpoints, mountpointFor(op, strings.TrimPrefix(r.Path, p.Path+"/")))

@@ -28,7 +28,7 @@ func Keep(dir string, layers []Layer, modes []uint32) (dirs []string, lock *os.F
 	}
 	lock, err = os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
+		if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
 			err = errors.New("is a symlink")
 		}
 		return nil, nil, err
