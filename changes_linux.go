@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/nsrun/nsrun/internal/changes"
 	"github.com/nsrun/nsrun/mounts"
@@ -59,8 +60,16 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 	if len(layers) == 0 {
 		return fail(fmt.Errorf("no --overlay to keep the changes of"))
 	}
-	if r, ok := cover(rules, dir); ok && writable(r.Access) {
-		return fail(fmt.Errorf("is inside %s %s, where the sandbox writes: the payload could change what is kept and where it is applied; choose a directory outside", r.Access, r.Canon))
+	for _, r := range rules {
+		host := r.hostPath()
+		if r.Canon == "/" && !r.mapped() {
+			host = root
+		}
+		if r.Access == ReadWrite && mounts.Within(dir, host) {
+			// Shown writable at its place or another: the payload could
+			// change what is kept and where it is applied.
+			return fail(fmt.Errorf("is inside %s, which the sandbox may write (%s %s); choose a directory outside", host, r.Rule.Option(), r.Canon))
+		}
 	}
 	dirs, lock, err := changes.Keep(dir, layers, modes)
 	if err != nil {
@@ -102,4 +111,28 @@ func exportChanges(cs []changes.Change) []Change {
 		out = append(out, Change{Kind: c.Kind.String(), Path: c.Host, Inside: c.Path, Dir: c.Dir, Conflict: c.Conflict, Refused: c.Refused})
 	}
 	return out
+}
+
+// recordMade tells the kept directory which entries of its upper layers
+// are the mount points the plan makes there, not the payload's changes.
+func recordMade(kept string, plan *mounts.Plan) error {
+	for _, op := range append([]mounts.Op{plan.Root}, plan.Ops...) {
+		if op.Kind != mounts.OpOverlay || op.Upper == "" || len(op.Mountpoints) == 0 {
+			continue
+		}
+		n, err := strconv.Atoi(filepath.Base(op.Upper))
+		if err != nil || n < 1 {
+			return fmt.Errorf("layer %s: not one of %s's", op.Upper, kept)
+		}
+		var rels []string
+		for _, mp := range op.Mountpoints {
+			for r := mp.Rel; r != "." && r != "/" && r != ""; r = filepath.Dir(r) {
+				rels = append(rels, r)
+			}
+		}
+		if err := changes.Made(kept, n-1, rels); err != nil {
+			return fmt.Errorf("--keep-changes %s: %w", kept, err)
+		}
+	}
+	return nil
 }

@@ -307,6 +307,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		}
 		return nil, &SetupError{Code: ExitSetup, Msg: "plan mounts: " + err.Error()}
 	}
+	if kept != "" {
+		if err := recordMade(kept, plan); err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}
+		}
+	}
 	// Lets the tests run the pre-5.12 way of setting mount attributes on
 	// kernels that no longer need it.
 	plan.Remount = os.Getenv("NSRUN_FORCE_REMOUNT") == "1"

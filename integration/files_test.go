@@ -292,3 +292,36 @@ func TestBindBadInput(t *testing.T) {
 		t.Errorf("a mount point was made in the writable tree on the host: %v", err)
 	}
 }
+
+// However the root of the view is made (the host's, an image, mirrored to
+// hold a missing mount point, an overlay), the host's old root is detached:
+// pivot_root leaves it stacked on the new root, where ".." from a mount
+// below would reach it. Landlock is off so that the mounts alone answer.
+func TestOldRootIsDetached(t *testing.T) {
+	img := tinyImage(t)
+	kept := filepath.Join(workspace(t), "kept")
+	script := `set -e; [ "$(ls /)" = "$(ls /usr/..)" ]; [ "$(ls /)" = "$(ls /etc/..)" ]; cat /proc/self/mountinfo`
+	for _, tc := range []struct {
+		what string
+		args []string
+	}{
+		{"the host's root", nil},
+		{"the host's root, mirrored", []string{"--dir", "/nsrun-mirror-test"}},
+		{"an image, mirrored", []string{"--root", img}},
+		{"an image, overlaid", []string{"--root", img, "--overlay", "/"}},
+		{"an image, overlaid and mirrored", []string{"--root", img, "--overlay", "/", "--dir", "/x"}},
+		{"an image, its overlay kept", []string{"--root", img, "--overlay", "/", "--keep-changes", kept}},
+	} {
+		r := run(t, "/", append(append([]string{"--landlock", "off"}, tc.args...), "--", "/bin/sh", "-c", script)...)
+		if r.code != 0 {
+			t.Errorf("%s: .. does not lead to the view's root: %v", tc.what, r)
+			continue
+		}
+		for i, line := range strings.Split(r.stdout, "\n") {
+			f := strings.Fields(line)
+			if i > 0 && len(f) > 4 && f[4] == "/" {
+				t.Errorf("%s: a second mount at / inside: %s", tc.what, line)
+			}
+		}
+	}
+}

@@ -60,6 +60,15 @@ func TestOverlayLeavesTheHostUnchanged(t *testing.T) {
 	if got := treeSum(t, img); got != imgBefore {
 		t.Errorf("the image changed")
 	}
+	// Kept: the mount points nsrun makes in the layer (/dev, /proc, /sys,
+	// /tmp, the passwd files the image lacks) are not the payload's.
+	kept := filepath.Join(workspace(t), "kept")
+	r = run(t, "/", "--root", img, "--overlay", "/", "--keep-changes", kept, "--", "/bin/sh", "-c", "echo x > /etc/new && echo y > /new")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	r = run(t, "/", "changes", kept)
+	expect(t, "the image's kept changes", r.stdout, "A  "+img+"/etc/new\nA  "+img+"/new")
 	for _, tc := range []struct {
 		what string
 		args []string
@@ -181,7 +190,7 @@ func TestKeepChangesDirectory(t *testing.T) {
 	other := workspace(t)
 	kept := filepath.Join(workspace(t), "kept")
 	failsWith(t, "inside a writable rule", run(t, "/", "--overlay", ws, "--rw", other, "--keep-changes", filepath.Join(other, "k"), "--", "/bin/true"),
-		"--keep-changes", "where the sandbox writes")
+		"--keep-changes", "which the sandbox may write")
 	failsWith(t, "inside the overlay", run(t, "/", "--overlay", ws, "--keep-changes", filepath.Join(ws, "k"), "--", "/bin/true"),
 		"--keep-changes", "overlaps --overlay")
 	if _, err := os.Lstat(filepath.Join(ws, "k")); !os.IsNotExist(err) {

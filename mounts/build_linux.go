@@ -3,6 +3,7 @@ package mounts
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -42,13 +43,14 @@ func Build(p *Plan) error {
 		}
 		unix.Close(root)
 		b.attrs.root = b.root
+		b.stacked++
 	}
 	for _, op := range p.Ops {
 		if err := b.apply(op); err != nil {
 			return err
 		}
 	}
-	return pivot(b.root)
+	return pivot(b.root, b.stacked)
 }
 
 // mountRoot makes the root of the view, stacked on the process root, and
@@ -80,6 +82,9 @@ type builder struct {
 	root    int
 	attrs   attrs
 	scratch scratchFS
+	// stacked counts the mounts left between the process root and the
+	// view's root at "/": pivot detaches them too.
+	stacked int
 }
 
 // attach moves the detached mount fd onto target and applies attributes
@@ -500,19 +505,55 @@ func closeAll(fds []int) {
 	}
 }
 
-// pivot makes root the process root and detaches the old one.
-func pivot(root int) error {
+// pivot makes root the process root and detaches the old one, and the
+// stacked mounts that lay between them (a root bind under the root's
+// mirror, the tmpfs under a root overlay). pivot_root puts the old root on
+// top of the new one, with what was stacked on it still on top of it, and
+// umount of "." takes the topmost mount there: one detach per layer, and
+// then a check that the old root is gone, since a host root left mounted
+// over the view would be reachable through "..".
+func pivot(root, stacked int) error {
+	old := -1
+	if stacked > 0 {
+		fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("open the old root: %w", err)
+		}
+		old, err = mountID(fd)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("the old root's mount: %w", err)
+		}
+	}
 	if err := unix.Fchdir(root); err != nil {
 		return fmt.Errorf("fchdir to new root: %w", err)
 	}
 	if err := unix.PivotRoot(".", "."); err != nil {
 		return fmt.Errorf("pivot_root: %w", err)
 	}
-	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
-		return fmt.Errorf("detach old root: %w", err)
+	for i := 0; i <= stacked; i++ {
+		if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+			return fmt.Errorf("detach old root: %w", err)
+		}
 	}
 	if err := unix.Chdir("/"); err != nil {
 		return fmt.Errorf("chdir /: %w", err)
+	}
+	if old >= 0 {
+		f, err := os.Open("/proc/self/mountinfo")
+		if err != nil {
+			return fmt.Errorf("check the old root is detached: %w", err)
+		}
+		entries, err := ParseMountinfo(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("check the old root is detached: %w", err)
+		}
+		for _, e := range entries {
+			if e.ID == old {
+				return errors.New("the old root is still attached after pivot_root; refusing to run in this view")
+			}
+		}
 	}
 	return nil
 }

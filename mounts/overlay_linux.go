@@ -91,6 +91,9 @@ func (b *builder) mountOverlay(op Op, target int) (int, error) {
 		// On the tmpfs of its layers: attached at the target, it would go
 		// under the tmpfs, which the kernel keeps on top.
 		err = b.attach(mnt, under, op.Path)
+		if target < 0 {
+			b.stacked++ // the tmpfs, between the process root and this one
+		}
 	case target >= 0:
 		err = b.attach(mnt, target, op.Path)
 	default:

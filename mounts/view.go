@@ -11,7 +11,8 @@ import (
 // turns directory and symlink rules into entries to make: where the tree
 // an op lands in is the host's (or Root's), Lookup says whether the path
 // exists there. A missing one is made in a fresh filesystem of the plan:
-// an overlay's (whose tmpfs takes it), or a mirror of the deepest
+// an overlay's upper layer (a kept one's too: the caller tells its
+// reader which entries are the plan's), or a mirror of the deepest
 // directory that exists, when that is read-only. In a writable host tree
 // making it would write to the host: that is an error (a File that is
 // not Required is left out instead). Optional ops whose path is missing
@@ -110,17 +111,13 @@ func (plan *Plan) place(op Op, ops []Op, index map[string]int, mirrors map[strin
 	if parent >= 0 {
 		o = ops[parent]
 	}
-	if o.Kind == OpBind && !o.ReadOnly || o.Kind == OpOverlay && o.Upper != "" {
+	if o.Kind == OpBind && !o.ReadOnly {
 		if op.Kind == OpFile && op.Mode == leftOutIfMissing {
 			plan.LeftOut = append(plan.LeftOut, op.Path)
 			return false, nil
 		}
-		where := "the writable " + o.Path
-		if o.Kind == OpOverlay {
-			where = "the overlay " + o.Path + ", whose changes are kept"
-		}
-		return false, planErrorf(op, "%s does not exist inside the sandbox, and nsrun makes nothing in %s (it would be made on the host): create it there first, or choose another place",
-			inside(f.Stop), where)
+		return false, planErrorf(op, "%s does not exist inside the sandbox, and nsrun makes nothing in the writable %s (it would be made on the host): create it there first, or choose another place",
+			inside(f.Stop), o.Path)
 	}
 	plan.Created = append(plan.Created, op.Path)
 	if o.Kind == OpOverlay {

@@ -153,8 +153,11 @@ func TestMakeMountpoints(t *testing.T) {
 		{name: "missing in a writable bind", rules: []Rule{dir("/ws", ReadWrite), bind("/ws/new", "/data", ReadOnly)},
 			err: "ro /ws/new: /ws/new does not exist inside the sandbox, and nsrun makes nothing in the writable /ws"},
 		{name: "missing in a writable root", rules: []Rule{dir("/", ReadWrite), bind("/new", "/data", ReadOnly)}, err: "the writable /"},
-		{name: "missing in a kept overlay", rules: []Rule{{Path: "/ws", Access: Overlay, Dir: true, Upper: "/k/1"}, bind("/ws/new", "/data", ReadOnly)},
-			err: "the overlay /ws, whose changes are kept"},
+		{
+			name:  "under a kept overlay: made in its layer",
+			rules: []Rule{{Path: "/ws", Access: Overlay, Dir: true, Upper: "/k/1"}, bind("/ws/new", "/data", ReadOnly)},
+			want:  []string{"overlay /ws [new/]", "bind /ws/new ro from /data"},
+		},
 		{name: "a required file in a writable bind", rules: []Rule{dir("/ws", ReadWrite)}, files: []File{{Path: "/ws/f", Required: true}}, err: "file /ws/f"},
 		{name: "through a symlink", rules: []Rule{bind("/lib/x", "/data", ReadOnly)}, err: "/lib is a symlink inside the sandbox (to usr/lib)"},
 		{name: "through an image's symlink", root: "/srv/img", rules: []Rule{bind("/bin/x", "/data", ReadOnly)}, err: "/bin is a symlink inside the sandbox (to usr/bin)"},

@@ -124,6 +124,11 @@ func writeManifest(dir string, layers []Layer) error {
 // markApplied records in dir's manifest that its changes were applied.
 func markApplied(dir string, m *Manifest) error {
 	m.Applied = time.Now().UTC()
+	return rewriteManifest(dir, m)
+}
+
+// rewriteManifest replaces dir's manifest with m.
+func rewriteManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -171,4 +176,28 @@ func Tidy(dir string) error {
 		}
 	}
 	return first
+}
+
+// Made records in dir's manifest the entries nsrun makes in the upper
+// layer of layer i (mount points its host directory lacks), which Scan
+// then leaves out while they hold nothing the payload wrote.
+func Made(dir string, i int, rels []string) error {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	if i >= len(m.Layers) {
+		return fmt.Errorf("no layer %d", i)
+	}
+	seen := map[string]bool{}
+	for _, r := range m.Layers[i].Made {
+		seen[r] = true
+	}
+	for _, r := range rels {
+		if !seen[r] {
+			seen[r] = true
+			m.Layers[i].Made = append(m.Layers[i].Made, r)
+		}
+	}
+	return rewriteManifest(dir, m)
 }

@@ -24,11 +24,14 @@ type Manifest struct {
 }
 
 // Layer is one overlay: its place inside, the host directory it showed
-// (its lower layer) and its directory in the kept directory.
+// (its lower layer) and its directory in the kept directory. Made are the
+// entries nsrun made in its upper layer (mount points the lower lacks),
+// relative to its top: not the payload's changes.
 type Layer struct {
-	Path string `json:"path"`
-	Host string `json:"host"`
-	Dir  string `json:"dir"`
+	Path string   `json:"path"`
+	Host string   `json:"host"`
+	Dir  string   `json:"dir"`
+	Made []string `json:"made,omitempty"`
 }
 
 // Margin covers the kernel's coarse clock: a file changed up to this long
@@ -69,8 +72,8 @@ func (m *Manifest) Same(layers []Layer) bool {
 	if len(m.Layers) != len(layers) {
 		return false
 	}
-	for i := range layers {
-		if m.Layers[i] != layers[i] {
+	for i, l := range layers {
+		if o := m.Layers[i]; o.Path != l.Path || o.Host != l.Host || o.Dir != l.Dir {
 			return false
 		}
 	}

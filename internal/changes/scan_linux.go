@@ -74,6 +74,7 @@ type scanner struct {
 	upper string
 	host  *tree
 	since time.Time
+	made  map[string]bool
 	out   []Change
 }
 
@@ -88,7 +89,11 @@ func newScanner(dir string, m *Manifest, i int) (*scanner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("layer %s: host directory %s: %w", l.Path, l.Host, err)
 	}
-	return &scanner{m: m, layer: i, upper: upper, host: host, since: m.Since}, nil
+	made := map[string]bool{}
+	for _, r := range l.Made {
+		made[filepath.Clean(r)] = true
+	}
+	return &scanner{m: m, layer: i, upper: upper, host: host, since: m.Since, made: made}, nil
 }
 
 func (s *scanner) add(c Change) {
@@ -126,6 +131,9 @@ func (s *scanner) entry(rel string) error {
 		return err
 	}
 	h, exists, hostErr := s.host.lstat(rel)
+	if s.made[rel] && !exists && hostErr == nil && s.untouched(up, st) {
+		return nil // a mount point of nsrun's, nothing of the payload's
+	}
 	c := Change{rel: rel, up: up, st: st}
 	if hostErr != nil {
 		c.Kind, c.Conflict = Modified, hostErr.Error()
@@ -269,6 +277,31 @@ func (s *scanner) treeChanged(rel string, h unix.Stat_t) string {
 		}
 	}
 	return ""
+}
+
+// untouched reports whether an entry nsrun made holds nothing the payload
+// wrote: an empty directory (whose made entries below hold nothing
+// either) or an empty file.
+func (s *scanner) untouched(up string, st unix.Stat_t) bool {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return st.Size == 0
+	case unix.S_IFDIR:
+		names, err := readNames(up)
+		if err != nil {
+			return false
+		}
+		rel, _ := filepath.Rel(s.upper, up)
+		for _, n := range names {
+			var sub unix.Stat_t
+			r := filepath.Join(rel, n)
+			if unix.Lstat(filepath.Join(up, n), &sub) != nil || !s.made[r] || !s.untouched(filepath.Join(up, n), sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // same reports whether the upper file at rel shows what the host has:
