@@ -80,11 +80,12 @@ func viewFile(root string, rules []canonRule, p string) (db string, ok bool) {
 	if errors.Is(err, unix.ENOENT) {
 		return "", true
 	}
+	// A symlink on the way, or something else than a file: left as it is.
 	return db, err == nil
 }
 
-// readView reads rel below the directory base as the sandbox would see it
-// there, its symlinks resolved inside base, up to maxCopy bytes.
+// readView reads the regular file rel below the directory base, following
+// no symlink (over one, nsrun mounts nothing), up to maxCopy bytes.
 func readView(base, rel string) (string, error) {
 	dir, err := unix.Open(base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -92,7 +93,7 @@ func readView(base, rel string) (string, error) {
 	}
 	defer unix.Close(dir)
 	fd, err := unix.Openat2(dir, rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS})
+		Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
 	if err != nil {
 		return "", err
 	}

@@ -307,6 +307,9 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		}
 		return nil, &SetupError{Code: ExitSetup, Msg: "plan mounts: " + err.Error()}
 	}
+	for _, f := range plan.LeftOut {
+		c.warnf("%s is left as the sandbox's tree has it (a symlink, a directory, or in a writable host directory): the payload's ids get no entry there", f)
+	}
 	if kept != "" {
 		if err := recordMade(kept, plan); err != nil {
 			return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}

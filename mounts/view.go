@@ -80,6 +80,12 @@ func (plan *Plan) place(op Op, ops []Op, index map[string]int, mirrors map[strin
 		return false, planError(op, err)
 	}
 	inside := func(h string) string { return insidePath(ops, parent, plan.Root, h) }
+	if op.Kind == OpFile && op.Mode == leftOutIfMissing && (f.Symlink || f.NotDir || f.Exists && f.Dir) {
+		// A file of nsrun's own where the tree has a symlink or a
+		// directory: that stays.
+		plan.LeftOut = append(plan.LeftOut, op.Path)
+		return false, nil
+	}
 	switch {
 	case f.Symlink && f.Stop == host && op.Kind == opSymlink && f.Target == op.Target:
 		return false, nil

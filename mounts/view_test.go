@@ -276,3 +276,16 @@ func TestDevices(t *testing.T) {
 		t.Errorf("/dev op: %v %+v", err, p.Ops[0])
 	}
 }
+
+// A file of nsrun's own is left out, never an error, where the tree has a
+// symlink or a directory at its path.
+func TestMakeFileOfOwnOverASymlink(t *testing.T) {
+	h := fakeHost{"/etc": "dir", "/etc/passwd": "-> ../usr/passwd", "/etc/group": "dir", "/dev": "dir", "/proc": "dir", "/sys": "dir"}
+	p, err := Make(Input{Files: []File{{Path: "/etc/passwd"}, {Path: "/etc/group"}}, Lookup: h.lookup})
+	if err != nil || !reflect.DeepEqual(p.LeftOut, []string{"/etc/passwd", "/etc/group"}) || len(p.Ops) != 3 {
+		t.Errorf("%v, left out %q, ops %d", err, p.LeftOut, len(p.Ops))
+	}
+	if _, err := Make(Input{Files: []File{{Path: "/etc/passwd", Required: true}}, Lookup: h.lookup}); err == nil {
+		t.Error("a required file over a symlink")
+	}
+}
