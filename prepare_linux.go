@@ -308,7 +308,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		return nil, &SetupError{Code: ExitSetup, Msg: "plan mounts: " + err.Error()}
 	}
 	for _, f := range plan.LeftOut {
-		c.warnf("%s is left as the sandbox's tree has it (a symlink, a directory, or in a writable host directory): the payload's ids get no entry there", f)
+		c.warnf("nsrun's own %s is not placed: the tree there has a symlink or a directory, or a writable host directory would hold it; the sandbox sees that tree's", f)
 	}
 	if kept != "" {
 		if err := recordMade(kept, plan); err != nil {
