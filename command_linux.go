@@ -15,6 +15,8 @@ import (
 
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/changes"
+	"github.com/nsrun/nsrun/internal/fdpass"
+	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 )
@@ -46,6 +48,9 @@ type sysCmd struct {
 	listen     *listenSupervisor // serves the guard's listen() calls
 	watcher    *absent.Watcher   // names kept absent, watched from here
 	git        *gitProtection    // looked at again once the sandbox is gone
+	netSock    *os.File          // nsrun's end of the init's socket factory (a filtered network)
+	inside     *netproxy.Inside  // the sandbox's network namespace, through netSock
+	net        *netproxy.Server  // the filtered network's server
 	mu         sync.Mutex
 	timedOut   bool
 	killedFor  string // what appeared, when the watcher ended the sandbox
@@ -148,6 +153,19 @@ func (c *Cmd) Start() error {
 		// for a moment.
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, s.cgroup.fd
 	}
+	var netChild *os.File
+	if !s.direct && p.filtersNetwork() {
+		if s.netSock, netChild, err = socketPair(); err != nil {
+			closeFiles(specR, specW, statusR, statusW)
+			s.stdio.closeChildEnds()
+			s.stdio.closeParentEnds()
+			return fail(err)
+		}
+		for len(attr.Files) < netSockFD {
+			attr.Files = append(attr.Files, ^uintptr(0)) // no terminal at ttySockFD
+		}
+		attr.Files = append(attr.Files, netChild.Fd()) // netSockFD
+	}
 	stage := initStage
 	if s.direct {
 		// The stage becomes the payload, with the pty as its terminal, and
@@ -208,7 +226,7 @@ func (c *Cmd) Start() error {
 	fork()
 	prep, spec, prepErr = plan()
 	runtime.KeepAlive(s.stdio)
-	closeFiles(specR, statusW)
+	closeFiles(specR, statusW, netChild)
 	s.stdio.closeChildEnds()
 	s.term.started()
 	if prepErr != nil || !forked {
@@ -268,6 +286,20 @@ func (c *Cmd) Start() error {
 	if _, err := specW.Write(spec); err != nil {
 		s.abort()
 		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
+	}
+	if prep.net != nil {
+		if err := s.startNetwork(prep.net, s.netSock); err != nil {
+			setupErr := &SetupError{Code: ExitSetup, Msg: "network: " + err.Error()}
+			// An init that ended first has said why.
+			if errors.Is(err, fdpass.ErrClosed) {
+				if msg, merr := s.next(); merr == nil && msg.Kind == msgError {
+					setupErr = &SetupError{Code: msg.Code, Msg: msg.Msg}
+				}
+			}
+			s.abort()
+			return fail(setupErr)
+		}
+		c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
 	}
 	msg, err := s.next()
 	for err == nil && msg.Kind == msgListener {
@@ -410,6 +442,7 @@ func (s *sysCmd) abort() {
 	_ = s.signal(unix.SIGKILL)
 	s.reap()
 	_ = s.term.finish()
+	s.stopNetwork(nil)
 	_ = s.stdio.wait()
 	s.finish()
 }
@@ -434,6 +467,9 @@ func (s *sysCmd) finish() {
 	close(s.release)
 	s.lifeline.Close()
 	s.statusFile.Close()
+	if s.netSock != nil {
+		s.netSock.Close()
+	}
 }
 
 // takeListener takes the seccomp listener the init holds as fd and serves
@@ -488,6 +524,7 @@ func (c *Cmd) Wait() error {
 		s.watcher.Unwatch()
 	}
 	s.reap()
+	s.stopNetwork(c.report.Network)
 	if s.cgroup != nil {
 		c.report.Exit.OOMKilled, c.report.Exit.PidsMax = s.cgroup.events()
 	}

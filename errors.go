@@ -104,3 +104,19 @@ type SeccompError struct {
 
 func (e *SeccompError) Error() string { return fmt.Sprintf("seccomp %s: %v", e.Path, e.Err) }
 func (e *SeccompError) Unwrap() error { return e.Err }
+
+// NetError is a network setting that cannot be applied; nothing ran.
+type NetError struct {
+	Option string // the command line's name: "allow-host", "publish", "host-port", "add-host"
+	Value  string // the value at fault, if one is
+	Err    error
+}
+
+func (e *NetError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %v", e.Option, e.Err)
+	}
+	return fmt.Sprintf("%s %q: %v", e.Option, e.Value, e.Err)
+}
+
+func (e *NetError) Unwrap() error { return e.Err }

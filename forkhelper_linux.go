@@ -30,13 +30,19 @@ const (
 	forkHelperMiB = 64
 )
 
-// The helper's descriptors after the init's 0–5, which it passes on (5,
-// the pty's socket, only when the sandbox has a terminal).
+// The helper's descriptors after the init's 0–6, which it passes on (5,
+// the pty's socket, only when the sandbox has a terminal; 6, the network
+// socket, only when its network is filtered).
 const (
-	helperRequestFD = 6 // forkRequest
-	helperResultFD  = 7 // forkResult
-	helperCgroupFD  = 8 // the cgroup v2 directory the init is born in, if any
+	helperRequestFD = 7 // forkRequest
+	helperResultFD  = 8 // forkResult
+	helperCgroupFD  = 9 // the cgroup v2 directory the init is born in, if any
 )
+
+// passed reports whether files gives the child descriptor fd.
+func passed(files []uintptr, fd int) bool {
+	return len(files) > fd && files[fd] != ^uintptr(0)
+}
 
 // forkRequest is what the helper needs to fork the init as Start would.
 type forkRequest struct {
@@ -45,7 +51,8 @@ type forkRequest struct {
 	Caps       []uintptr // the init's ambient capabilities
 	Setsid     bool
 	Cgroup     bool
-	TTY        bool // the init gets descriptor 5 too
+	TTY        bool // the init gets descriptor ttySockFD too
+	Net        bool // the init gets descriptor netSockFD too
 }
 
 // forkResult is the init's pid, or the errno of the failed fork.
@@ -82,10 +89,16 @@ func useForkHelper() string {
 func helperAttr(init *syscall.ProcAttr, request, result *os.File) (*syscall.ProcAttr, forkRequest) {
 	sys := init.Sys
 	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings, Caps: sys.AmbientCaps,
-		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: len(init.Files) > ttySockFD}
-	files := append([]uintptr{}, init.Files...)
-	if !req.TTY {
-		files = append(files, ^uintptr(0)) // nothing at 5
+		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(init.Files, ttySockFD), Net: passed(init.Files, netSockFD)}
+	// The init's descriptors at their places (none where it gets none),
+	// then the helper's own.
+	files := append([]uintptr{}, init.Files[:ttySockFD]...)
+	for _, fd := range []int{ttySockFD, netSockFD} {
+		if passed(init.Files, fd) {
+			files = append(files, init.Files[fd])
+		} else {
+			files = append(files, ^uintptr(0))
+		}
 	}
 	files = append(files, request.Fd(), result.Fd())
 	if sys.UseCgroupFD {
@@ -181,16 +194,19 @@ func runForkHelper() int {
 	// SIG_IGN).
 	signal.Ignore(forwarded...)
 	// The init must not inherit the helper's pipes or the cgroup.
-	_ = unix.CloseRange(helperRequestFD, helperCgroupFD, unix.CLOSE_RANGE_CLOEXEC)
+	_ = unix.CloseRange(helperRequestFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	request := os.NewFile(helperRequestFD, "request")
 	var req forkRequest
 	if err := readFrame(request, &req, "fork request"); err != nil {
 		return ExitSetup
 	}
 	pidfd := -1
-	files := []uintptr{0, 1, 2, 3, 4}
+	files := []uintptr{0, 1, 2, 3, 4, ^uintptr(0), ^uintptr(0)}
 	if req.TTY {
-		files = append(files, ttySockFD)
+		files[ttySockFD] = ttySockFD
+	}
+	if req.Net {
+		files[netSockFD] = netSockFD
 	}
 	attr := &syscall.ProcAttr{
 		Env:   []string{},
@@ -215,8 +231,8 @@ func runForkHelper() int {
 	}
 	// The streams and pipes are the init's now: the program must see
 	// them close when the init ends, not when this process does.
-	_ = unix.CloseRange(0, ttySockFD, 0)
-	_ = unix.CloseRange(helperResultFD, helperCgroupFD, 0)
+	_ = unix.CloseRange(0, netSockFD, 0)
+	_ = unix.CloseRange(helperResultFD, ^uint(0), 0)
 	if err != nil {
 		return ExitSetup
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// The helper gets the init's descriptors (nothing at 5 without a pty),
+// The helper gets the init's descriptors (nothing at 5 without a pty, at 6
+// without a filtered network),
 // then its request and result pipes, then the cgroup; the request carries what the init's fork needs;
 // the helper itself is forked plainly (so it is vforked), in our process
 // group, and dies with us.
@@ -18,6 +19,7 @@ func TestHelperAttr(t *testing.T) {
 	}
 	defer closeFiles(req, res)
 	rq, rs := req.Fd(), res.Fd()
+	const N = ^uintptr(0) // no descriptor there
 	maps := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 1000, Size: 1}}
 	for _, tc := range []struct {
 		name      string
@@ -27,14 +29,20 @@ func TestHelperAttr(t *testing.T) {
 		want      forkRequest
 	}{
 		{"no cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UidMappings: maps, GidMappings: maps, Setsid: true},
-			[]uintptr{0, 1, 2, 7, 8}, []uintptr{0, 1, 2, 7, 8, ^uintptr(0), rq, rs},
+			[]uintptr{0, 1, 2, 7, 8}, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UIDs: maps, GIDs: maps, Setsid: true}},
 		{"born in a cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
-			[]uintptr{0, 1, 2, 7, 8}, []uintptr{0, 1, 2, 7, 8, ^uintptr(0), rq, rs, 9},
+			[]uintptr{0, 1, 2, 7, 8}, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs, 9},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true}},
 		{"with a pty", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true},
-			[]uintptr{0, 1, 2, 7, 8, 11}, []uintptr{0, 1, 2, 7, 8, 11, rq, rs},
+			[]uintptr{0, 1, 2, 7, 8, 11}, []uintptr{0, 1, 2, 7, 8, 11, N, rq, rs},
 			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true, TTY: true}},
+		{"a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
+			[]uintptr{0, 1, 2, 7, 8, N, 10}, []uintptr{0, 1, 2, 7, 8, N, 10, rq, rs, 9},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, Net: true}},
+		{"a pty and a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER},
+			[]uintptr{0, 1, 2, 7, 8, 11, 10}, []uintptr{0, 1, 2, 7, 8, 11, 10, rq, rs},
+			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, TTY: true, Net: true}},
 	} {
 		init := &syscall.ProcAttr{Files: append([]uintptr{}, tc.initFiles...), Sys: &tc.sys}
 		attr, got := helperAttr(init, req, res)
@@ -52,7 +60,7 @@ func TestHelperAttr(t *testing.T) {
 			t.Errorf("%s: the init's descriptors were changed: %v", tc.name, init.Files)
 		}
 	}
-	if ttySockFD != 5 || helperRequestFD != 6 || helperResultFD != 7 || helperCgroupFD != 8 {
-		t.Error("the helper's descriptors follow the init's six")
+	if ttySockFD != 5 || netSockFD != 6 || helperRequestFD != 7 || helperResultFD != 8 || helperCgroupFD != 9 {
+		t.Error("the helper's descriptors follow the init's seven")
 	}
 }

@@ -63,6 +63,19 @@ func runInit() int {
 		return ExitSetup
 	}
 	step := stepLogger(spec.Verbose, status)
+	if spec.Loopback {
+		if err := ns.LoopbackUp(); err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("lo up")
+		addLoopbackAddrs(spec.LoopbackAddrs, step)
+	}
+	// Once lo is up (and has 127.0.0.1), nsrun may bind there: it does so
+	// while the mounts are built.
+	var netReady <-chan error
+	if spec.Net {
+		netReady = serveSockets()
+	}
 	if err := mounts.Build(spec.Plan); err != nil {
 		if errors.Is(err, mounts.ErrProcRefused) {
 			err = fmt.Errorf("%w; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err)
@@ -85,12 +98,6 @@ func runInit() int {
 			return fail(ExitSetup, fmt.Errorf("sethostname %q: %w", spec.Hostname, err))
 		}
 	}
-	if spec.Loopback {
-		if err := ns.LoopbackUp(); err != nil {
-			return fail(ExitSetup, err)
-		}
-		step("lo up")
-	}
 	// The pty before Landlock and seccomp, like the mounts it lives in.
 	var term *sandboxTTY
 	if spec.TTY != nil {
@@ -104,6 +111,12 @@ func runInit() int {
 		return fail(code, err)
 	}
 
+	if netReady != nil {
+		if err := <-netReady; err != nil {
+			return fail(ExitSetup, err)
+		}
+		step("network listeners in place")
+	}
 	<-notified
 	attr := &syscall.ProcAttr{Env: spec.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
 	if term != nil {

@@ -117,7 +117,24 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		prep.cleanup()
 		return nil, &SetupError{Code: ExitSetup, Msg: "port rules need --net host"}
 	}
-	l, err := c.planLayers(p, grants, p.Net == NetNone, true)
+	report.Network = networkReport(p)
+	if prep.net, err = c.planNetwork(p, true, report.Network); err != nil {
+		prep.cleanup()
+		return nil, err
+	}
+	layersPolicy, limit := p, netAsPolicy
+	switch {
+	case prep.net != nil:
+		// TCP connects to the proxy alone; UDP is seccomp's to refuse
+		// (tcpOnly), on every ABI.
+		layersPolicy, limit = prep.net.landlockPolicy(p), netConnectOnly
+	case p.Net == NetNone:
+		limit = netNothing
+	}
+	l, err := c.planLayers(layersPolicy, grants, limit, true)
+	if err == nil && prep.net != nil {
+		err = prep.net.addTCPOnly(p, l)
+	}
 	if err != nil {
 		prep.cleanup()
 		return nil, err
@@ -129,8 +146,12 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	report.Landlock, report.Seccomp = l.lreport, l.sreport
 	report.Filesystem.Overruled = c.overruledReport(overruled)
-	prep.report = report
 	env = withTmpdir(env, tmp)
+	if prep.net != nil {
+		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
+		report.NotEnforced = append(report.NotEnforced, landlockNetNotEnforced(prep.net.proxy)...)
+	}
+	prep.report = report
 	home := filepath.Join(tmp, "home")
 	if p.Home == HomePrivate {
 		if err := os.Mkdir(home, 0o700); err != nil {

@@ -92,7 +92,18 @@ func unenforceablePort(p *Policy, handled landlock.Net) string {
 // ports where the kernel can (never reported as dropped: seccomp covers
 // them). carve makes Landlock enforce holes on its own (see
 // landlock.Rules).
-func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, noNetwork, carve bool) (*layers, error) {
+// netLimit is what a sandbox without a network namespace needs of the
+// layers beyond p's port rules.
+type netLimit int
+
+const (
+	netAsPolicy    netLimit = iota // p's port rules, nothing more
+	netNothing                     // no inet socket at all (--net none)
+	netConnectOnly                 // p's connect rules and no bind or listen (the filtered network's proxy)
+)
+
+func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, limit netLimit, carve bool) (*layers, error) {
+	noNetwork := limit == netNothing
 	l := &layers{lreport: LandlockReport{Status: "off", Dropped: []string{}}}
 	if p.AllowUserns && p.Landlock != LandlockOff {
 		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-userns: namespaces inside are of no use under Landlock, which forbids mounting in them; add --landlock off"}
@@ -115,6 +126,13 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, noNetwork, carve bo
 			return nil, &SetupError{Code: ExitSetup, Msg: bad + "; this kernel has " + has}
 		}
 		netRights := explicit | implied
+		if limit == netConnectOnly {
+			// Binding is handled with no port allowed. listen() on an
+			// unbound socket still binds a port no bind() shows: checking
+			// it takes pidfd_getfd, which containers often refuse, so it
+			// is left to the report (see landlockNetNotEnforced).
+			netRights |= landlock.BindTCP
+		}
 		if noNetwork {
 			all := landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
 			netRights |= landlock.Decide(landlock.Request{Net: all}, abi, errata).Handled.Net

@@ -1,7 +1,10 @@
 package nsrun
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"net/netip"
 
 	"github.com/nsrun/nsrun/mounts"
 )
@@ -241,6 +244,48 @@ type Policy struct {
 	// a variable through, and keep Home from replacing it. The report
 	// lists the names removed.
 	UnsetEnv, KeepEnv []string
+
+	// The filtered network: with any of AllowHosts, HostAllowed, Publish
+	// or HostPorts set, the sandbox keeps its own network namespace (Net
+	// must be NetNone) and nsrun carries the connections they allow.
+	//
+	// AllowHosts are the hosts the payload may connect to, as
+	// PATTERN[:PORT]: a name, "*." and a domain (the names below it), an
+	// IP address or CIDR (IPv6 in brackets before a port); without a port,
+	// 80 and 443. A name may lead only to public addresses unless an
+	// address rule names the address or AllowPrivateHosts is set.
+	AllowHosts        []string
+	AllowPrivateHosts bool
+	// AddHosts are NAME=ADDR answers for nsrun's own lookups of names,
+	// ahead of the host's resolver (or Resolve); they make no name allowed.
+	AddHosts []string
+	// Publish makes servers inside reachable from the host.
+	Publish []Publish
+	// HostPorts make the host's 127.0.0.1:PORT reachable at 127.0.0.1:PORT
+	// inside (TCP).
+	HostPorts []PortRange
+	// HostAllowed decides a host (a name, or an IP address as text) and
+	// port no AllowHosts rule allows; nsrun calls it once per host and
+	// port (remembering the last 4096), and for a name looked up through
+	// the sandbox's DNS, for ports 80 and 443. A name it allows may still
+	// lead only to public addresses, as with AllowHosts; an address it
+	// allows is reached as an address rule's is, whatever its class.
+	HostAllowed func(host string, port int) bool
+	// Dial, if set, makes every connection the sandbox is allowed, to
+	// "HOST:PORT" with the host as the payload named it (to go through a
+	// company proxy, say). nsrun then resolves no names itself: a dialer
+	// that connects directly must keep names off private addresses itself.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// Resolve replaces the host's resolver for nsrun's lookups of allowed
+	// names.
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// Publish makes a TCP server inside the sandbox, on 127.0.0.1:Port,
+// reachable on the host at Host.
+type Publish struct {
+	Host netip.AddrPort
+	Port uint16
 }
 
 // Home is the payload's home directory.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nsrun/nsrun/netproxy"
 )
 
 // PolicyFile is a policy file: a Policy, a preset to start from, and the
@@ -35,6 +37,11 @@ type policyJSON struct {
 	Net          string     `json:"net,omitempty"`
 	AllowConnect []string   `json:"allow_connect,omitempty"`
 	AllowBind    []string   `json:"allow_bind,omitempty"`
+	AllowHosts   []string   `json:"allow_hosts,omitempty"`
+	AllowPrivate bool       `json:"allow_private_hosts,omitempty"`
+	AddHosts     []string   `json:"add_hosts,omitempty"`
+	Publish      []string   `json:"publish,omitempty"`
+	HostPorts    []string   `json:"host_ports,omitempty"`
 	Hostname     string     `json:"hostname,omitempty"`
 	UID          *int       `json:"uid,omitempty"`
 	GID          *int       `json:"gid,omitempty"`
@@ -173,6 +180,31 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 			}
 			*list.out = append(*list.out, r)
 		}
+	}
+	for _, h := range j.AllowHosts {
+		if _, err := netproxy.ParseRule(h); err != nil {
+			return nil, fmt.Errorf("allow_hosts %q: %w", h, err)
+		}
+	}
+	for _, h := range j.AddHosts {
+		if _, _, err := ParseAddHost(h); err != nil {
+			return nil, fmt.Errorf("add_hosts %q: %w", h, err)
+		}
+	}
+	p.AllowHosts, p.AddHosts, p.AllowPrivateHosts = j.AllowHosts, j.AddHosts, j.AllowPrivate
+	for _, v := range j.Publish {
+		pb, err := ParsePublish(v)
+		if err != nil {
+			return nil, fmt.Errorf("publish %q: %w", v, err)
+		}
+		p.Publish = append(p.Publish, pb)
+	}
+	for _, v := range j.HostPorts {
+		r, err := ParseHostPorts(v)
+		if err != nil {
+			return nil, fmt.Errorf("host_ports %q: %w", v, err)
+		}
+		p.HostPorts = append(p.HostPorts, r)
 	}
 	if j.Timeout != "" {
 		if pf.Timeout, err = ParseTimeout(j.Timeout); err != nil {

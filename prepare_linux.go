@@ -22,6 +22,7 @@ type prepared struct {
 	tmpDir string   // created for a Landlock-only sandbox; removed after it
 	kept   string   // --keep-changes: tidied once the sandbox is gone
 	lock   *os.File // on kept, held until then
+	net    *netPlan // a filtered network, or nil
 	absent []gitguard.Absent
 	git    *gitProtection // looked at again after the run
 }
@@ -65,6 +66,7 @@ func (p *prepared) cleanup() {
 	if p.lock != nil {
 		p.lock.Close()
 	}
+	p.net.cleanup()
 }
 
 var reservedPaths = []string{"/dev", "/proc", "/sys"}
@@ -258,6 +260,12 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
 		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
 	in.Lookup = lookupHost
+	if err := p.checkNetwork(); err != nil {
+		return nil, err
+	}
+	if p.filtersNetwork() {
+		in.Files = netFiles(root, p.Hostname)
+	}
 	for _, r := range rules {
 		if err := c.addRule(&in, r, root); err != nil {
 			return nil, err
@@ -329,12 +337,20 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, fullGrants(plan), false, false)
+	l, err := c.planLayers(p, fullGrants(plan), netAsPolicy, false)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkHostProc(p, l.lreport); err != nil {
 		return nil, err
+	}
+	// Last, as it listens on the host for --publish.
+	netReport := networkReport(p)
+	if prep.net, err = c.planNetwork(p, false, netReport); err != nil {
+		return nil, err
+	}
+	if prep.net != nil {
+		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
 	}
 	prep.spec = initSpec{
 		Plan:     plan,
@@ -344,6 +360,10 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		Loopback: p.Net != NetHost,
 		Landlock: l.landlock,
 		Seccomp:  l.seccomp,
+		Net:      prep.net != nil,
+	}
+	if prep.net != nil {
+		prep.spec.LoopbackAddrs = prep.net.loopbackAddrs()
 	}
 	prep.report = baseReport(plan, p.Net == NetHost)
 	prep.report.Filesystem.Changes, prep.kept, prep.lock = kept, kept, lock
@@ -353,6 +373,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 			prep.report.Filesystem.Sockets = append(prep.report.Filesystem.Sockets, r.Canon)
 		}
 	}
+	prep.report.Network = netReport
 	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
 	if p.Proc == ProcHost {

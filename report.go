@@ -20,6 +20,9 @@ type Report struct {
 	// NestedRepositories are repositories the payload made and registered
 	// as submodules of a protected one: host git runs git in them.
 	NestedRepositories []string `json:"nested_repositories,omitempty"`
+	// Network is what the sandbox could reach and what it tried; nil
+	// when no sandbox was built.
+	Network *NetworkReport `json:"network,omitempty"`
 	// Limits are the resource limits applied: rlimits as "soft:hard",
 	// tmpfs_size in bytes.
 	Limits map[string]string `json:"limits,omitempty"`
@@ -111,6 +114,33 @@ type SeccompReport struct {
 	Reason string   `json:"reason,omitempty"`
 }
 
+// NetworkReport is the sandbox's network: "none" (its own namespace with
+// only lo), "host" (the host's), or "filtered" (its own namespace, and
+// what Allowed, HostPorts and Publish name carried by nsrun).
+type NetworkReport struct {
+	Mode string `json:"mode"`
+	// Allowed are the AllowHosts rules, one HOST:PORT each.
+	Allowed           []string `json:"allowed"`
+	AllowPrivateHosts bool     `json:"allow_private_hosts,omitempty"`
+	// Proxy is the HTTP and SOCKS5 proxy's address as the payload reaches
+	// it; DNS the resolver's ("" when the payload has none of nsrun's).
+	Proxy     string   `json:"proxy,omitempty"`
+	DNS       string   `json:"dns,omitempty"`
+	HostPorts []string `json:"host_ports,omitempty"`
+	Publish   []string `json:"publish,omitempty"`
+	// Connections are those nsrun carried, Denied those it refused, by
+	// host and port (port 0: a name looked up through the sandbox's DNS).
+	Connections []NetworkCount `json:"connections"`
+	Denied      []NetworkCount `json:"denied"`
+}
+
+// NetworkCount is a number of connections to one host and port.
+type NetworkCount struct {
+	Host  string `json:"host"`
+	Port  int    `json:"port"`
+	Count int    `json:"count"`
+}
+
 // ExitReport is how the payload ended; Signal is null unless a signal
 // killed it.
 type ExitReport struct {
@@ -148,7 +178,7 @@ func (r *Report) notBuilt(backend string, err error) {
 		r.Seccomp.Status, r.Seccomp.Reason = "none", why
 	}
 	r.Seccomp.SyscallsBlocked, r.Seccomp.Rules = 0, nil
-	r.Limits, r.NotEnforced = nil, nil
+	r.Limits, r.NotEnforced, r.Network = nil, nil, nil
 	r.Error = err.Error()
 	r.Exit = ExitReport{Code: ExitCode(err)}
 	r.TimingsMS.Run = 0

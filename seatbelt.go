@@ -54,6 +54,8 @@ func (p *Policy) linuxOnlySetting() string {
 		return "allow-userns"
 	case len(p.AllowConnect)+len(p.AllowBind) > 0:
 		return "port rules (allow-connect, allow-bind)"
+	case p.filtersNetwork() || p.AllowPrivateHosts || len(p.AddHosts) > 0 || p.Dial != nil || p.Resolve != nil:
+		return "a filtered network (allow-host, publish, host-port)"
 	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
 		return "a seccomp profile"
 	case p.Home != HomeInherit:

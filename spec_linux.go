@@ -33,6 +33,13 @@ type initSpec struct {
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
+	// Net makes the init serve sockets of its network namespace on
+	// netSockFD, and wait before starting the payload until nsrun has its
+	// listeners in place.
+	Net bool
+	// LoopbackAddrs are given to lo with lo up, for the addresses of a
+	// filtered network's address rules.
+	LoopbackAddrs []string
 }
 
 // ttySpec is the sandbox's pseudo-terminal: which of the payload's

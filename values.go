@@ -2,9 +2,13 @@ package nsrun
 
 import (
 	"errors"
+	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nsrun/nsrun/netproxy"
 )
 
 // ParsePortRange takes PORT or FIRST-LAST, optionally after "tcp:" or "udp:"
@@ -114,4 +118,62 @@ func ParseSize(v string) (uint64, error) {
 		return 0, errors.New("want a positive size such as 64M")
 	}
 	return n * mult, nil
+}
+
+// ParsePublish takes [HOSTADDR:]HOSTPORT:PORT: the host listens on
+// HOSTADDR (default 127.0.0.1; IPv6 in brackets) at HOSTPORT and carries
+// each connection to PORT inside.
+func ParsePublish(v string) (Publish, error) {
+	addr := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	rest := v
+	if strings.HasPrefix(v, "[") {
+		a, after, ok := strings.Cut(v[1:], "]:")
+		ip, err := netip.ParseAddr(a)
+		if !ok || err != nil || !ip.Is6() || ip.Zone() != "" {
+			return Publish{}, errors.New("want [IPV6]:HOSTPORT:PORT")
+		}
+		addr, rest = ip, after
+	} else if parts := strings.Split(v, ":"); len(parts) == 3 {
+		ip, err := netip.ParseAddr(parts[0])
+		if err != nil || !ip.Is4() {
+			return Publish{}, fmt.Errorf("host address %q: want an IPv4 address, or IPv6 in brackets", parts[0])
+		}
+		addr, rest = ip, parts[1]+":"+parts[2]
+	}
+	hostPort, port, ok := strings.Cut(rest, ":")
+	if !ok {
+		return Publish{}, errors.New("want [HOSTADDR:]HOSTPORT:PORT")
+	}
+	hp, err := netproxy.ParsePort(hostPort)
+	if err != nil {
+		return Publish{}, fmt.Errorf("host %w", err)
+	}
+	p, err := netproxy.ParsePort(port)
+	if err != nil {
+		return Publish{}, err
+	}
+	return Publish{Host: netip.AddrPortFrom(addr, hp), Port: p}, nil
+}
+
+// ParseHostPorts takes PORT or FIRST-LAST (TCP).
+func ParseHostPorts(v string) (PortRange, error) {
+	if strings.Contains(v, ":") {
+		return PortRange{}, errors.New("want PORT or FIRST-LAST (TCP only)")
+	}
+	return ParsePortRange(v)
+}
+
+// ParseAddHost takes NAME=ADDR.
+func ParseAddHost(v string) (name string, addr netip.Addr, err error) {
+	n, a, ok := strings.Cut(v, "=")
+	if !ok {
+		return "", netip.Addr{}, errors.New("want NAME=ADDRESS")
+	}
+	if name, err = netproxy.NormalizeName(n); err != nil {
+		return "", netip.Addr{}, err
+	}
+	if addr, err = netip.ParseAddr(a); err != nil || addr.Zone() != "" {
+		return "", netip.Addr{}, fmt.Errorf("%q is not an IP address", a)
+	}
+	return name, addr.Unmap(), nil
 }

@@ -463,18 +463,7 @@ func (b *builder) mountEmptyFile(op Op, target int) error {
 	if err != nil {
 		return fmt.Errorf("deny %s: %w", op.Path, err)
 	}
-	tree, err := unix.OpenTree(dir, "empty", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-	if err != nil {
-		return fmt.Errorf("deny %s: open_tree: %w", op.Path, err)
-	}
-	defer unix.Close(tree)
-	if err := b.attrs.set(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, false, false); err != nil {
-		return fmt.Errorf("deny %s: mount_setattr: %w", op.Path, err)
-	}
-	if err := b.attach(tree, target, op.Path); err != nil {
-		return fmt.Errorf("deny %s: %w", op.Path, err)
-	}
-	return nil
+	return b.bindScratch(dir, "empty", target, op.Path, "deny")
 }
 
 // mountFile binds a read-only file with op.Content onto op.Path.
@@ -483,16 +472,23 @@ func (b *builder) mountFile(op Op, target int) error {
 	if err != nil {
 		return fmt.Errorf("file %s: %w", op.Path, err)
 	}
+	return b.bindScratch(dir, name, target, op.Path, "file")
+}
+
+// bindScratch binds the file name of the scratch tmpfs dir onto target
+// (path inside), read-only, nosuid, nodev and noexec; kind names the op
+// in errors.
+func (b *builder) bindScratch(dir int, name string, target int, path, kind string) error {
 	tree, err := unix.OpenTree(dir, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 	if err != nil {
-		return fmt.Errorf("file %s: open_tree: %w", op.Path, err)
+		return fmt.Errorf("%s %s: open_tree: %w", kind, path, err)
 	}
 	defer unix.Close(tree)
 	if err := b.attrs.set(tree, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, false, false); err != nil {
-		return fmt.Errorf("file %s: mount_setattr: %w", op.Path, err)
+		return fmt.Errorf("%s %s: mount_setattr: %w", kind, path, err)
 	}
-	if err := b.attach(tree, target, op.Path); err != nil {
-		return fmt.Errorf("file %s: %w", op.Path, err)
+	if err := b.attach(tree, target, path); err != nil {
+		return fmt.Errorf("%s %s: %w", kind, path, err)
 	}
 	return nil
 }

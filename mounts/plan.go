@@ -593,8 +593,19 @@ func pinsNeeded(ops []Op, index map[string]int, root Op, extra []string) []strin
 // lookup, placeMountpoints decides, and without it a missing path leaves
 // the file out.
 func addFiles(ops []Op, index map[string]int, files []File, lookup bool) ([]Op, error) {
+	// A file the caller asked for (Required) over one of nsrun's own at
+	// the same path: the caller's.
+	required := map[string]bool{}
+	for _, f := range files {
+		if f.Required {
+			required[f.Path] = true
+		}
+	}
 	seen := map[string]bool{}
 	for _, f := range files {
+		if !f.Required && required[f.Path] {
+			continue
+		}
 		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == "/" {
 			return nil, fmt.Errorf("file %q: not a clean absolute path", f.Path)
 		}
@@ -614,6 +625,7 @@ func addFiles(ops []Op, index map[string]int, files []File, lookup bool) ([]Op, 
 		if i, ok := index[f.Path]; ok && ops[i].Dir {
 			return nil, fmt.Errorf("file %s: a directory rule is there", f.Path)
 		}
+		inTmpfs := false
 		if parent := nearest(index, f.Path); parent >= 0 {
 			p := &ops[parent]
 			if !p.Dir {
@@ -621,10 +633,12 @@ func addFiles(ops []Op, index map[string]int, files []File, lookup bool) ([]Op, 
 			}
 			if p.Kind == OpTmpfs && (!p.ReadOnly || f.Required) {
 				p.Mountpoints = append(p.Mountpoints, Mountpoint{Rel: strings.TrimPrefix(f.Path, p.Path+"/")})
-				op.Optional = false
+				// Where the tmpfs may be left out (its mount point missing
+				// inside), the file goes with it.
+				op.Optional, inTmpfs = p.Optional && !f.Required, true
 			}
 		}
-		if lookup && op.Optional {
+		if lookup && op.Optional && !inTmpfs {
 			// placeMountpoints decides, and keeps the file where its path
 			// exists.
 			op.Optional = false

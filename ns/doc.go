@@ -1,7 +1,8 @@
 // Package ns holds what nsrun needs from Linux namespaces and credentials:
 // the clone flags of a sandbox, the single-line uid/gid maps, the host
 // settings that forbid unprivileged user namespaces, bringing up the
-// loopback interface of a new network namespace, and dropping every
+// loopback interface of a new network namespace (and giving it more
+// addresses), and dropping every
 // capability before the payload starts.
 //
 // Guarantees: DropPrivileges leaves the calling thread with NO_NEW_PRIVS set,

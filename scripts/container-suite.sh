@@ -7,8 +7,8 @@ cd /opt/nsrun
 shape="${NSRUN_SHAPE:?set NSRUN_SHAPE to default, docker or unmasked}"
 case "$shape" in
 unmasked) tests='.' ;;
-default) tests='^(TestContainerShape|TestProbeIsTrue|TestLandlockOnlyMode|TestPodmanProfileAgreesWithTheRuntime)$' ;;
-*) tests='^(TestContainerShape|TestProbeIsTrue|TestLandlockOnlyMode)$' ;;
+default) tests='^(TestContainerShape|TestProbeIsTrue|TestLandlockOnlyMode|TestNetworkLandlockProxy|TestPodmanProfileAgreesWithTheRuntime)$' ;;
+*) tests='^(TestContainerShape|TestProbeIsTrue|TestLandlockOnlyMode|TestNetworkLandlockProxy)$' ;;
 esac
 export NSRUN_BIN=/opt/nsrun/nsrun NSRUN_HELPER=/opt/nsrun/helper NSRUN_SYSC=/opt/nsrun/sysc
 [ "$shape" = unmasked ] && export NSRUN_INTEGRATION=1

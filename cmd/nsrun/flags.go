@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nsrun/nsrun"
+	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
 )
 
@@ -332,6 +333,31 @@ func newFlagSet(o *options) *flag.FlagSet {
 		p.AllowBind = append(p.AllowBind, r)
 		return err
 	}), "allow-bind", "")
+	fs.Var(funcFlag(func(v string) error {
+		if _, err := netproxy.ParseRule(v); err != nil {
+			return err
+		}
+		p.AllowHosts = append(p.AllowHosts, v)
+		return nil
+	}), "allow-host", "")
+	fs.BoolVar(&p.AllowPrivateHosts, "allow-private-hosts", false, "")
+	fs.Var(funcFlag(func(v string) error {
+		if _, _, err := nsrun.ParseAddHost(v); err != nil {
+			return err
+		}
+		p.AddHosts = append(p.AddHosts, v)
+		return nil
+	}), "add-host", "")
+	fs.Var(funcFlag(func(v string) error {
+		pb, err := nsrun.ParsePublish(v)
+		p.Publish = append(p.Publish, pb)
+		return err
+	}), "publish", "")
+	fs.Var(funcFlag(func(v string) error {
+		r, err := nsrun.ParseHostPorts(v)
+		p.HostPorts = append(p.HostPorts, r)
+		return err
+	}), "host-port", "")
 	fs.Var(funcFlag(func(v string) error {
 		if v == "" {
 			return errors.New("want default, off or a profile file")

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nsrun/nsrun"
@@ -68,6 +69,15 @@ func merge(o *options, environ []string) (*merged, error) {
 	if pf != nil {
 		overlay(m.policy, &pf.Policy, pf.Set)
 		m.dir, m.timeout = pf.Dir, pf.Timeout
+	}
+	overlay(m.policy, &o.policy, o.set)
+	env := environ
+	if filtered(m.policy) {
+		// The host's proxies are out of the sandbox's reach: nsrun points
+		// the variables at its own, unless the file or a flag sets them.
+		env = withoutProxyVariables(env)
+	}
+	if pf != nil {
 		if pf.ClearEnv {
 			ops = append(ops, envOp{kind: envClear})
 		}
@@ -80,7 +90,6 @@ func merge(o *options, environ []string) (*merged, error) {
 			ops = append(ops, envOp{kind: envSet, key: k, value: v})
 		}
 	}
-	overlay(m.policy, &o.policy, o.set)
 	if o.set["chdir"] {
 		m.dir = o.dir
 	}
@@ -89,7 +98,7 @@ func merge(o *options, environ []string) (*merged, error) {
 	}
 	var unset, keep []string
 	m.envOps = append(ops, o.envOps...)
-	m.env, unset, keep = environment(environ, m.envOps)
+	m.env, unset, keep = environment(env, m.envOps)
 	for _, k := range unset {
 		if l := literal(k); l != "" {
 			m.policy.UnsetEnv = append(m.policy.UnsetEnv, l)
@@ -125,6 +134,13 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	base.AllowConnect = append(base.AllowConnect, top.AllowConnect...)
 	base.AllowBind = append(base.AllowBind, top.AllowBind...)
 	base.Rlimits = append(base.Rlimits, top.Rlimits...)
+	base.AllowHosts = append(base.AllowHosts, top.AllowHosts...)
+	base.AddHosts = append(base.AddHosts, top.AddHosts...)
+	base.Publish = append(base.Publish, top.Publish...)
+	base.HostPorts = append(base.HostPorts, top.HostPorts...)
+	if set["allow-private-hosts"] {
+		base.AllowPrivateHosts = top.AllowPrivateHosts
+	}
 	if set["tmpfs-size"] {
 		base.TmpfsSize = top.TmpfsSize
 	}
@@ -185,4 +201,23 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["protect-git"] {
 		base.ProtectGit = top.ProtectGit
 	}
+}
+
+// filtered reports whether p asks for the filtered network.
+func filtered(p *nsrun.Policy) bool {
+	return len(p.AllowHosts)+len(p.Publish)+len(p.HostPorts) > 0
+}
+
+// withoutProxyVariables drops the variables that name proxies.
+func withoutProxyVariables(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch strings.ToLower(k) {
+		case "http_proxy", "https_proxy", "all_proxy", "no_proxy":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }

@@ -172,6 +172,13 @@ func describe(err error) string {
 	if errors.As(err, &we) {
 		return "--preset: " + we.Error()
 	}
+	var ne *nsrun.NetError
+	if errors.As(err, &ne) {
+		if ne.Value != "" {
+			return fmt.Sprintf("--%s %q: %v", ne.Option, ne.Value, ne.Err)
+		}
+		return fmt.Sprintf("--%s: %v", ne.Option, ne.Err)
+	}
 	var ise *nsrun.IsolationError
 	if errors.As(err, &ise) {
 		return fmt.Sprintf("--%s: needs namespaces, which --isolation landlock does not create", ise.Setting)
@@ -228,6 +235,12 @@ Network:
   --net none|host   own namespace with only lo (default), or the host's
   --allow-connect [tcp:|udp:]PORT[-LAST]   the only ports to connect to (Landlock, with seccomp)
   --allow-bind [tcp:|udp:]PORT[-LAST]      the only ports to bind and listen on (Landlock, with seccomp)
+  --allow-host PATTERN[:PORT]  reach only these hosts, through nsrun (name, *.domain, IP, CIDR;
+                               default ports 80 and 443): proxy variables, DNS, direct connects
+  --allow-private-hosts        let allowed names lead to loopback, private, link-local addresses
+  --add-host NAME=ADDR         nsrun resolves NAME to ADDR (it allows nothing by itself)
+  --publish [ADDR:]HOSTPORT:PORT   the host's ADDR:HOSTPORT (127.0.0.1) reaches PORT inside
+  --host-port PORT[-LAST]      127.0.0.1:PORT inside reaches the host's 127.0.0.1:PORT
 Security layers:
   --isolation full|landlock   namespaces+mounts+Landlock (default), or Landlock alone
   --landlock auto|off         apply what the kernel offers (default), or not at all

@@ -1,0 +1,370 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/netproxy"
+	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/seccomp"
+)
+
+// netSockFD is the init's end of the socket over which it makes sockets
+// in the sandbox's network namespace for nsrun (a filtered network only).
+const netSockFD = 6
+
+// netPlan is a sandbox's filtered network as planned: the server's
+// configuration, and what the payload gets to use it.
+type netPlan struct {
+	cfg   netproxy.Config
+	proxy string // host:port of the proxy as the payload reaches it
+}
+
+// networkReport is the report's network section before the run.
+func networkReport(p *Policy) *NetworkReport {
+	r := &NetworkReport{Mode: "none", Allowed: []string{}, Connections: []NetworkCount{}, Denied: []NetworkCount{}}
+	if p.Net == NetHost {
+		r.Mode = "host"
+	}
+	return r
+}
+
+// planNetwork decides the filtered network of p, or returns nil when p
+// does not filter it. landlockOnly serves the proxy on the host's
+// loopback (there is no network namespace to serve it in).
+func (c *Cmd) planNetwork(p *Policy, landlockOnly bool, report *NetworkReport) (*netPlan, error) {
+	if err := p.checkNetwork(); err != nil {
+		return nil, err
+	}
+	if !p.filtersNetwork() {
+		return nil, nil
+	}
+	pol, err := netproxy.ParsePolicy(p.AllowHosts, p.AllowPrivateHosts)
+	if err != nil {
+		return nil, &NetError{Option: "allow-host", Err: err}
+	}
+	np := &netPlan{cfg: netproxy.Config{Policy: pol, Allow: p.HostAllowed, Resolve: p.Resolve, Dial: p.Dial}}
+	if len(p.AddHosts) > 0 {
+		np.cfg.Hosts = map[string][]netip.Addr{}
+		for _, h := range p.AddHosts {
+			name, addr, _ := ParseAddHost(h) // checkNetwork checked them
+			np.cfg.Hosts[name] = append(np.cfg.Hosts[name], addr)
+		}
+	}
+	for _, r := range p.HostPorts {
+		for port := int(r.First); port <= int(r.Last); port++ {
+			np.cfg.HostPorts = append(np.cfg.HostPorts, uint16(port))
+		}
+		report.HostPorts = append(report.HostPorts, portRangeString(r))
+	}
+	for _, pb := range p.Publish {
+		// Listening now makes a port in use an error before anything runs.
+		ln, err := net.Listen("tcp", pb.Host.String())
+		if err != nil {
+			np.cleanup()
+			return nil, &NetError{Option: "publish", Value: publishString(pb), Err: err}
+		}
+		np.cfg.Publish = append(np.cfg.Publish, netproxy.Publish{Host: ln, Port: pb.Port})
+		report.Publish = append(report.Publish, publishString(pb))
+	}
+	if c.Log != nil {
+		var mu sync.Mutex
+		np.cfg.Log = func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(c.Log, "nsrun: %s\n", line)
+		}
+	}
+	np.proxy = netproxy.ProxyAddr.String()
+	if len(p.AllowConnect) > 0 && !landlockOnly && !portIn(p.AllowConnect, netproxy.ProxyAddr.Port()) {
+		c.warnf("--allow-connect leaves out port %d, nsrun's proxy: only programs that connect straight to the allowed names reach them", netproxy.ProxyAddr.Port())
+	}
+	if landlockOnly {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			np.cleanup()
+			return nil, &SetupError{Code: ExitSetup, Msg: "the proxy on the host's loopback: " + err.Error()}
+		}
+		np.cfg.Proxy, np.proxy = ln, ln.Addr().String()
+	} else {
+		report.DNS = netproxy.DNSAddr.String()
+	}
+	report.Mode, report.Allowed, report.AllowPrivateHosts, report.Proxy = "filtered", pol.Strings(), p.AllowPrivateHosts, np.proxy
+	return np, nil
+}
+
+// cleanup frees what planning took: the listeners on the host.
+func (np *netPlan) cleanup() {
+	if np == nil {
+		return
+	}
+	if np.cfg.Proxy != nil {
+		np.cfg.Proxy.Close()
+	}
+	for _, p := range np.cfg.Publish {
+		p.Host.Close()
+	}
+}
+
+// proxyVariables are the variables that point programs at a proxy.
+var proxyVariables = []string{"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"}
+
+// proxyEnv points env's proxy variables at the proxy, leaving those the
+// caller set (explicit: env is the caller's own, not the environment
+// inherited), and replacing inherited ones, which name proxies of the
+// host's network the sandbox cannot reach.
+func proxyEnv(env []string, proxy string, explicit bool) []string {
+	values := map[string]string{"all_proxy": "socks5h://" + proxy, "no_proxy": "localhost,127.0.0.1,::1"}
+	values["http_proxy"], values["https_proxy"] = "http://"+proxy, "http://"+proxy
+	set := map[string]bool{}
+	out := make([]string, 0, len(env)+len(proxyVariables))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ours := values[strings.ToLower(k)]; ours && !explicit {
+			continue
+		}
+		set[k] = true
+		out = append(out, kv)
+	}
+	for _, k := range proxyVariables {
+		if !set[k] {
+			out = append(out, k+"="+values[strings.ToLower(k)])
+		}
+	}
+	return out
+}
+
+// netFiles are the sandbox's own /etc/resolv.conf (nsrun's DNS) and
+// /etc/hosts, at the paths those names lead to inside root.
+func netFiles(root, hostname string) []mounts.File {
+	if hostname == "" {
+		hostname, _ = os.Hostname()
+	}
+	hosts := "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+	if hostname != "" && hostname != "localhost" {
+		hosts += "127.0.0.1\t" + hostname + "\n"
+	}
+	var files []mounts.File
+	for _, f := range []mounts.File{
+		{Path: "/etc/resolv.conf", Content: "# nsrun: names resolve through nsrun, which answers only the allowed ones\nnameserver 127.0.0.1\n"},
+		{Path: "/etc/hosts", Content: hosts},
+	} {
+		f.Path = pathInRoot(root, f.Path)
+		if fi, err := os.Stat(filepath.Join(root, f.Path)); err == nil && !fi.Mode().IsRegular() {
+			continue // nothing a file can be mounted on
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// pathInRoot is where p leads inside a sandbox whose root is the host
+// directory root: each symlink on the way followed as the sandbox would
+// follow it (an absolute target from root), missing components taken as
+// they are.
+func pathInRoot(root, p string) string {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	cur := "/"
+	for hops := 0; len(parts) > 0; {
+		part := parts[0]
+		parts = parts[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, part)
+		target, err := os.Readlink(filepath.Join(root, next))
+		if hops++; err != nil || hops > 40 {
+			cur = next
+			continue
+		}
+		if path.IsAbs(target) {
+			cur = "/"
+		}
+		parts = append(strings.Split(target, "/"), parts...)
+	}
+	return cur
+}
+
+// startNetwork starts the server of a filtered network; inside is the
+// socket to the init's factory, nil for the Landlock-only stage.
+func (s *sysCmd) startNetwork(np *netPlan, inside *os.File) error {
+	if inside != nil {
+		fd, err := unix.Dup(int(inside.Fd()))
+		if err != nil {
+			return fmt.Errorf("dup: %w", err)
+		}
+		unix.CloseOnExec(fd)
+		s.inside = netproxy.NewInside(fd)
+		np.cfg.Inside = s.inside
+	}
+	srv, err := netproxy.Start(np.cfg)
+	if err != nil {
+		return err
+	}
+	s.net = srv
+	if s.inside != nil {
+		return s.inside.Ready()
+	}
+	return nil
+}
+
+// stopNetwork ends the server and puts its counts in report.
+func (s *sysCmd) stopNetwork(report *NetworkReport) {
+	if s.net != nil {
+		s.net.Close()
+		if report != nil {
+			carried, denied := s.net.Stats()
+			report.Connections, report.Denied = networkCounts(carried), networkCounts(denied)
+		}
+		s.net = nil
+	}
+	if s.inside != nil {
+		s.inside.Close()
+		s.inside = nil
+	}
+}
+
+func networkCounts(cs []netproxy.Count) []NetworkCount {
+	out := make([]NetworkCount, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, NetworkCount(c))
+	}
+	return out
+}
+
+// tcpOnly refuses inet sockets other than TCP and TCP Fast Open (EACCES):
+// a Landlock-only sandbox whose network is the proxy must reach nothing
+// else, and Landlock's port rules see neither UDP (below ABI 10), nor
+// other protocols on a stream socket (SCTP), nor data sent with
+// MSG_FASTOPEN, which connects without connect().
+func tcpOnly() seccomp.Profile {
+	const eacces = 13
+	deny := seccomp.Action{Kind: seccomp.ActErrno, Errno: eacces}
+	masked := func(i uint, mask, value uint64) seccomp.Arg {
+		return seccomp.Arg{Index: i, Op: seccomp.OpMaskedEq, Value: mask, ValueTwo: value}
+	}
+	// AF_INET (2) and AF_INET6 (10): equal once bit 3 is masked off.
+	inet := masked(0, 0xffffffff&^8, unix.AF_INET)
+	p := seccomp.Profile{Name: "tcp-only", DefaultAction: seccomp.Action{Kind: seccomp.ActAllow}}
+	const why = "a Landlock-only sandbox with a filtered network reaches the proxy over TCP, and nothing else"
+	// Socket types other than SOCK_STREAM (1): 0, 2-3, 4-7, 8-15.
+	for _, t := range []seccomp.Arg{masked(1, 0xf, 0), masked(1, 0xe, 2), masked(1, 0xc, 4), masked(1, 0x8, 8)} {
+		p.Rules = append(p.Rules, seccomp.Rule{Names: []string{"socket"}, Action: deny, Args: []seccomp.Arg{inet, t}, Reason: why})
+	}
+	// Any protocol but 0 and IPPROTO_TCP (6) on a stream socket.
+	p.Rules = append(p.Rules, seccomp.Rule{Names: []string{"socket"}, Action: deny, Reason: why,
+		Args: []seccomp.Arg{inet, {Index: 2, Op: seccomp.OpGT, Value: unix.IPPROTO_TCP}}})
+	for _, c := range []struct {
+		name  string
+		flags uint
+	}{{"sendto", 3}, {"sendmsg", 2}, {"sendmmsg", 3}} {
+		p.Rules = append(p.Rules, seccomp.Rule{Names: []string{c.name}, Action: deny, Reason: why,
+			Args: []seccomp.Arg{masked(c.flags, unix.MSG_FASTOPEN, unix.MSG_FASTOPEN)}})
+	}
+	return p
+}
+
+// landlockPolicy is p for the Landlock layers of a Landlock-only sandbox
+// whose network is the proxy: TCP connects to the proxy's port alone (and,
+// as for --net none, nothing bound).
+func (np *netPlan) landlockPolicy(p *Policy) *Policy {
+	with := *p
+	port := netip.MustParseAddrPort(np.proxy).Port()
+	with.AllowConnect = []PortRange{{Proto: "tcp", First: port, Last: port}}
+	return &with
+}
+
+// addTCPOnly adds the tcpOnly filter to a Landlock-only sandbox's layers,
+// which must limit TCP connects: without it nothing keeps the payload off
+// every other host.
+func (np *netPlan) addTCPOnly(p *Policy, l *layers) error {
+	if l.landlock == nil || l.landlock.Handled.Net&landlock.ConnectTCP == 0 {
+		return &NetError{Option: "allow-host", Err: fmt.Errorf("with --isolation landlock needs Landlock's TCP rules (ABI 4) to keep connections to nsrun's proxy; this kernel has ABI %d", l.lreport.ABI)}
+	}
+	if p.Seccomp == "off" {
+		return &NetError{Option: "allow-host", Err: errors.New("with --isolation landlock needs seccomp to keep every socket but TCP to the proxy closed; seccomp is off")}
+	}
+	compiled, err := seccomp.Compile(tcpOnly())
+	if err != nil {
+		return &SetupError{Code: ExitSetup, Msg: "seccomp tcp-only filter: " + err.Error()}
+	}
+	l.seccomp = append(l.seccomp, compiled.Program)
+	l.sreport.SyscallsBlocked += compiled.Blocked
+	return nil
+}
+
+// landlockNetNotEnforced is what a Landlock-only sandbox's filtered
+// network gives up, for the report.
+func landlockNetNotEnforced(proxy string) []string {
+	port := netip.MustParseAddrPort(proxy).Port()
+	return []string{
+		fmt.Sprintf("network: TCP connects are limited to port %d, the proxy's, but on any address (Landlock rules name ports, not addresses)", port),
+		"network: no DNS and no transparent forwarding (no network namespace): only programs that use the proxy variables reach the allowed hosts",
+		"network: listen() on a TCP socket never bound binds a port of the host's that no Landlock rule sees (binding one is refused)",
+	}
+}
+
+// socketPair is the socket between nsrun and the init's factory.
+func socketPair() (parent, child *os.File, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "network"), os.NewFile(uintptr(fds[1]), "network"), nil
+}
+
+// serveSockets runs the init's socket factory; the channel says when
+// nsrun's listeners are in place (nil) or that nsrun went away first.
+func serveSockets() <-chan error {
+	ready := make(chan error, 1)
+	go netproxy.ServeSockets(netSockFD, func(err error) { ready <- err })
+	return ready
+}
+
+// portIn reports whether a TCP port is in ranges.
+func portIn(ranges []PortRange, port uint16) bool {
+	for _, r := range ranges {
+		if r.Proto != "udp" && r.First <= port && port <= r.Last {
+			return true
+		}
+	}
+	return false
+}
+
+// loopbackAddrs are the addresses the init gives lo, as text.
+func (np *netPlan) loopbackAddrs() []string {
+	var out []string
+	for _, a := range np.cfg.Policy.LocalAddrs() {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// addLoopbackAddrs gives lo the addresses of address rules, in the init.
+// One it cannot add (IPv6 turned off) stays reachable through the proxy.
+func addLoopbackAddrs(addrs []string, step func(string)) {
+	for _, s := range addrs {
+		a, err := netip.ParseAddr(s)
+		if err == nil {
+			err = ns.AddLoopbackAddress(a)
+		}
+		if err != nil {
+			step(fmt.Sprintf("lo address %s not added: %v", s, err))
+		}
+	}
+}
