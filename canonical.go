@@ -60,7 +60,7 @@ func canonical(p, cwd string) (string, fs.FileInfo, error) {
 	canon, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil, errors.New("no such file or directory")
+			return "", nil, errNoSuchPath
 		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -74,6 +74,9 @@ func canonical(p, cwd string) (string, fs.FileInfo, error) {
 	}
 	return canon, info, nil
 }
+
+// errNoSuchPath is a rule's host path that does not exist.
+var errNoSuchPath = errors.New("no such file or directory")
 
 // fileKind names a file type for error messages.
 func fileKind(m fs.FileMode) string {
@@ -95,8 +98,9 @@ func fileKind(m fs.FileMode) string {
 }
 
 // canonicalRules resolves every rule against the current directory, which
-// it returns too.
-func canonicalRules(rules []Rule) ([]canonRule, string, error) {
+// it returns too. otherRoot says the sandbox's root is not the host's:
+// a tmpfs then names a place inside, never resolved on the host.
+func canonicalRules(rules []Rule, otherRoot bool) ([]canonRule, string, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, "", fmt.Errorf("current directory: %w", err)
@@ -104,6 +108,13 @@ func canonicalRules(rules []Rule) ([]canonRule, string, error) {
 	out := make([]canonRule, 0, len(rules))
 	for _, r := range rules {
 		cr, err := canonicalRule(r, cwd)
+		if r.Access == Tmpfs && r.From == "" && (otherRoot || errors.Is(err, errNoSuchPath)) {
+			// A tmpfs shows nothing of the host's: where the host has no
+			// such path, or the root is another tree, the path is a place
+			// inside, made there if the tree lacks it.
+			p := filepath.Clean(absPath(r.Path, cwd))
+			cr, err = canonRule{Rule: r, Canon: p, Dir: true}, nil
+		}
 		if err != nil {
 			return nil, "", err
 		}

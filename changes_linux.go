@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsrun/nsrun/internal/changes"
 	"github.com/nsrun/nsrun/mounts"
 )
@@ -70,6 +72,10 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 			// change what is kept and where it is applied.
 			return fail(fmt.Errorf("is inside %s, which the sandbox may write (%s %s); choose a directory outside", host, r.Rule.Option(), r.Canon))
 		}
+	}
+	var fs unix.Statfs_t
+	if err := unix.Statfs(parent, &fs); err == nil && fs.Type == unix.OVERLAYFS_SUPER_MAGIC {
+		return fail(fmt.Errorf("%s is on an overlay filesystem (a container's own?), which the kernel takes as no overlay's upper layer: choose a directory on another filesystem (a volume, a tmpfs)", parent))
 	}
 	dirs, lock, err := changes.Keep(dir, layers, modes)
 	if err != nil {

@@ -45,7 +45,7 @@ func (p *Policy) Effect() (*Effect, error) { return p.effect(true) }
 
 // effect is Effect, with or without this system's own rules.
 func (p *Policy) effect(own bool) (*Effect, error) {
-	rules, cwd, err := canonicalRules(p.Rules)
+	rules, cwd, err := canonicalRules(p.Rules, p.Root != "")
 	if err != nil {
 		return nil, err
 	}

@@ -132,7 +132,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return nil, &SetupError{Code: ExitSetup, Msg: "no command given"}
 	}
-	user, cwd, err := canonicalRules(p.Rules)
+	user, cwd, err := canonicalRules(p.Rules, p.Root != "" && p.Isolation == IsolationFull)
 	if err != nil {
 		return nil, err
 	}

@@ -184,12 +184,13 @@ func TestRootImageLackingMountPoints(t *testing.T) {
 	ws := workspace(t)
 	writeFile(t, filepath.Join(ws, "proj", "file"), "proj")
 	before := treeSum(t, img)
-	r := run(t, "/", "--root", img, "--tmpfs", "/work", "--chdir", "/work", "--", "/bin/sh", "-c",
+	// /nsrun-work: a place the host lacks too (a tmpfs names a place inside).
+	r := run(t, "/", "--root", img, "--tmpfs", "/nsrun-work", "--chdir", "/nsrun-work", "--", "/bin/sh", "-c",
 		"pwd; echo x > f && cat f; ls /dev/null /proc/self/status /sys/class/net; echo t > /tmp/t && cat /tmp/t; whoami")
 	if r.code != 0 {
 		t.Fatalf("README's example: %v", r)
 	}
-	expect(t, "README's example", r.stdout, "/work\nx\n/dev/null\n/proc/self/status\n\n/sys/class/net:\nlo\nt\n"+userName(t))
+	expect(t, "README's example", r.stdout, "/nsrun-work\nx\n/dev/null\n/proc/self/status\n\n/sys/class/net:\nlo\nt\n"+userName(t))
 	r = run(t, "/", "--root", img, "--bind", filepath.Join(ws, "proj"), "/srv/proj", "--", "/helper", "read", "/srv/proj/file")
 	expect(t, "a workspace bound into the image", r.stdout, `"proj"`)
 	// A writable root of the image: nothing is made in it on the host.
@@ -299,7 +300,7 @@ func TestBindBadInput(t *testing.T) {
 // below would reach it. Landlock is off so that the mounts alone answer.
 func TestOldRootIsDetached(t *testing.T) {
 	img := tinyImage(t)
-	kept := filepath.Join(workspace(t), "kept")
+	kept := keptDir(t)
 	script := `set -e; [ "$(ls /)" = "$(ls /usr/..)" ]; [ "$(ls /)" = "$(ls /etc/..)" ]; cat /proc/self/mountinfo`
 	for _, tc := range []struct {
 		what string

@@ -10,6 +10,19 @@ import (
 	"time"
 )
 
+// keptDir is a directory for --keep-changes that does not exist yet, on a
+// filesystem that can hold an overlay's upper layer: /dev/shm, a tmpfs
+// also in a container, whose own filesystem (overlayfs) cannot.
+func keptDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "nsrun-kept-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "kept")
+}
+
 // settle waits past the margin nsrun changes keeps for the kernel's
 // coarse clock: files made just before a run read as changed during it.
 func settle() { time.Sleep(50 * time.Millisecond) }
@@ -62,7 +75,7 @@ func TestOverlayLeavesTheHostUnchanged(t *testing.T) {
 	}
 	// Kept: the mount points nsrun makes in the layer (/dev, /proc, /sys,
 	// /tmp, the passwd files the image lacks) are not the payload's.
-	kept := filepath.Join(workspace(t), "kept")
+	kept := keptDir(t)
 	r = run(t, "/", "--root", img, "--overlay", "/", "--keep-changes", kept, "--", "/bin/sh", "-c", "echo x > /etc/new && echo y > /new")
 	if r.code != 0 {
 		t.Fatal(r)
@@ -87,7 +100,7 @@ func TestOverlayLeavesTheHostUnchanged(t *testing.T) {
 func TestKeepChangesAndApply(t *testing.T) {
 	ws := overlayWork(t)
 	before := treeSum(t, ws)
-	kept := filepath.Join(workspace(t), "kept")
+	kept := keptDir(t)
 	rep := filepath.Join(workspace(t), "r.json")
 	r := run(t, "/", "--overlay", ws, "--keep-changes", kept, "--report", rep, "--", "/bin/sh", "-c", overlayScript, ws)
 	if r.code != 0 {
@@ -158,7 +171,7 @@ func TestApplyRefusesWhatTheHostChanged(t *testing.T) {
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			ws := overlayWork(t)
-			kept := filepath.Join(workspace(t), "kept")
+			kept := keptDir(t)
 			r := run(t, "/", "--overlay", ws, "--keep-changes", kept, "--", "/bin/sh", "-c", overlayScript, ws)
 			if r.code != 0 {
 				t.Fatal(r)
@@ -188,7 +201,7 @@ func TestApplyRefusesWhatTheHostChanged(t *testing.T) {
 func TestKeepChangesDirectory(t *testing.T) {
 	ws := overlayWork(t)
 	other := workspace(t)
-	kept := filepath.Join(workspace(t), "kept")
+	kept := keptDir(t)
 	failsWith(t, "inside a writable rule", run(t, "/", "--overlay", ws, "--rw", other, "--keep-changes", filepath.Join(other, "k"), "--", "/bin/true"),
 		"--keep-changes", "which the sandbox may write")
 	failsWith(t, "inside the overlay", run(t, "/", "--overlay", ws, "--keep-changes", filepath.Join(ws, "k"), "--", "/bin/true"),
@@ -217,7 +230,7 @@ func TestKeepChangesDirectory(t *testing.T) {
 	}
 	failsWith(t, "other overlays", run(t, "/", "--overlay", other, "--keep-changes", kept, "--", "/bin/true"),
 		"--keep-changes", "other overlays")
-	notEmpty := workspace(t)
+	notEmpty := keptDir(t)
 	writeFile(t, filepath.Join(notEmpty, "x"), "x")
 	failsWith(t, "a directory of something else", run(t, "/", "--overlay", ws, "--keep-changes", notEmpty, "--", "/bin/true"),
 		"--keep-changes", "not empty")
