@@ -108,7 +108,8 @@ func TestNamedSocketByRule(t *testing.T) {
 		if strings.Join(got.Filesystem.Sockets, " ") != sock {
 			t.Errorf("report sockets: %v", got.Filesystem.Sockets)
 		}
-	} else if os.Getenv("NSRUN_INTEGRATION") == "1" {
+	} else if os.Getenv("NSRUN_INTEGRATION") == "1" && os.Getenv("NSRUN_SHAPE") == "" {
+		// The container image has no ssh; a host the suite sets up does.
 		t.Errorf("no ssh-agent (scripts/setup.sh installs openssh-client): %v", err)
 	}
 }
