@@ -180,3 +180,23 @@ func ExampleExitCode() {
 		ExitCode(&RuleError{Rule: Rule{Path: "ws", Access: ReadWrite}, Err: errors.New("no such file or directory")}))
 	// Output: 0 137 127 125
 }
+
+// With a rule for "/" (an overlay) over another root, that root decides
+// what a working directory finds: not the host.
+func TestWorkDirOverAnotherRootsRule(t *testing.T) {
+	img := t.TempDir()
+	if err := os.Mkdir(filepath.Join(img, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rs := rules(cr("/", Overlay))
+	got, err := (&Cmd{}).workDir(img, rs, "/usr/bin")
+	if err != nil || got != "/" {
+		t.Errorf("a cwd the image lacks: %q %v", got, err)
+	}
+	if got, err := (&Cmd{Dir: "/etc"}).workDir(img, rs, "/"); err != nil || got != "/etc" {
+		t.Errorf("--chdir /etc: %q %v", got, err)
+	}
+	if _, err := (&Cmd{Dir: "/usr"}).workDir(img, rs, "/"); err == nil {
+		t.Error("--chdir to what the image lacks")
+	}
+}

@@ -14,7 +14,9 @@ import (
 // place with the same content.
 func visible(root string, rules []canonRule, q string) bool {
 	r, ok := cover(rules, q)
-	if !ok {
+	if !ok || r.Canon == "/" && !r.mapped() {
+		// Only the root covers q: with a rule for "/" (writable, an
+		// overlay) too, that root's tree decides.
 		if root == "/" {
 			return true
 		}
@@ -39,7 +41,7 @@ func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error
 		}
 		host := dir
 		switch {
-		case ok:
+		case ok && (r.Canon != "/" || r.mapped()):
 			// The host directory the rule shows there.
 			host = filepath.Join(r.hostPath(), strings.TrimPrefix(dir, r.Canon))
 		case root != "/":
