@@ -12,13 +12,29 @@ import (
 )
 
 // canonRule is a rule whose path has been made absolute and canonical and
-// checked against the kind of file it names.
+// checked against the kind of file it names. Canon is where it is inside;
+// host is the canonical host path it shows (Canon itself for a rule of
+// the same place, "" for a directory or symlink of the sandbox's own) and
+// info that file's.
 type canonRule struct {
 	Rule
 	Canon    string
+	host     string
 	Dir      bool
 	info     fs.FileInfo
 	internal bool // added by nsrun, not by the caller
+}
+
+// mapped reports whether the rule shows a host path at another place.
+func (cr canonRule) mapped() bool { return cr.host != "" && cr.host != cr.Canon }
+
+// hostPath is the host path the rule shows at Canon: nsrun's own rules
+// show their own place.
+func (cr canonRule) hostPath() string {
+	if cr.host == "" {
+		return cr.Canon
+	}
+	return cr.host
 }
 
 // absPath makes p absolute against cwd without touching the filesystem.
@@ -44,7 +60,7 @@ func canonical(p, cwd string) (string, fs.FileInfo, error) {
 	canon, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil, errors.New("no such file or directory")
+			return "", nil, errNoSuchPath
 		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -58,6 +74,9 @@ func canonical(p, cwd string) (string, fs.FileInfo, error) {
 	}
 	return canon, info, nil
 }
+
+// errNoSuchPath is a rule's host path that does not exist.
+var errNoSuchPath = errors.New("no such file or directory")
 
 // fileKind names a file type for error messages.
 func fileKind(m fs.FileMode) string {
@@ -79,8 +98,9 @@ func fileKind(m fs.FileMode) string {
 }
 
 // canonicalRules resolves every rule against the current directory, which
-// it returns too.
-func canonicalRules(rules []Rule) ([]canonRule, string, error) {
+// it returns too. otherRoot says the sandbox's root is not the host's:
+// a tmpfs then names a place inside, never resolved on the host.
+func canonicalRules(rules []Rule, otherRoot bool) ([]canonRule, string, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, "", fmt.Errorf("current directory: %w", err)
@@ -88,6 +108,13 @@ func canonicalRules(rules []Rule) ([]canonRule, string, error) {
 	out := make([]canonRule, 0, len(rules))
 	for _, r := range rules {
 		cr, err := canonicalRule(r, cwd)
+		if r.Access == Tmpfs && r.From == "" && (otherRoot || errors.Is(err, errNoSuchPath)) {
+			// A tmpfs shows nothing of the host's: where the host has no
+			// such path, or the root is another tree, the path is a place
+			// inside, made there if the tree lacks it.
+			p := filepath.Clean(absPath(r.Path, cwd))
+			cr, err = canonRule{Rule: r, Canon: p, Dir: true}, nil
+		}
 		if err != nil {
 			return nil, "", err
 		}
@@ -97,32 +124,166 @@ func canonicalRules(rules []Rule) ([]canonRule, string, error) {
 }
 
 func canonicalRule(r Rule, cwd string) (canonRule, error) {
-	canon, info, err := canonical(r.Path, cwd)
-	if err != nil {
-		return canonRule{}, &RuleError{Rule: r, Err: err}
-	}
-	cr := canonRule{Rule: r, Canon: canon, Dir: info.IsDir(), info: info}
-	at := func(format string, a ...any) error {
-		msg := fmt.Sprintf(format, a...)
-		if canon != absPath(r.Path, cwd) {
-			msg = canon + " " + msg
-		}
-		return &RuleError{Rule: r, Err: errors.New(msg)}
-	}
 	switch r.Access {
-	case ReadOnly, ReadWrite:
-		if !info.IsDir() && !info.Mode().IsRegular() {
-			return canonRule{}, at("is %s; only directories and regular files can be shown", fileKind(info.Mode()))
-		}
-	case Tmpfs:
-		if !info.IsDir() {
-			return canonRule{}, at("is %s, not a directory", fileKind(info.Mode()))
-		}
-	case Deny:
+	case Directory, Symlink:
+		return placeRule(r)
+	case ReadOnly, ReadWrite, Deny, Tmpfs, Overlay, Copy, Device, BlockDevice:
 	default:
 		return canonRule{}, &RuleError{Rule: r, Err: fmt.Errorf("unknown access %d", int(r.Access))}
 	}
+	hostPath := r.Path
+	if r.From != "" {
+		hostPath = r.From
+		switch r.Access {
+		case Deny, Tmpfs, Overlay, BlockDevice:
+			return canonRule{}, &RuleError{Rule: r, Err: fmt.Errorf("%s shows nothing from another host path (from %s)", r.Access, r.From)}
+		}
+	} else if r.Access == Copy {
+		return canonRule{}, &RuleError{Rule: r, Err: errors.New("a copy needs the host file to copy (From)")}
+	}
+	canon, info, err := canonical(hostPath, cwd)
+	if err != nil {
+		if r.From != "" {
+			err = fmt.Errorf("%s: %w", r.From, err)
+		}
+		return canonRule{}, &RuleError{Rule: r, Err: err}
+	}
+	dest := canon
+	if r.From != "" {
+		if dest, err = insidePath(r.Path); err != nil {
+			return canonRule{}, &RuleError{Rule: r, Err: err}
+		}
+	}
+	cr := canonRule{Rule: r, Canon: dest, host: canon, Dir: info.IsDir(), info: info}
+	at := func(format string, a ...any) error {
+		msg := fmt.Sprintf(format, a...)
+		if canon != absPath(hostPath, cwd) {
+			msg = canon + " " + msg
+		}
+		if r.From != "" {
+			msg = r.From + ": " + msg
+		}
+		return &RuleError{Rule: r, Err: errors.New(msg)}
+	}
+	mode := info.Mode()
+	switch r.Access {
+	case ReadOnly, ReadWrite:
+		if !info.IsDir() && !mode.IsRegular() && mode&fs.ModeSocket == 0 {
+			return canonRule{}, at("is %s; only directories, regular files and sockets can be shown", fileKind(mode))
+		}
+	case Tmpfs, Overlay:
+		if !info.IsDir() {
+			return canonRule{}, at("is %s, not a directory", fileKind(mode))
+		}
+	case Copy:
+		if !mode.IsRegular() {
+			return canonRule{}, at("is %s; only a regular file can be copied", fileKind(mode))
+		}
+	case Device:
+		switch {
+		case info.IsDir() && canon == "/dev":
+			return canonRule{}, at("is the host's whole /dev; the sandbox's /dev is always its own: name each character device (/dev/kvm)")
+		case mode&fs.ModeDevice != 0 && mode&fs.ModeCharDevice == 0:
+			return canonRule{}, at("is a block device, which reads and writes a whole filesystem past every permission and rule: name it with --dev-block (BlockDevice) if that is meant")
+		case mode&fs.ModeCharDevice == 0:
+			return canonRule{}, at("is %s, not a character device", fileKind(mode))
+		}
+	case BlockDevice:
+		if mode&fs.ModeDevice == 0 || mode&fs.ModeCharDevice != 0 {
+			return canonRule{}, at("is %s, not a block device", fileKind(mode))
+		}
+	}
+	if r.Access == Device || r.Access == BlockDevice {
+		if !mounts.Within(cr.Canon, "/dev") || cr.Canon == "/dev" {
+			return canonRule{}, &RuleError{Rule: r, Err: fmt.Errorf("%s is not under /dev: devices live in the sandbox's /dev", cr.Canon)}
+		}
+	}
 	return cr, nil
+}
+
+// placeRule checks a rule that names a place inside alone: a directory or
+// a symlink of the sandbox's own.
+func placeRule(r Rule) (canonRule, error) {
+	dest, err := insidePath(r.Path)
+	if err != nil {
+		return canonRule{}, &RuleError{Rule: r, Err: err}
+	}
+	if r.Access == Symlink && r.From == "" {
+		return canonRule{}, &RuleError{Rule: r, Err: errors.New("a symlink needs a target")}
+	}
+	if r.Access == Directory && r.From != "" {
+		return canonRule{}, &RuleError{Rule: r, Err: errors.New("a directory shows nothing from the host")}
+	}
+	if strings.ContainsRune(r.From, 0) {
+		return canonRule{}, &RuleError{Rule: r, Err: errors.New("the target contains a NUL byte")}
+	}
+	return canonRule{Rule: r, Canon: dest, Dir: r.Access == Directory}, nil
+}
+
+// insidePath checks a path inside the sandbox: absolute, without a NUL,
+// and clean (".." and "." are taken away as the kernel would walk them in
+// the sandbox, never against the host).
+func insidePath(p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", errors.New("path contains a NUL byte")
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%q is not an absolute path (a place inside the sandbox must be)", p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// conflict reports whether two rules of one source at one place would
+// show different things there, which no precedence can settle: two host
+// paths, or a copy, a device or a symlink and anything but the same again,
+// or a directory and a file. Between a host path, a tmpfs and a deny the
+// more restrictive rule wins, and a directory gives way to any other
+// directory.
+func conflict(a, b canonRule) bool {
+	leaf := func(x canonRule) bool {
+		return x.Access == Copy || x.Access == Device || x.Access == BlockDevice || x.Access == Symlink
+	}
+	shows := func(x canonRule) bool {
+		return x.Access == ReadOnly || x.Access == ReadWrite || x.Access == Overlay
+	}
+	switch {
+	case leaf(a) || leaf(b):
+		return a.Access != b.Access || a.host != b.host || a.From != b.From
+	case a.Access == Directory || b.Access == Directory:
+		return !a.Dir || !b.Dir
+	case shows(a) && shows(b):
+		return a.hostPath() != b.hostPath()
+	}
+	return false
+}
+
+// checkConflicts refuses two rules of one source at one place that
+// conflict (see conflict).
+func checkConflicts(rules []canonRule) error {
+	type key struct {
+		path string
+		rank int
+	}
+	seen := map[key][]canonRule{}
+	for _, cr := range rules {
+		k := key{cr.Canon, cr.Source.rank()}
+		for _, o := range seen[k] {
+			if conflict(o, cr) {
+				return &RuleError{Rule: cr.Rule, Err: fmt.Errorf("%s is also given as %s: two different things at one place", cr.Canon, describeRule(o))}
+			}
+		}
+		seen[k] = append(seen[k], cr)
+	}
+	return nil
+}
+
+// describeRule names a rule for messages: its access, place and source.
+func describeRule(cr canonRule) string {
+	s := cr.Access.String() + " " + cr.Canon
+	if cr.From != "" {
+		s += " from " + cr.From
+	}
+	return s
 }
 
 // cover returns the rule deciding canonical path p: the deepest covering
@@ -148,7 +309,11 @@ func effective(rules []canonRule) ([]canonRule, []Overruled) {
 	plain := make([]Rule, 0, len(rules))
 	for _, cr := range rules {
 		byPath[cr.Canon] = append(byPath[cr.Canon], cr)
-		plain = append(plain, Rule{Path: cr.Canon, Access: cr.Access, Source: cr.Source})
+		from := cr.From
+		if from != "" && cr.host != "" {
+			from = cr.host
+		}
+		plain = append(plain, Rule{Path: cr.Canon, Access: cr.Access, Source: cr.Source, From: from})
 	}
 	eff, overruled := Effective(plain)
 	out := make([]canonRule, 0, len(eff))

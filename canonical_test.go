@@ -36,12 +36,13 @@ func TestCanonicalRule(t *testing.T) {
 		{"link", ReadWrite, "d", ""},
 		{"./d/../f", Deny, "f", ""},
 		{"sock", Deny, "sock", ""},
-		{"sock", ReadWrite, "", "is a socket"},
+		{"sock", ReadWrite, "sock", ""},
+		{"sock", Tmpfs, "", "is a socket, not a directory"},
 		{"/dev/null", ReadOnly, "", "is a character device"},
 		{"f", Tmpfs, "", "is a regular file, not a directory"},
 		{"missing", ReadOnly, "", "no such file or directory"},
 		{"", ReadOnly, "", "empty path"},
-		{"d", Access(9), "", "unknown access"},
+		{"d", Access(99), "", "unknown access"},
 	} {
 		cr, err := canonicalRule(Rule{Path: tc.path, Access: tc.access}, dir)
 		if tc.err != "" {
@@ -178,4 +179,24 @@ func ExampleExitCode() {
 	fmt.Println(ExitCode(nil), ExitCode(&ExitError{Code: 137, Signal: 9}), ExitCode(&SetupError{Code: ExitNotFound}),
 		ExitCode(&RuleError{Rule: Rule{Path: "ws", Access: ReadWrite}, Err: errors.New("no such file or directory")}))
 	// Output: 0 137 127 125
+}
+
+// With a rule for "/" (an overlay) over another root, that root decides
+// what a working directory finds: not the host.
+func TestWorkDirOverAnotherRootsRule(t *testing.T) {
+	img := t.TempDir()
+	if err := os.Mkdir(filepath.Join(img, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rs := rules(cr("/", Overlay))
+	got, err := (&Cmd{}).workDir(img, rs, "/usr/bin")
+	if err != nil || got != "/" {
+		t.Errorf("a cwd the image lacks: %q %v", got, err)
+	}
+	if got, err := (&Cmd{Dir: "/etc"}).workDir(img, rs, "/"); err != nil || got != "/etc" {
+		t.Errorf("--chdir /etc: %q %v", got, err)
+	}
+	if _, err := (&Cmd{Dir: "/usr"}).workDir(img, rs, "/"); err == nil {
+		t.Error("--chdir to what the image lacks")
+	}
 }

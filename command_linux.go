@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/changes"
 	"github.com/nsrun/nsrun/internal/fdpass"
 	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
@@ -47,6 +48,8 @@ type sysCmd struct {
 	direct     bool          // the payload is the process started (Landlock-only), not an init
 	payload    int           // Landlock-only with a terminal: the payload the stage forked
 	tmpDir     string        // removed once the sandbox is gone
+	kept       string        // --keep-changes, whose work directories are emptied then
+	keptLock   *os.File      // held on kept until then
 	cgroup     *sandboxCgroup
 	listen     *listenSupervisor // serves the guard's listen() calls
 	watcher    *absent.Watcher   // names kept absent, watched from here
@@ -193,6 +196,9 @@ func (c *Cmd) start() error {
 		attr.Sys.Cloneflags = ns.CloneFlags(p.Net == NetHost)
 		attr.Sys.UidMappings, attr.Sys.GidMappings = uids, gids
 		attr.Sys.AmbientCaps = ns.SetupCaps
+		if hasOverlay(p) {
+			attr.Sys.AmbientCaps = ns.OverlayCaps
+		}
 	}
 	// plan checks the paths and decides all the init needs.
 	plan := func() (*prepared, []byte, error) {
@@ -260,7 +266,7 @@ func (c *Cmd) start() error {
 		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error() +
 			"; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
-	c.report, s.tmpDir, s.git = prep.report, prep.tmpDir, prep.git
+	c.report, s.tmpDir, s.git, s.kept, s.keptLock = prep.report, prep.tmpDir, prep.git, prep.kept, prep.lock
 	if s.cgroup != nil {
 		c.report.Limits["cgroup"] = "v2"
 		if s.cgroup.v1 != nil {
@@ -510,6 +516,10 @@ func (s *sysCmd) finish() {
 		s.listen.stop()
 	}
 	s.removeTmp()
+	if s.kept != "" {
+		_ = changes.Tidy(s.kept)
+		s.keptLock.Close()
+	}
 	if s.cgroup != nil {
 		s.cgroup.remove()
 	}

@@ -103,7 +103,7 @@ func (e *IDError) Unwrap() error { return e.Err }
 // IsolationError is a setting that needs namespaces, asked for with
 // IsolationLandlock.
 type IsolationError struct {
-	Setting string // "root", "tmpfs", "hostname", "uid" or "gid"
+	Setting string // the option: "root", "tmpfs", "hostname", "uid", "bind", "overlay", ...
 }
 
 func (e *IsolationError) Error() string {

@@ -45,8 +45,11 @@ func (p *Policy) Effect() (*Effect, error) { return p.effect(true) }
 
 // effect is Effect, with or without this system's own rules.
 func (p *Policy) effect(own bool) (*Effect, error) {
-	rules, cwd, err := canonicalRules(p.Rules)
+	rules, cwd, err := canonicalRules(p.Rules, p.Root != "")
 	if err != nil {
+		return nil, err
+	}
+	if err := checkConflicts(rules); err != nil {
 		return nil, err
 	}
 	root := "/"
@@ -75,7 +78,11 @@ func (p *Policy) effect(own bool) (*Effect, error) {
 	eff, overruled := effective(rules)
 	e := &Effect{Root: root, Overruled: overruled, Absent: absent}
 	for _, cr := range eff {
-		e.Rules = append(e.Rules, Rule{Path: cr.Canon, Access: cr.Access, Source: cr.Source})
+		r := Rule{Path: cr.Canon, Access: cr.Access, Source: cr.Source, From: cr.From}
+		if cr.mapped() {
+			r.From = cr.host
+		}
+		e.Rules = append(e.Rules, r)
 	}
 	return e, nil
 }

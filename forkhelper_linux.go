@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 )
 
@@ -50,6 +49,7 @@ func passed(files []uintptr, fd int) bool {
 type forkRequest struct {
 	Cloneflags uintptr
 	UIDs, GIDs []syscall.SysProcIDMap
+	Caps       []uintptr // the init's ambient capabilities
 	Setsid     bool
 	Cgroup     bool
 	TTY        bool  // the init gets descriptor ttySockFD too
@@ -92,7 +92,7 @@ func useForkHelper() string {
 func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*syscall.ProcAttr, forkRequest) {
 	sys := init.Sys
 	fixed := init.Files[:len(init.Files)-extra]
-	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings,
+	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings, Caps: sys.AmbientCaps,
 		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(fixed, ttySockFD), Net: passed(fixed, netSockFD)}
 	// The init's descriptors at their places (none where it gets none),
 	// then the helper's own.
@@ -224,7 +224,7 @@ func runForkHelper() int {
 		Env:   []string{},
 		Files: files,
 		Sys: &syscall.SysProcAttr{Setsid: req.Setsid, Cloneflags: req.Cloneflags,
-			UidMappings: req.UIDs, GidMappings: req.GIDs, AmbientCaps: ns.SetupCaps, PidFD: &pidfd},
+			UidMappings: req.UIDs, GidMappings: req.GIDs, AmbientCaps: req.Caps, PidFD: &pidfd},
 	}
 	if req.Cgroup {
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, helperCgroupFD

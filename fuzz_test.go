@@ -51,7 +51,7 @@ func FuzzParsePolicyFile(f *testing.F) {
 			return
 		}
 		for _, r := range pf.Policy.Rules {
-			if r.Path == "" || r.Access < ReadOnly || r.Access > Tmpfs || r.Source.rank() == 0 {
+			if r.Path == "" || r.Access < ReadOnly || r.Access > BlockDevice || r.Source.rank() == 0 {
 				t.Fatalf("bad rule %+v", r)
 			}
 		}

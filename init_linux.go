@@ -62,11 +62,6 @@ func runInit() int {
 	if parentGone() {
 		return ExitSetup
 	}
-	// A non-dumpable init cannot be ptraced by the payload, whose
-	// capabilities are fewer than those of the init's other threads.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
-	}
 	step := stepLogger(spec.Verbose, status)
 	if spec.Loopback {
 		if err := ns.LoopbackUp(); err != nil {
@@ -85,9 +80,19 @@ func runInit() int {
 		if errors.Is(err, mounts.ErrProcRefused) {
 			err = fmt.Errorf("%w; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err)
 		}
+		if errors.Is(err, mounts.ErrSysRefused) {
+			err = fmt.Errorf("%w; --sys host binds that /sys read-only instead (it shows the host's network interfaces and cgroup tree)", err)
+		}
 		return fail(ExitSetup, err)
 	}
 	step("mounts built, old root detached")
+	// A non-dumpable init cannot be ptraced by the payload, whose
+	// capabilities are fewer than those of the init's other threads. Not
+	// before the mounts: a non-dumpable process's /proc/self/fd is root's,
+	// and an overlay's layers are named there.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
+	}
 	if spec.Hostname != "" {
 		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
 			return fail(ExitSetup, fmt.Errorf("sethostname %q: %w", spec.Hostname, err))

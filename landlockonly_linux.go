@@ -44,10 +44,20 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	case p.GID != nil:
 		return nil, &IsolationError{Setting: "gid"}
 	}
+	if p.KeepChanges != "" {
+		return nil, &IsolationError{Setting: "keep-changes"}
+	}
 	user, overruled := effective(user)
 	for _, r := range user {
-		if r.Access == Tmpfs {
-			return nil, &IsolationError{Setting: "tmpfs"}
+		switch {
+		case r.Access != ReadOnly && r.Access != ReadWrite && r.Access != Deny:
+			return nil, &IsolationError{Setting: r.Rule.Option()}
+		case r.mapped():
+			return nil, &IsolationError{Setting: r.Rule.Option()}
+		case r.info != nil && r.info.Mode()&os.ModeSocket != 0 && r.Access != Deny:
+			// Without mounts, a socket a rule names is reached by its own
+			// path, where the Landlock-only mode decides about sockets.
+			return nil, &RuleError{Rule: r.Rule, Err: errors.New("is a socket: a rule shows one only with namespaces (--isolation full)")}
 		}
 		if err := unpinnableLink(r, user, cwd); err != nil {
 			return nil, err
@@ -86,7 +96,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	report := Report{
 		Version: 1, Backend: "landlock",
-		Filesystem: FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "host"},
+		Filesystem: FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "host", Sys: "host"},
 	}
 	for _, r := range user {
 		access := map[Access]landlock.FS{ReadWrite: llRW, ReadOnly: landlock.ReadExec}[r.Access]

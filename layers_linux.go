@@ -3,6 +3,7 @@ package nsrun
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -235,10 +236,12 @@ func listDir(dir string) ([]landlock.Entry, error) {
 }
 
 // fullGrants are the Landlock grants of a sandbox with namespaces: the
-// view the mounts build, as defence in depth under them.
+// view the mounts build, as defence in depth under them. The device ioctl
+// right is on the sandbox's own nodes, its terminals and each device a
+// rule adds, and nowhere else in /dev.
 func fullGrants(plan *mounts.Plan) []landlock.Grant {
 	root := landlock.ReadExec
-	if !plan.Root.ReadOnly {
+	if !plan.Root.ReadOnly || plan.Root.Kind == mounts.OpOverlay {
 		root = llRW
 	}
 	proc := llProc
@@ -251,9 +254,13 @@ func fullGrants(plan *mounts.Plan) []landlock.Grant {
 	}
 	g := []landlock.Grant{
 		{Path: "/", Access: root, Dir: true},
-		{Path: "/dev", Access: llDev, Dir: true},
+		{Path: "/dev", Access: llDev &^ landlock.IoctlDev, Dir: true},
+		{Path: "/dev/pts", Access: llDev, Dir: true},
 		{Path: "/dev/shm", Access: llRW, Dir: true},
 		{Path: "/proc", Access: proc, Dir: true},
+	}
+	for _, n := range []string{"null", "zero", "full", "random", "urandom", "tty"} {
+		g = append(g, landlock.Grant{Path: "/dev/" + n, Access: llDev})
 	}
 	for _, op := range plan.Ops {
 		switch {
@@ -261,8 +268,12 @@ func fullGrants(plan *mounts.Plan) []landlock.Grant {
 			// The same rights as the writable tree around it.
 		case op.Kind == mounts.OpBind && op.ReadOnly:
 			g = append(g, landlock.Grant{Path: op.Path, Access: landlock.ReadExec, Dir: op.Dir})
-		case op.Kind == mounts.OpBind, op.Kind == mounts.OpTmpfs && !op.ReadOnly:
+		case op.Kind == mounts.OpBind, op.Kind == mounts.OpTmpfs && !op.ReadOnly, op.Kind == mounts.OpOverlay:
 			g = append(g, landlock.Grant{Path: op.Path, Access: llRW, Dir: op.Dir})
+		case op.Kind == mounts.OpDev:
+			for _, d := range op.Devices {
+				g = append(g, landlock.Grant{Path: path.Join(op.Path, d.Path), Access: llDev})
+			}
 		}
 	}
 	return g

@@ -24,12 +24,36 @@ func TestFullGrantsFollowTheMountPlan(t *testing.T) {
 	for _, g := range fullGrants(plan) {
 		got[g.Path] = g.Access
 	}
+	// The device ioctl right is on the sandbox's own nodes and terminals,
+	// not on /dev itself.
 	want := map[string]landlock.FS{
-		"/": landlock.ReadExec, "/dev": llDev, "/dev/shm": llRW, "/proc": llProc,
+		"/": landlock.ReadExec, "/dev": llDev &^ landlock.IoctlDev, "/dev/pts": llDev, "/dev/shm": llRW, "/proc": llProc,
+		"/dev/null": llDev, "/dev/zero": llDev, "/dev/full": llDev, "/dev/random": llDev, "/dev/urandom": llDev, "/dev/tty": llDev,
 		"/tmp": llRW, "/w": llRW, "/w/.git": landlock.ReadExec,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %v\nwant %v", got, want)
+	}
+	// A device a rule adds gets it on that node alone; an overlay is
+	// writable.
+	plan, err = mounts.Make(mounts.Input{
+		Rules:   []mounts.Rule{{Path: "/ov", Access: mounts.Overlay, Dir: true}},
+		Devices: []mounts.Node{{Path: "/dev/kvm", Source: "/dev/kvm"}, {Path: "/dev/dri/renderD128", Source: "/dev/dri/renderD128"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = map[string]landlock.FS{}
+	for _, g := range fullGrants(plan) {
+		got[g.Path] = g.Access
+	}
+	for p, a := range map[string]landlock.FS{"/dev/kvm": llDev, "/dev/dri/renderD128": llDev, "/ov": llRW, "/dev": llDev &^ landlock.IoctlDev} {
+		if got[p] != a {
+			t.Errorf("%s: %v, want %v", p, got[p], a)
+		}
+	}
+	if _, ok := got["/dev/dri"]; ok {
+		t.Errorf("/dev/dri has a grant of its own: %v", got)
 	}
 }
 

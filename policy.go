@@ -23,6 +23,25 @@ const (
 	Deny = mounts.Deny
 	// Tmpfs puts a fresh empty writable tmpfs at the path.
 	Tmpfs = mounts.Tmpfs
+	// Overlay shows the host directory writable; what the payload writes
+	// lands in an upper layer (a private tmpfs, or under
+	// Policy.KeepChanges) and the host directory never changes.
+	Overlay = mounts.Overlay
+	// Directory makes an empty read-only directory at Path inside, where
+	// the tree shown there has none; an existing one stays as it is.
+	Directory = mounts.Directory
+	// Symlink makes a symlink at Path inside, to From, taken as it is.
+	Symlink = mounts.Symlink
+	// Copy shows a read-only copy of the host file From at Path, made when
+	// the sandbox starts.
+	Copy = mounts.Copy
+	// Device shows a host character device in the sandbox's /dev, with the
+	// Landlock right to its ioctls on that node alone.
+	Device = mounts.Device
+	// BlockDevice shows a host block device in /dev. It reads and writes
+	// a whole filesystem past every permission and rule on its files:
+	// asked for by name, never as Device.
+	BlockDevice = mounts.BlockDevice
 )
 
 // Source says who set a rule, and so which rule wins a conflict.
@@ -59,19 +78,27 @@ func (s Source) String() string {
 	return fmt.Sprintf("Source(%d)", int(s))
 }
 
-// Rule gives a host path an Access. The path appears at the same
-// (canonical) place inside; a relative path is taken from the current
-// directory.
+// Rule gives a path an Access. Path is a host path that appears at the
+// same (canonical) place inside; a relative path is taken from the
+// current directory. With From, Path is the place inside (absolute, never
+// resolved on the host) and From the host path shown there (ReadOnly,
+// ReadWrite, Copy, Device), or a Symlink's target, taken as it is.
+// Directory and Symlink name a place inside alone; Device and BlockDevice
+// a place under /dev (From, when empty, is Path itself).
 //
 // The deepest rule covering a path decides. For the same path, the rule
 // of the higher Source wins, and between rules of one Source the more
-// restrictive (deny, then ro, then tmpfs, then rw). A deny covers deeper
-// grants of lower sources (they are dropped), and a read-only rule turns
-// deeper read-write rules of lower sources read-only.
+// restrictive (deny, then ro, then tmpfs, then overlay, then rw); two
+// rules of one Source that would show different things at one place (two
+// host paths, a copy and a bind, a symlink and anything) are an error. A
+// deny covers deeper rules of lower sources (they are dropped), and a
+// read-only rule turns deeper writable rules (rw, overlay) of lower
+// sources read-only.
 type Rule struct {
 	Path   string
 	Access Access
 	Source Source
+	From   string
 }
 
 // Net says which network the sandbox has.
@@ -118,6 +145,23 @@ const (
 	// keeps their environment, descriptors, memory and root out of reach.
 	// It is reported as partial.
 	ProcHost
+)
+
+// SysMode says which /sys a sandbox with namespaces shows.
+type SysMode int
+
+const (
+	// SysPrivate mounts a fresh sysfs of the sandbox's network namespace,
+	// read-only: the host's devices and drivers, but only the sandbox's own
+	// network interfaces (lo) and none of the mounts under the host's /sys
+	// (its cgroup tree among them). With NetHost the kernel refuses one (a
+	// sysfs shows the network namespace it is mounted in, and that one is
+	// not the sandbox's), so the sandbox gets SysHost's.
+	SysPrivate SysMode = iota
+	// SysHost binds the /sys nsrun itself sees, read-only with its
+	// submounts: the host's network interfaces and cgroup tree too, which
+	// some GPU stacks and hardware tools want.
+	SysHost
 )
 
 // PortRange is a range of ports of one protocol, "tcp" or "udp".
@@ -168,6 +212,14 @@ type Policy struct {
 	// Proc selects the sandbox's /proc: ProcPrivate (the default) or
 	// ProcHost.
 	Proc ProcMode
+	// Sys selects the sandbox's /sys: SysPrivate (the default) or SysHost.
+	Sys SysMode
+	// KeepChanges is a host directory that keeps the upper layer of every
+	// Overlay rule, for ReadChanges and ApplyChanges after the run; ""
+	// discards them with the sandbox. nsrun creates it (0700); one that
+	// holds the layers of an earlier run with the same overlays is taken
+	// up again.
+	KeepChanges string
 	// TmpfsSize caps /tmp, /dev/shm and every Tmpfs rule, each on its own,
 	// in bytes; 0 leaves the kernel's default (half of RAM).
 	TmpfsSize uint64
@@ -271,7 +323,23 @@ func (e *RuleError) Error() string {
 	if e.Rule.Access == 0 {
 		return fmt.Sprintf("root %s: %v", e.Rule.Path, e.Err)
 	}
-	return fmt.Sprintf("%s %s: %v", e.Rule.Access, e.Rule.Path, e.Err)
+	return fmt.Sprintf("%s: %v", ruleText(e.Rule), e.Err)
 }
 
 func (e *RuleError) Unwrap() error { return e.Err }
+
+// Option is the command-line option, without its dashes, that gives a rule
+// like r: ro, rw, bind, ro-bind, dev, dev-bind, file, overlay, ...
+func (r Rule) Option() string {
+	if r.From != "" {
+		switch r.Access {
+		case ReadOnly:
+			return "ro-bind"
+		case ReadWrite:
+			return "bind"
+		case Device:
+			return "dev-bind"
+		}
+	}
+	return r.Access.String()
+}

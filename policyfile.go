@@ -49,6 +49,7 @@ type policyJSON struct {
 	GID          *int       `json:"gid,omitempty"`
 	Isolation    string     `json:"isolation,omitempty"`
 	Proc         string     `json:"proc,omitempty"`
+	Sys          string     `json:"sys,omitempty"`
 	Landlock     string     `json:"landlock,omitempty"`
 	Seccomp      string     `json:"seccomp,omitempty"`
 	AllowUserns  bool       `json:"allow_userns,omitempty"`
@@ -61,17 +62,22 @@ type policyJSON struct {
 	Timeout      string     `json:"timeout,omitempty"`
 	KillAfter    string     `json:"kill_after,omitempty"`
 	Home         string     `json:"home,omitempty"`
+	KeepChanges  string     `json:"keep_changes,omitempty"`
 	ProtectGit   bool       `json:"protect_git,omitempty"`
 }
 
+// ruleJSON is a rule. With "from" (a host path, or a symlink's target),
+// and for "dir" and "symlink", "path" is the place inside, absolute.
 type ruleJSON struct {
 	Path   string `json:"path"`
 	Access string `json:"access"`
+	From   string `json:"from,omitempty"`
 	Source string `json:"source,omitempty"`
 }
 
 var (
-	accessByName = map[string]Access{"rw": ReadWrite, "ro": ReadOnly, "deny": Deny, "tmpfs": Tmpfs}
+	accessByName = map[string]Access{"rw": ReadWrite, "ro": ReadOnly, "deny": Deny, "tmpfs": Tmpfs, "overlay": Overlay,
+		"dir": Directory, "symlink": Symlink, "file": Copy, "dev": Device, "dev-block": BlockDevice}
 	sourceByName = map[string]Source{"": SourceBaseline, "baseline": SourceBaseline, "user": SourceUser, "mandatory": SourceMandatory}
 )
 
@@ -114,7 +120,7 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 		}
 		return filepath.Join(dir, path)
 	}
-	p.Root, pf.Dir = abs(j.Root), abs(j.Chdir)
+	p.Root, pf.Dir, p.KeepChanges = abs(j.Root), abs(j.Chdir), abs(j.KeepChanges)
 	switch j.Home {
 	case "":
 	case "private":
@@ -130,7 +136,7 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 	for i, r := range j.Rules {
 		a, ok := accessByName[r.Access]
 		if !ok {
-			return nil, fmt.Errorf("rules[%d].access %q: want rw, ro, deny or tmpfs", i, r.Access)
+			return nil, fmt.Errorf("rules[%d].access %q: want rw, ro, deny, tmpfs, overlay, dir, symlink, file, dev or dev-block", i, r.Access)
 		}
 		s, ok := sourceByName[r.Source]
 		if !ok {
@@ -139,7 +145,15 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 		if r.Path == "" {
 			return nil, fmt.Errorf("rules[%d].path: empty", i)
 		}
-		p.Rules = append(p.Rules, Rule{Path: abs(r.Path), Access: a, Source: s})
+		rule := Rule{Path: abs(r.Path), Access: a, Source: s, From: abs(r.From)}
+		if r.From != "" || a == Directory || a == Symlink {
+			// A place inside: never taken from the file's directory.
+			rule.Path = r.Path
+		}
+		if a == Symlink {
+			rule.From = r.From // the target, as it is
+		}
+		p.Rules = append(p.Rules, rule)
 	}
 	var err error
 	if p.Net, err = pick("net", j.Net, map[string]Net{"": NetNone, "none": NetNone, "host": NetHost}); err != nil {
@@ -149,6 +163,9 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 		return nil, err
 	}
 	if p.Proc, err = pick("proc", j.Proc, map[string]ProcMode{"": ProcPrivate, "private": ProcPrivate, "host": ProcHost}); err != nil {
+		return nil, err
+	}
+	if p.Sys, err = pick("sys", j.Sys, map[string]SysMode{"": SysPrivate, "private": SysPrivate, "host": SysHost}); err != nil {
 		return nil, err
 	}
 	if p.Landlock, err = pick("landlock", j.Landlock, map[string]LandlockMode{"": LandlockAuto, "auto": LandlockAuto, "off": LandlockOff}); err != nil {

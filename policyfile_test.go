@@ -56,3 +56,37 @@ func TestParsePolicyFile(t *testing.T) {
 		}
 	}
 }
+
+// The filesystem rules in a file: a place inside is taken as it is, a
+// host path from the file's directory, a symlink's target as written.
+func TestParsePolicyFileFilesystemRules(t *testing.T) {
+	pf, err := ParsePolicyFile([]byte(`{"version": 1, "keep_changes": "kept", "sys": "host", "rules": [
+		{"path": "/work", "from": "proj", "access": "rw"},
+		{"path": "/etc/hosts", "from": "/srv/hosts", "access": "file"},
+		{"path": "/lib64", "from": "usr/lib64", "access": "symlink"},
+		{"path": "/opt/x", "access": "dir"},
+		{"path": "ws", "access": "overlay"},
+		{"path": "/dev/kvm", "access": "dev"},
+		{"path": "/dev/loop0", "access": "dev-block"}]}`), "/etc/nsrun")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Rule{
+		{Path: "/work", From: "/etc/nsrun/proj", Access: ReadWrite, Source: SourceBaseline},
+		{Path: "/etc/hosts", From: "/srv/hosts", Access: Copy, Source: SourceBaseline},
+		{Path: "/lib64", From: "usr/lib64", Access: Symlink, Source: SourceBaseline},
+		{Path: "/opt/x", Access: Directory, Source: SourceBaseline},
+		{Path: "/etc/nsrun/ws", Access: Overlay, Source: SourceBaseline},
+		{Path: "/dev/kvm", Access: Device, Source: SourceBaseline},
+		{Path: "/dev/loop0", Access: BlockDevice, Source: SourceBaseline},
+	}
+	if !reflect.DeepEqual(pf.Policy.Rules, want) {
+		t.Errorf("rules\n%+v\nwant\n%+v", pf.Policy.Rules, want)
+	}
+	if pf.Policy.KeepChanges != "/etc/nsrun/kept" || pf.Policy.Sys != SysHost {
+		t.Errorf("policy %+v", pf.Policy)
+	}
+	if _, err := ParsePolicyFile([]byte(`{"version": 1, "sys": "none"}`), "/d"); err == nil || !strings.Contains(err.Error(), `sys "none"`) {
+		t.Errorf("bad sys: %v", err)
+	}
+}

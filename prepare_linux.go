@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"syscall"
 
@@ -19,6 +20,8 @@ type prepared struct {
 	spec   initSpec
 	report Report
 	tmpDir string   // created for a Landlock-only sandbox; removed after it
+	kept   string   // --keep-changes: tidied once the sandbox is gone
+	lock   *os.File // on kept, held until then
 	net    *netPlan // a filtered network, or nil
 	absent []gitguard.Absent
 	git    *gitProtection // looked at again after the run
@@ -60,10 +63,13 @@ func (p *prepared) cleanup() {
 	if p.tmpDir != "" {
 		os.RemoveAll(p.tmpDir)
 	}
+	if p.lock != nil {
+		p.lock.Close()
+	}
 	p.net.cleanup()
 }
 
-var reservedPaths = []string{"/dev", "/proc"}
+var reservedPaths = []string{"/dev", "/proc", "/sys"}
 
 // privateHome is where HomePrivate points HOME inside the sandbox: a tmpfs
 // of its own under the private /tmp, so caches work and nothing reaches
@@ -126,20 +132,33 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return nil, &SetupError{Code: ExitSetup, Msg: "no command given"}
 	}
-	user, cwd, err := canonicalRules(p.Rules)
+	user, cwd, err := canonicalRules(p.Rules, p.Root != "" && p.Isolation == IsolationFull)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkConflicts(user); err != nil {
 		return nil, err
 	}
 	for _, cr := range user {
 		r := cr.Rule
 		for _, res := range reservedPaths {
-			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) {
-				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
+			isDev := (r.Access == Device || r.Access == BlockDevice) && res == "/dev"
+			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) && !isDev {
+				hint := ""
+				if res == "/sys" {
+					hint = " (--sys host shows the host's, read-only)"
+				}
+				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
 			}
 		}
-		if abs := absPath(r.Path, cwd); abs != cr.Canon {
-			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+		if cr.info == nil {
+			continue // a directory or symlink of the sandbox's own
+		}
+		if r.From == "" {
+			if abs := absPath(r.Path, cwd); abs != cr.Canon {
+				if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+					c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+				}
 			}
 		}
 		if n := linkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
@@ -160,6 +179,14 @@ func (c *Cmd) prepare() (*prepared, error) {
 	user = append(user, x.home.rules...)
 	var git *gitProtection
 	if p.ProtectGit {
+		for _, cr := range user {
+			if cr.mapped() && cr.Dir && writable(cr.Access) {
+				// The protection finds repositories and keeps their names
+				// where the host has them; shown elsewhere, they would be
+				// left unprotected.
+				return nil, &RuleError{Rule: cr.Rule, Err: errors.New("git protection (the agent preset) covers writable directories shown at their own place only: use --rw " + cr.host)}
+			}
+		}
 		git = protectGit(append(ownRules(p, "/"), user...))
 		for _, w := range git.warnings {
 			c.warnf("git: %s", w)
@@ -233,7 +260,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
-		HostProc: p.Proc == ProcHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
+		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
+	in.Lookup = lookupHost
 	if err := p.checkNetwork(); err != nil {
 		return nil, err
 	}
@@ -241,23 +269,31 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		in.Files = netFiles(root, p.Hostname)
 	}
 	for _, r := range rules {
-		mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
-		if r.Access == ReadOnly || r.Access == ReadWrite {
-			// Without the inode the init could not tell a swapped path
-			// from the one checked: refuse rather than bind blind.
-			if mr.ID = identity(r.info); mr.ID == (mounts.Identity{}) {
-				return nil, &RuleError{Rule: r.Rule, Err: errors.New("cannot tell which file this is (no device and inode)")}
-			}
+		if err := c.addRule(&in, r, root); err != nil {
+			return nil, err
 		}
-		if r.internal && r.Canon == "/tmp" {
-			mr.Mode = 0o1777
+	}
+	kept, lock, err := c.keepChanges(p, root, rules, &in)
+	if err != nil {
+		return nil, err
+	}
+	built := false
+	defer func() {
+		if !built && lock != nil {
+			lock.Close() // nothing will use what it keeps
 		}
-		in.Rules = append(in.Rules, mr)
+	}()
+	if err := c.accountFiles(p, root, rules, env, &in); err != nil {
+		return nil, err
 	}
 	if p.Root == "" {
 		for _, r := range user {
 			// A path with no symlink on the way is its own canonical form:
-			// nothing to walk again.
+			// nothing to walk again. A rule that shows another path, or
+			// nothing of the host's, has no links of its own inside.
+			if r.From != "" || r.info == nil {
+				continue
+			}
 			if abs := absPath(r.Path, cwd); abs != r.Canon {
 				links := symlinksAlong(abs)
 				in.Links = append(in.Links, links...)
@@ -271,7 +307,23 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	}
 	plan, err := mounts.Make(in)
 	if err != nil {
+		var pe *mounts.PlanError
+		if errors.As(err, &pe) {
+			for _, r := range rules {
+				if r.Canon == pe.Path && !r.internal {
+					return nil, &RuleError{Rule: r.Rule, Err: pe.Err}
+				}
+			}
+		}
 		return nil, &SetupError{Code: ExitSetup, Msg: "plan mounts: " + err.Error()}
+	}
+	for _, f := range plan.LeftOut {
+		c.warnf("nsrun's own %s is not placed: the tree there has a symlink or a directory, or a writable host directory would hold it; the sandbox sees that tree's", f)
+	}
+	if kept != "" {
+		if err := recordMade(kept, plan); err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}
+		}
 	}
 	// Lets the tests run the pre-5.12 way of setting mount attributes on
 	// kernels that no longer need it.
@@ -316,6 +368,13 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		prep.spec.LoopbackAddrs = prep.net.loopbackAddrs()
 	}
 	prep.report = baseReport(plan, p.Net == NetHost)
+	prep.report.Filesystem.Changes, prep.kept, prep.lock = kept, kept, lock
+	built = true
+	for _, r := range rules {
+		if r.info != nil && r.info.Mode()&os.ModeSocket != 0 && r.Access != Deny {
+			prep.report.Filesystem.Sockets = append(prep.report.Filesystem.Sockets, r.Canon)
+		}
+	}
 	prep.report.Network = netReport
 	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
@@ -353,13 +412,23 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 		Version:    1,
 		Backend:    "linux",
 		Namespaces: NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
-		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private"},
+		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private", Sys: "private"},
 	}
 	if !plan.Root.ReadOnly {
 		r.Filesystem.RW = append(r.Filesystem.RW, "/")
 	}
 	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
+	r.Filesystem.Created = plan.Created
+	if plan.Root.Kind == mounts.OpOverlay {
+		r.Filesystem.Overlay = append(r.Filesystem.Overlay, "/")
+	}
 	for _, op := range plan.Ops {
+		if op.Kind == mounts.OpBind && !op.Pin && op.Source != op.Path {
+			if r.Filesystem.From == nil {
+				r.Filesystem.From = map[string]string{}
+			}
+			r.Filesystem.From[op.Path] = op.Source
+		}
 		switch {
 		case op.Pin:
 			r.Filesystem.Pinned = append(r.Filesystem.Pinned, op.Path)
@@ -373,6 +442,16 @@ func baseReport(plan *mounts.Plan, hostNet bool) Report {
 			r.Filesystem.Tmpfs = append(r.Filesystem.Tmpfs, op.Path)
 		case op.Kind == mounts.OpHostProc:
 			r.Filesystem.Proc = "host"
+		case op.Kind == mounts.OpHostSys:
+			r.Filesystem.Sys = "host"
+		case op.Kind == mounts.OpOverlay:
+			r.Filesystem.Overlay = append(r.Filesystem.Overlay, op.Path)
+		case op.Kind == mounts.OpFile:
+			r.Filesystem.Files = append(r.Filesystem.Files, op.Path)
+		case op.Kind == mounts.OpDev:
+			for _, d := range op.Devices {
+				r.Filesystem.Devices = append(r.Filesystem.Devices, path.Join(op.Path, d.Path))
+			}
 		}
 	}
 	return r

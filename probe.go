@@ -8,7 +8,11 @@ type Probe struct {
 	Nested bool `json:"nested"`
 	// Procfs is a fresh procfs in new namespaces, which a container's
 	// masked /proc makes the kernel refuse (then only --proc host works).
-	Procfs       ProbeItem `json:"procfs"`
+	Procfs ProbeItem `json:"procfs"`
+	// Sysfs is a fresh sysfs in a new network namespace, which a
+	// container's masked /sys makes the kernel refuse (then only --sys
+	// host works).
+	Sysfs        ProbeItem `json:"sysfs"`
 	MountSetattr ProbeItem `json:"mount_setattr"`
 	Landlock     ProbeItem `json:"landlock"`
 	LandlockABI  int       `json:"landlock_abi"`

@@ -25,7 +25,7 @@ const probeStage = "nsrun-probe"
 // creates one throwaway set of namespaces to be sure.
 func ProbeHost() Probe {
 	var p Probe
-	p.UserNamespaces, p.Procfs = probeUserns()
+	p.UserNamespaces, p.Procfs, p.Sysfs = probeUserns()
 	p.Nested = userns.RunningInUserNS()
 	if err := unix.MountSetattr(-1, "", 0, &unix.MountAttr{}); errors.Is(err, unix.ENOSYS) {
 		p.MountSetattr = ProbeItem{Detail: "mount_setattr: not in this kernel (needs 5.12)"}
@@ -45,8 +45,8 @@ func ProbeHost() Probe {
 }
 
 // probeUserns creates the namespaces of a sandbox, as the init gets them,
-// and in them a fresh procfs.
-func probeUserns() (userns, procfs ProbeItem) {
+// and in them a fresh procfs and sysfs.
+func probeUserns() (userns, procfs, sysfs ProbeItem) {
 	uid, gid := os.Getuid(), os.Getgid()
 	uids, gids := ns.Maps(uid, uid, gid, gid)
 	var stderr strings.Builder
@@ -54,25 +54,43 @@ func probeUserns() (userns, procfs ProbeItem) {
 		SysProcAttr: &syscall.SysProcAttr{Cloneflags: ns.CloneFlags(false), UidMappings: uids, GidMappings: gids, AmbientCaps: ns.SetupCaps}}
 	if err := cmd.Start(); err != nil {
 		why := ns.Explain(fmt.Errorf("create user, mount, pid, ipc, uts, cgroup and net namespaces: %w", err), ns.ReadSettings(), uid).Error()
-		return ProbeItem{Detail: why}, ProbeItem{Detail: "not tried: no user namespace"}
+		return ProbeItem{Detail: why}, ProbeItem{Detail: "not tried: no user namespace"}, ProbeItem{Detail: "not tried: no user namespace"}
 	}
 	userns = ProbeItem{OK: true, Detail: fmt.Sprintf("all namespaces can be created as uid %d", uid)}
-	if err := cmd.Wait(); err != nil {
-		why := strings.TrimSpace(stderr.String())
-		if why == "" {
-			why = err.Error()
-		}
-		return userns, ProbeItem{Detail: "mount proc in a new PID namespace: " + why + "; --proc host works instead (partial)"}
+	procfs = ProbeItem{OK: true, Detail: "a fresh procfs mounts in a new PID namespace"}
+	sysfs = ProbeItem{OK: true, Detail: "a fresh sysfs mounts in a new network namespace"}
+	err := cmd.Wait()
+	if err == nil {
+		return userns, procfs, sysfs
 	}
-	return userns, ProbeItem{OK: true, Detail: "a fresh procfs mounts in a new PID namespace"}
+	why := strings.TrimSpace(stderr.String())
+	if why == "" {
+		why = err.Error()
+	}
+	switch cmd.ProcessState.ExitCode() {
+	case probeSysFailed:
+		sysfs = ProbeItem{Detail: "mount sysfs in a new network namespace: " + why + "; --sys host works instead"}
+	default:
+		procfs = ProbeItem{Detail: "mount proc in a new PID namespace: " + why + "; --proc host works instead (partial)"}
+		sysfs = ProbeItem{Detail: "not tried: no procfs"}
+	}
+	return userns, procfs, sysfs
 }
 
+// probeSysFailed is the probe stage's exit status when the procfs mounted
+// and the sysfs did not.
+const probeSysFailed = 2
+
 // runProbeStage runs in the namespaces probeUserns made: it mounts a
-// procfs as the init would, and says why not on stderr.
+// procfs and a sysfs as the init would, and says why not on stderr.
 func runProbeStage() int {
 	if err := mounts.TryProc(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if err := mounts.TrySys(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return probeSysFailed
 	}
 	return 0
 }

@@ -67,6 +67,11 @@ type FilesystemReport struct {
 	// "host" for the /proc nsrun sees (--proc host, and the Landlock-only
 	// mode), which lists processes outside the sandbox.
 	Proc string `json:"proc,omitempty"`
+	// Sys is "private" for a fresh read-only sysfs of the sandbox's network
+	// namespace, "host" for the /sys nsrun sees (--sys host, --net host,
+	// and the Landlock-only mode), which shows the host's network
+	// interfaces and cgroup tree.
+	Sys string `json:"sys,omitempty"`
 	// Overruled are rules that did not take effect as written: dropped
 	// under a deny of a higher source, made read-only, or beaten on the
 	// same path.
@@ -75,6 +80,27 @@ type FilesystemReport struct {
 	// cannot rename or replace them: each holds a deeper read-only or deny
 	// rule (or a watched git directory) inside a writable tree.
 	Pinned []string `json:"pinned,omitempty"`
+	// From maps each place inside that shows another host path (--bind,
+	// --ro-bind) to that path.
+	From map[string]string `json:"from,omitempty"`
+	// Overlay are the places shown writable over a host directory that
+	// never changes (--overlay); Changes is where their upper layers are
+	// kept (--keep-changes).
+	Overlay []string `json:"overlay,omitempty"`
+	Changes string   `json:"changes,omitempty"`
+	// Devices are the host devices in the sandbox's /dev beyond its own
+	// (--dev, --dev-bind, --dev-block).
+	Devices []string `json:"devices,omitempty"`
+	// Files are read-only files of the sandbox's own: copies of host files
+	// (--file) and the ones nsrun writes (/etc/passwd and /etc/group with
+	// entries for the payload's ids).
+	Files []string `json:"files,omitempty"`
+	// Sockets are unix sockets a rule shows: the payload can connect to
+	// them, read-only or not.
+	Sockets []string `json:"sockets,omitempty"`
+	// Created are the directories, symlinks and mount points nsrun made
+	// inside where the tree shown there has none (never on the host).
+	Created []string `json:"created,omitempty"`
 }
 
 // LandlockReport is the state of the Landlock layer: what the kernel

@@ -8,18 +8,30 @@ import (
 	"github.com/nsrun/nsrun/mounts"
 )
 
-// restrictiveness orders accesses for ties: the more restrictive wins.
+// restrictiveness orders accesses for ties: the more restrictive wins. A
+// copy, a device and a symlink are read-only leaves (rules that conflict
+// with them are refused before precedence); a directory gives way to
+// anything.
 func restrictiveness(a Access) int {
 	switch a {
 	case Deny:
-		return 3
-	case ReadOnly:
-		return 2
+		return 5
+	case ReadOnly, Copy, Device, BlockDevice, Symlink:
+		return 4
 	case Tmpfs:
+		return 3
+	case Overlay:
+		return 2
+	case ReadWrite:
 		return 1
 	}
 	return 0
 }
+
+// writable reports whether an access lets the payload write there (an
+// overlay writes nothing to the host, but a read-only rule above it of a
+// higher source means the payload may not change what it sees).
+func writable(a Access) bool { return a == ReadWrite || a == Overlay }
 
 // Overruled is a rule that did not take effect as written, and why.
 type Overruled struct {
@@ -33,8 +45,16 @@ func (o Overruled) String() string {
 	if o.Became != 0 {
 		what = "made " + o.Became.String()
 	}
-	return fmt.Sprintf("%s %s (%s): %s by %s %s (%s)", o.Rule.Access, o.Rule.Path, o.Rule.Source,
-		what, o.By.Access, o.By.Path, o.By.Source)
+	return fmt.Sprintf("%s (%s): %s by %s (%s)", ruleText(o.Rule), o.Rule.Source,
+		what, ruleText(o.By), o.By.Source)
+}
+
+// ruleText is a rule's access and path, and where it comes from.
+func ruleText(r Rule) string {
+	if r.From == "" {
+		return r.Access.String() + " " + r.Path
+	}
+	return r.Access.String() + " " + r.Path + " from " + r.From
 }
 
 // Effective applies the precedence of sources to rules whose paths are
@@ -67,7 +87,7 @@ func Effective(rules []Rule) (eff []Rule, overruled []Overruled) {
 				case a.Access == Deny:
 					overruled = append(overruled, Overruled{Rule: r, By: a})
 					delete(byPath, p)
-				case a.Access == ReadOnly && r.Access == ReadWrite:
+				case a.Access == ReadOnly && writable(r.Access):
 					overruled = append(overruled, Overruled{Rule: r, Became: ReadOnly, By: a})
 					r.Access = ReadOnly
 					byPath[p] = r

@@ -66,6 +66,16 @@ func (p *Policy) linuxOnlySetting() string {
 		return "environment patterns (preset agent)"
 	case p.Memory > 0 || p.Pids > 0 || p.CPU > 0 || len(p.Rlimits) > 0 || p.TmpfsSize > 0:
 		return "resource limits"
+	case p.KeepChanges != "":
+		return "keep-changes"
+	case p.Sys != SysPrivate:
+		return "sys"
+	}
+	for _, r := range p.Rules {
+		if r.From != "" || (r.Access != ReadOnly && r.Access != ReadWrite && r.Access != Deny && r.Access != Tmpfs) {
+			// Another place, a device, a copy, an overlay: mounts.
+			return "--" + r.Option() + " " + r.Path
+		}
 	}
 	return ""
 }

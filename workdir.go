@@ -14,33 +14,47 @@ import (
 // place with the same content.
 func visible(root string, rules []canonRule, q string) bool {
 	r, ok := cover(rules, q)
-	if !ok {
+	if !ok || r.Canon == "/" && !r.mapped() {
+		// Only the root covers q: with a rule for "/" (writable, an
+		// overlay) too, that root's tree decides.
 		if root == "/" {
 			return true
 		}
 		fi, err := os.Stat(filepath.Join(root, q))
 		return err == nil && fi.IsDir()
 	}
-	return r.Access == ReadOnly || r.Access == ReadWrite
+	return (r.Access == ReadOnly || r.Access == ReadWrite || r.Access == Overlay) && !r.mapped()
 }
 
 func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error) {
 	if c.Dir != "" {
 		dir := absPath(c.Dir, cwd)
 		r, ok := cover(rules, dir)
-		if ok && (r.Access == Tmpfs || r.Access == Deny) {
+		switch {
+		case ok && (r.Access == Tmpfs || r.Access == Deny || r.Access == Directory):
 			if dir == r.Canon {
 				return dir, nil
 			}
 			return "", &DirError{Dir: c.Dir, Err: fmt.Errorf("%s is inside %s %s, which starts empty", dir, r.Access, r.Canon)}
+		case ok && (r.Access == Symlink || r.Access == Copy || r.Access == Device || r.Access == BlockDevice):
+			return "", &DirError{Dir: c.Dir, Err: fmt.Errorf("%s is %s %s inside, not a directory", dir, r.Access, r.Canon)}
 		}
 		host := dir
-		if !ok && root != "/" {
+		switch {
+		case ok && (r.Canon != "/" || r.mapped()):
+			// The host directory the rule shows there.
+			host = filepath.Join(r.hostPath(), strings.TrimPrefix(dir, r.Canon))
+		case root != "/":
 			host = filepath.Join(root, dir)
 		}
 		fi, err := os.Stat(host)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
+				for _, o := range rules {
+					if o.Canon != dir && mounts.Within(o.Canon, dir) {
+						return dir, nil // made inside, as the mount point of a rule below it
+					}
+				}
 				return "", &DirError{Dir: c.Dir, Err: errors.New("no such directory inside the sandbox")}
 			}
 			return "", &DirError{Dir: c.Dir, Err: err}

@@ -33,7 +33,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{"chdir to a file", []string{"--chdir", file}, []string{"--chdir", file, "not a directory"}},
 		{"root a file", []string{"--root", file}, []string{"--root", file, "not a directory"}},
 		{"tmpfs on a file", []string{"--tmpfs", file}, []string{"--tmpfs", file, "not a directory"}},
-		{"socket as rw", []string{"--rw", sock}, []string{"--rw", sock, "socket"}},
+		{"socket as tmpfs", []string{"--tmpfs", sock}, []string{"--tmpfs", sock, "socket"}},
 		{"device as rw", []string{"--rw", "/dev/null"}, []string{"--rw", "/dev/null"}},
 		{"rule on /proc", []string{"--ro", "/proc/self"}, []string{"--ro", "/proc"}},
 		{"unknown option", []string{"--frobnicate"}, []string{"unknown option --frobnicate"}},

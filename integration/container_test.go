@@ -39,7 +39,7 @@ func TestContainerShape(t *testing.T) {
 	}
 	switch shape {
 	case "default":
-		if !p.UserNamespaces.OK || p.Procfs.OK || !strings.Contains(p.Procfs.Detail, "masked") {
+		if !p.UserNamespaces.OK || p.Procfs.OK || !strings.Contains(p.Procfs.Detail, "masked") || p.Sysfs.OK {
 			t.Errorf("podman's defaults: want user namespaces and a refused procfs: %+v", p)
 		}
 		if full.code != 125 || !strings.Contains(full.stderr, "masked") || !strings.Contains(full.stderr, "--proc host") {
@@ -54,7 +54,7 @@ func TestContainerShape(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer victim.Process.Kill()
-		r := runAnywhere(t, ws, "-q", "--proc", "host", "--ro", ws, "--env", "VICTIM="+itoa(victim.Process.Pid), "--", "/bin/sh", script)
+		r := runAnywhere(t, ws, "-q", "--proc", "host", "--sys", "host", "--ro", ws, "--env", "VICTIM="+itoa(victim.Process.Pid), "--", "/bin/sh", script)
 		if r.code != 0 || !strings.Contains(r.stdout, "timer_list: 0") || strings.Contains(r.stdout, ": allowed") || strings.Count(r.stdout, ": refused") != 10 {
 			t.Errorf("--proc host under a masked /proc: %v", r)
 		}
@@ -69,7 +69,7 @@ func TestContainerShape(t *testing.T) {
 			t.Errorf("full isolation under Docker's profile: %v", full)
 		}
 	case "unmasked":
-		if !p.UserNamespaces.OK || !p.Procfs.OK || full.code != 0 {
+		if !p.UserNamespaces.OK || !p.Procfs.OK || !p.Sysfs.OK || full.code != 0 {
 			t.Errorf("unmasked /proc, user namespaces allowed: want full isolation: %+v %v", p, full)
 		}
 	default:

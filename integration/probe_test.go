@@ -18,6 +18,7 @@ type probeItem struct {
 type probeResult struct {
 	UserNamespaces probeItem         `json:"user_namespaces"`
 	Procfs         probeItem         `json:"procfs"`
+	Sysfs          probeItem         `json:"sysfs"`
 	Landlock       probeItem         `json:"landlock"`
 	Limits         probeItem         `json:"limits"`
 	LimitsCgroup   map[string]string `json:"limits_cgroup"`
@@ -59,15 +60,22 @@ func TestProbeIsTrue(t *testing.T) {
 	var mode []string
 	r := runIn("--", "/bin/true")
 	switch {
-	case p.UserNamespaces.OK && p.Procfs.OK:
+	case p.UserNamespaces.OK && p.Procfs.OK && p.Sysfs.OK:
 		if r.code != 0 {
-			t.Errorf("probe says namespaces and procfs work, but a sandbox fails: %v", r)
+			t.Errorf("probe says namespaces, procfs and sysfs work, but a sandbox fails: %v", r)
+		}
+	case p.UserNamespaces.OK && p.Procfs.OK:
+		failsWith("a fresh sysfs", r, "sysfs refused", "--sys host")
+		mode = []string{"--sys", "host"}
+		if r := runIn("--sys", "host", "--", "/bin/true"); r.code != 0 {
+			t.Errorf("probe says namespaces and procfs work, but --sys host fails: %v", r)
 		}
 	case p.UserNamespaces.OK:
 		failsWith("a fresh procfs", r, "procfs refused", "--proc host")
-		mode = []string{"--proc", "host"}
-		if r := runIn("--proc", "host", "--", "/bin/true"); r.code != 0 {
-			t.Errorf("probe says namespaces work, but --proc host fails: %v", r)
+		// A runtime that masks /proc masks /sys too.
+		mode = []string{"--proc", "host", "--sys", "host"}
+		if r := runIn(append(mode, "--", "/bin/true")...); r.code != 0 {
+			t.Errorf("probe says namespaces work, but --proc host --sys host fails: %v", r)
 		}
 	default:
 		why := p.UserNamespaces.Detail

@@ -3,6 +3,7 @@ package mounts
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -20,29 +21,60 @@ import (
 // it is attached, which keeps one detached tree alive at a time (the kernel
 // slows down with many).
 func Build(p *Plan) error {
-	if err := unix.Mount("", "/", "", unix.MS_SLAVE|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("make / rslave: %w", err)
+	// Private, not slave: nothing made here reaches the host, and nothing
+	// the host mounts later (under a bound path, a shared mount of its
+	// own) reaches the sandbox, where it would arrive without the
+	// read-only flag. Clones of private mounts are private too.
+	if err := unix.Mount("", "/", "", unix.MS_PRIVATE|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("make / rprivate: %w", err)
 	}
-	b := &builder{attrs: attrs{remount: p.Remount}}
+	b := &builder{attrs: attrs{remount: p.Remount}, scratch: scratchFS{size: scratchSize(p)}}
 	defer b.scratch.close()
-	root, err := b.cloneSource(p.Root)
+	root, err := b.mountRoot(p.Root)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(root)
-	if err := unix.MoveMount(root, "", unix.AT_FDCWD, "/", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-		return fmt.Errorf("move_mount %s on /: %w", p.Root.Source, err)
-	}
+	defer func() { unix.Close(b.root) }()
 	b.root, b.attrs.root = root, root
-	if err := b.attrs.moved(root); err != nil {
-		return fmt.Errorf("attributes of %s: %w", p.Root.Source, err)
+	if len(p.Root.Mirror) > 0 {
+		// The mirror covers the root: from now on "/" of the view is it.
+		if b.root, err = b.mirror(p.Root.Path, root, p.Root.Mirror, true); err != nil {
+			return err
+		}
+		unix.Close(root)
+		b.attrs.root = b.root
+		b.stacked++
 	}
 	for _, op := range p.Ops {
 		if err := b.apply(op); err != nil {
 			return err
 		}
 	}
-	return pivot(root)
+	return pivot(b.root, b.stacked)
+}
+
+// mountRoot makes the root of the view, stacked on the process root, and
+// returns it.
+func (b *builder) mountRoot(op Op) (int, error) {
+	if op.Kind == OpOverlay {
+		return b.mountOverlay(op, -1)
+	}
+	root, err := b.cloneSource(op)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.MoveMount(root, "", unix.AT_FDCWD, "/", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		unix.Close(root)
+		return -1, fmt.Errorf("move_mount %s on /: %w", op.Source, err)
+	}
+	// Submounts are found, on kernels without mount_setattr, by their
+	// paths in the new root.
+	b.attrs.root = root
+	if err := b.attrs.moved(root); err != nil {
+		unix.Close(root)
+		return -1, fmt.Errorf("attributes of %s: %w", op.Source, err)
+	}
+	return root, nil
 }
 
 // builder holds what building one view needs across ops.
@@ -50,6 +82,9 @@ type builder struct {
 	root    int
 	attrs   attrs
 	scratch scratchFS
+	// stacked counts the mounts left between the process root and the
+	// view's root at "/": pivot detaches them too.
+	stacked int
 }
 
 // attach moves the detached mount fd onto target and applies attributes
@@ -92,15 +127,31 @@ func (b *builder) apply(op Op) error {
 	case OpEmptyFile:
 		return b.mountEmptyFile(op, target)
 	case OpDev:
-		return b.mountDev(op.Path, op.Mountpoints, target, op.Size)
+		return b.mountDev(op, target)
 	case OpProc:
 		return b.mountProc(op.Path, target, op.ReadOnly)
 	case OpHostProc:
 		return b.bindHostProc(op.Source, op.Path, target)
+	case OpSys:
+		return b.mountSys(op.Path, target)
+	case OpHostSys:
+		return b.bindHostSys(op.Source, op.Path, target)
 	case OpPinLink:
 		return b.pinLink(op, target)
 	case OpFile:
 		return b.mountFile(op, target)
+	case OpOverlay:
+		fd, err := b.mountOverlay(op, target)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	case OpMirror:
+		fd, err := b.mirror(op.Path, target, op.Mirror, false)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
 	}
 	return fmt.Errorf("mount %s: unknown op %d", op.Path, op.Kind)
 }
@@ -178,7 +229,17 @@ func (b *builder) bind(op Op, target int) error {
 	if err := b.attach(tree, target, op.Path); err != nil {
 		return fmt.Errorf("bind %s: %w", op.Source, err)
 	}
-	return b.checkMounted(op)
+	if err := b.checkMounted(op); err != nil {
+		return err
+	}
+	if len(op.Mirror) == 0 {
+		return nil
+	}
+	fd, err := b.mirror(op.Path, tree, op.Mirror, false)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err
 }
 
 // checkMounted checks that op.Path now shows the inode op was planned for.
@@ -283,25 +344,46 @@ func chmodRoot(mnt int, mode uint32) error {
 }
 
 // makeMountpoint creates mp and its parents inside a filesystem nsrun made
-// itself, so nothing there can be a symlink but the links of the plan,
-// which come after every directory.
+// itself (a fresh tmpfs, a mirror, an overlay's upper layer) without
+// following a symlink on the way: a mirror holds the symlinks of the
+// directory it stands for, and one whose target is absolute would point
+// into the host, the process root while the view is built. An entry
+// already there is used as it is.
 func makeMountpoint(dir int, mp Mountpoint) error {
 	parts := strings.Split(mp.Rel, "/")
-	for i := range parts[:len(parts)-1] {
-		if err := unix.Mkdirat(dir, strings.Join(parts[:i+1], "/"), 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+	cur := dir
+	defer func() {
+		if cur != dir {
+			unix.Close(cur)
+		}
+	}()
+	for _, part := range parts[:len(parts)-1] {
+		if err := unix.Mkdirat(cur, part, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
 			return err
 		}
+		next, err := unix.Openat(cur, part, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err // ENOTDIR for a symlink or a file in the way
+		}
+		if cur != dir {
+			unix.Close(cur)
+		}
+		cur = next
 	}
-	if mp.Link != "" {
-		return unix.Symlinkat(mp.Link, dir, mp.Rel)
-	}
-	if mp.Dir {
-		if err := unix.Mkdirat(dir, mp.Rel, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+	last := parts[len(parts)-1]
+	switch {
+	case mp.Link != "":
+		return unix.Symlinkat(mp.Link, cur, last)
+	case mp.Dir:
+		if err := unix.Mkdirat(cur, last, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
 			return err
 		}
 		return nil
 	}
-	fd, err := unix.Openat(dir, mp.Rel, unix.O_CREAT|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+	fd, err := unix.Openat(cur, last, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o444)
+	if errors.Is(err, unix.EEXIST) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -315,14 +397,26 @@ type scratchFS struct {
 	fd    int
 	open  bool
 	files int
+	size  uint64 // bytes, room for every OpFile's content
+}
+
+// scratchSize is room for the plan's files in the scratch tmpfs, with a
+// page for each and for the empty file.
+func scratchSize(p *Plan) uint64 {
+	size := uint64(1 << 16)
+	for _, op := range p.Ops {
+		if op.Kind == OpFile {
+			size += uint64(len(op.Content)) + 4096
+		}
+	}
+	return size
 }
 
 func (s *scratchFS) emptyFile() (int, error) {
 	if s.open {
 		return s.fd, nil
 	}
-	// Room for the empty file and a few of OpFile's, each at most maxFile.
-	fd, err := newFS("tmpfs", map[string]string{"mode": "0755", "size": "1m"}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+	fd, err := newFS("tmpfs", map[string]string{"mode": "0755", "size": fmt.Sprint(s.size)}, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 	if err != nil {
 		return -1, err
 	}
@@ -407,19 +501,55 @@ func closeAll(fds []int) {
 	}
 }
 
-// pivot makes root the process root and detaches the old one.
-func pivot(root int) error {
+// pivot makes root the process root and detaches the old one, and the
+// stacked mounts that lay between them (a root bind under the root's
+// mirror, the tmpfs under a root overlay). pivot_root puts the old root on
+// top of the new one, with what was stacked on it still on top of it, and
+// umount of "." takes the topmost mount there: one detach per layer, and
+// then a check that the old root is gone, since a host root left mounted
+// over the view would be reachable through "..".
+func pivot(root, stacked int) error {
+	old := -1
+	if stacked > 0 {
+		fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("open the old root: %w", err)
+		}
+		old, err = mountID(fd)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("the old root's mount: %w", err)
+		}
+	}
 	if err := unix.Fchdir(root); err != nil {
 		return fmt.Errorf("fchdir to new root: %w", err)
 	}
 	if err := unix.PivotRoot(".", "."); err != nil {
 		return fmt.Errorf("pivot_root: %w", err)
 	}
-	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
-		return fmt.Errorf("detach old root: %w", err)
+	for i := 0; i <= stacked; i++ {
+		if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+			return fmt.Errorf("detach old root: %w", err)
+		}
 	}
 	if err := unix.Chdir("/"); err != nil {
 		return fmt.Errorf("chdir /: %w", err)
+	}
+	if old >= 0 {
+		f, err := os.Open("/proc/self/mountinfo")
+		if err != nil {
+			return fmt.Errorf("check the old root is detached: %w", err)
+		}
+		entries, err := ParseMountinfo(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("check the old root is detached: %w", err)
+		}
+		for _, e := range entries {
+			if e.ID == old {
+				return errors.New("the old root is still attached after pivot_root; refusing to run in this view")
+			}
+		}
 	}
 	return nil
 }

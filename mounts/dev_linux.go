@@ -6,10 +6,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// devNodes are the host device nodes bound into the sandbox's /dev; nothing
-// else of the host's /dev is reachable.
-var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
-
 var devLinks = [][2]string{
 	{"ptmx", "pts/ptmx"},
 	{"fd", "/proc/self/fd"},
@@ -47,10 +43,46 @@ func (b *builder) cloneDevNodes() ([]int, error) {
 	return trees, nil
 }
 
-// mountDev builds /dev: a tmpfs holding the cloned nodes, a new devpts
-// instance, a tmpfs shm of shmSize bytes (0: the kernel's default), the
-// usual links and the extra ones (console), then made read-only itself.
-func (b *builder) mountDev(at string, extra []Mountpoint, target int, shmSize uint64) error {
+// cloneDevice clones the host device of d, opened without following a
+// symlink and checked against d.ID, without nodev: it must be a character
+// device, or a block device where d.Block says so.
+func (b *builder) cloneDevice(d Node) (int, error) {
+	fd, err := OpenNoSymlinks(unix.AT_FDCWD, d.Source, false, false)
+	if err != nil {
+		return -1, fmt.Errorf("dev %s: open: %w", d.Source, explainResolve(err))
+	}
+	defer unix.Close(fd)
+	if err := checkIdentity(fd, d.Source, d.ID); err != nil {
+		return -1, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return -1, fmt.Errorf("dev %s: fstat: %w", d.Source, err)
+	}
+	want := uint32(unix.S_IFCHR)
+	if d.Block {
+		want = unix.S_IFBLK
+	}
+	if st.Mode&unix.S_IFMT != want {
+		return -1, fmt.Errorf("dev %s: not a %s device", d.Source, map[bool]string{true: "block", false: "character"}[d.Block])
+	}
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
+	if err != nil {
+		return -1, fmt.Errorf("dev %s: open_tree: %w", d.Source, err)
+	}
+	if err := b.attrs.set(tree, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC, false, false); err != nil {
+		unix.Close(tree)
+		return -1, fmt.Errorf("dev %s: mount_setattr: %w", d.Source, err)
+	}
+	return tree, nil
+}
+
+// mountDev builds /dev: a tmpfs holding the cloned nodes and op's devices,
+// a new devpts instance, a tmpfs shm of op.Size bytes (0: the kernel's
+// default), the usual links and op's other mount points (console), then
+// made read-only itself.
+func (b *builder) mountDev(op Op, target int) error {
+	at, extra, shmSize := op.Path, op.Mountpoints, op.Size
 	nodes, err := b.cloneDevNodes()
 	if err != nil {
 		return err
@@ -78,11 +110,8 @@ func (b *builder) mountDev(at string, extra []Mountpoint, target int, shmSize ui
 		}
 	}
 	for _, mp := range extra {
-		if mp.Link == "" {
-			return fmt.Errorf("%s/%s: only links can be added to /dev", at, mp.Rel)
-		}
 		if err := makeMountpoint(dev, mp); err != nil {
-			return fmt.Errorf("symlink %s/%s: %w", at, mp.Rel, err)
+			return fmt.Errorf("create %s/%s: %w", at, mp.Rel, err)
 		}
 	}
 	if err := b.attach(dev, target, at); err != nil {
@@ -90,6 +119,17 @@ func (b *builder) mountDev(at string, extra []Mountpoint, target int, shmSize ui
 	}
 	for i, name := range devNodes {
 		if err := b.attachAt(nodes[i], dev, name, at+"/"+name); err != nil {
+			return err
+		}
+	}
+	for _, d := range op.Devices {
+		tree, err := b.cloneDevice(d)
+		if err != nil {
+			return err
+		}
+		err = b.attachAt(tree, dev, d.Path, at+"/"+d.Path)
+		unix.Close(tree)
+		if err != nil {
 			return err
 		}
 	}

@@ -31,9 +31,11 @@
 // mount_setattr (5.12) applies attributes to a whole tree in one call; on
 // older kernels each mount of the tree is remounted from /proc/self/mountinfo.
 //
-// What it cannot do: mounts that reach the host later through slave
-// propagation are not made read-only (the root is rslave so nothing
-// propagates back, but new host mounts under a bound path still appear).
-// A pathname unix socket in a visible directory stays connectable through a
-// read-only bind; hide such directories with a deny rule.
+// Propagation: every mount of the sandbox is private, so nothing made
+// there reaches the host and no mount the host makes later (under a bound
+// path, or a shared mount of its own) reaches the sandbox.
+//
+// What it cannot do: a pathname unix socket in a visible directory stays
+// connectable through a read-only bind; hide such directories with a deny
+// rule.
 package mounts

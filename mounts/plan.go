@@ -19,6 +19,19 @@ const (
 	Deny
 	// Tmpfs puts a fresh, empty, writable tmpfs at the path.
 	Tmpfs
+	// Overlay shows the host directory writable: writes land in an upper
+	// layer (a private tmpfs, or Rule.Upper) and the host never changes.
+	Overlay
+	// Directory makes an empty directory at the path where none is.
+	Directory
+	// Symlink makes a symlink at the path, to Rule.Target.
+	Symlink
+	// Copy shows a read-only copy of a host file (Input.Files, not a Rule).
+	Copy
+	// Device shows a host character device (Input.Devices, not a Rule).
+	Device
+	// BlockDevice shows a host block device (Input.Devices, not a Rule).
+	BlockDevice
 )
 
 func (a Access) String() string {
@@ -31,6 +44,18 @@ func (a Access) String() string {
 		return "deny"
 	case Tmpfs:
 		return "tmpfs"
+	case Overlay:
+		return "overlay"
+	case Directory:
+		return "dir"
+	case Symlink:
+		return "symlink"
+	case Copy:
+		return "file"
+	case Device:
+		return "dev"
+	case BlockDevice:
+		return "dev-block"
 	}
 	return fmt.Sprintf("Access(%d)", int(a))
 }
@@ -40,18 +65,33 @@ type Identity struct {
 	Dev, Ino uint64
 }
 
-// Rule places one host path in the sandbox, at the same place.
+// Rule places what its Access says at Path in the sandbox: for ReadOnly,
+// ReadWrite and Overlay the host path Source (Path itself when empty).
 type Rule struct {
-	Path     string // absolute and canonical
+	Path     string // inside the sandbox, absolute and canonical
 	Access   Access
-	Dir      bool     // the path is a directory (always true for Tmpfs)
-	ID       Identity // of the host path, for ReadOnly and ReadWrite
+	Source   string   // the host path shown at Path; "" means Path
+	Dir      bool     // the path is a directory (always true for Tmpfs, Overlay, Directory)
+	ID       Identity // of the host path, for ReadOnly, ReadWrite and Overlay
 	Mode     uint32   // permission bits of a Tmpfs root (0 means 0755)
 	Optional bool     // skip the rule if the mount point is missing inside
+	Target   string   // of a Symlink, as given
+	// Upper is the host directory that keeps an Overlay's changes (it
+	// holds the upper and work directories); "" puts them in a private
+	// tmpfs, gone with the sandbox.
+	Upper   string
+	UpperID Identity
 
-	link   bool   // added by Make: a ReadOnly rule that pins a symlink
-	pin    bool   // added by Make to hold a directory in place
-	source string // the host directory of a pin, when not Path
+	link bool // added by Make: a ReadOnly rule that pins a symlink
+	pin  bool // added by Make to hold a directory in place
+}
+
+// Node is a host device shown in the sandbox's /dev.
+type Node struct {
+	Path   string // inside, under /dev
+	Source string // the host device
+	ID     Identity
+	Block  bool // a block device; a character device otherwise
 }
 
 // Link is a symlink on the way to a rule's path as the user named it, at
@@ -91,6 +131,10 @@ type Input struct {
 	// HostProc binds the caller's own /proc, read-only with its submounts,
 	// instead of a fresh procfs (OpHostProc).
 	HostProc bool
+	// HostSys binds the caller's own /sys, read-only with its submounts,
+	// instead of a fresh sysfs of the sandbox's network namespace
+	// (OpHostSys).
+	HostSys bool
 	// Console links /dev/console to pts/0, the first pty of the sandbox's
 	// devpts instance: the terminal its init allocates for the payload.
 	Console bool
@@ -103,21 +147,49 @@ type Input struct {
 	// every bind. It is needed only when something must be pinned.
 	Identify func(path string) (Identity, error)
 	// Files are read-only files nsrun writes itself, mounted last, each
-	// over what is at its path (OpFile). One whose path is missing is left
-	// out, unless it lies in a tmpfs of the plan, which gets a mount point
-	// for it.
+	// over what is at its path (OpFile). Where the path is missing inside,
+	// a mount point is made for it as for any rule (see Lookup); one that
+	// cannot be made is an error for a Required file and leaves the others
+	// out (Plan.LeftOut). Without Lookup, a file is left out where its
+	// path is missing at build time, unless it lies in a tmpfs of the
+	// plan, which gets a mount point for it.
 	Files []File
+	// Devices are host devices shown in /dev, each bound without nodev.
+	Devices []Node
+	// Lookup says what is at a host path, following no symlink: the
+	// planner asks it where a mount point, a directory or a symlink must
+	// be inside and the host (or Root) tree shown there decides whether it
+	// exists. A missing one is made without writing to the host: in a
+	// tmpfs or an overlay of the plan, or in a read-only directory the plan
+	// mirrors (Op.Mirror); under a writable host tree it is an error. With
+	// Lookup nil, mount points are taken to exist.
+	Lookup func(hostPath string) (Found, error)
+}
+
+// Found is what Lookup found at a host path.
+type Found struct {
+	Exists bool // all of the path exists
+	Dir    bool // and is a directory
+	// Stop is the host path where the walk stopped short: the first
+	// missing component, or a symlink or a file with more below it.
+	Stop    string
+	Symlink bool   // Stop is a symlink (at the end of the path too)
+	Target  string // of that symlink
+	NotDir  bool   // Stop is not a directory and more of the path is below it
 }
 
 // File is a read-only file of the sandbox's own, with its content.
 type File struct {
 	Path    string // absolute and canonical
 	Content string
+	// Required makes a File that cannot be placed an error; otherwise it
+	// is left out and listed in Plan.LeftOut.
+	Required bool
 }
 
 // maxFile bounds a File's content: it travels in the spec and lives in a
-// small scratch tmpfs.
-const maxFile = 64 << 10
+// scratch tmpfs sized for the plan's files.
+const maxFile = 16 << 20
 
 // OpKind says how an Op mounts.
 type OpKind int
@@ -142,8 +214,30 @@ const (
 	// OpPinLink binds the host symlink at Path (Source) onto itself: as a
 	// mount point it cannot be removed, renamed or replaced.
 	OpPinLink
+	// OpSys mounts a sysfs of the sandbox's network namespace on Path,
+	// read-only: devices and drivers as the host's, but only the
+	// namespace's own network interfaces, and none of the host's mounts
+	// under /sys (cgroups, debugfs, securityfs, ...).
+	OpSys
+	// OpHostSys binds the sysfs the builder sees at /sys onto Path,
+	// read-only, nosuid, nodev and noexec, with its submounts.
+	OpHostSys
 	// OpFile binds a read-only file holding Content onto Path.
 	OpFile
+	// OpOverlay mounts an overlay of the host directory Source (the lower
+	// layer, read-only) on Path, with the upper layer in Upper or a
+	// private tmpfs. Mountpoints are made in it before it is attached.
+	OpOverlay
+	// OpMirror covers the directory at Path with a tmpfs holding each of
+	// its entries bound back in place (the same mounts, attributes and
+	// contents) and Mirror's new entries, then makes it read-only: mount
+	// points for what the directory lacks, without writing to it.
+	OpMirror
+	// opDirectory and opSymlink are Directory and Symlink rules while the
+	// plan is made; they end as mount points of a tmpfs, an overlay or a
+	// mirror, never as ops.
+	opDirectory
+	opSymlink
 )
 
 // Mountpoint is a path to create inside a fresh filesystem so that a later
@@ -158,18 +252,29 @@ type Mountpoint struct {
 type Op struct {
 	Kind        OpKind
 	Path        string // where inside the sandbox
-	Source      string // host path, for OpBind
+	Source      string // host path, for OpBind and OpOverlay (the lower layer)
 	ID          Identity
 	ReadOnly    bool
 	Dir         bool
 	Mode        uint32
-	Size        uint64 // bytes, of a writable OpTmpfs and of OpDev's shm; 0: the kernel's default
+	Size        uint64 // bytes, of a writable OpTmpfs, an OpOverlay's tmpfs and OpDev's shm; 0: the kernel's default
 	Optional    bool
 	Mountpoints []Mountpoint
 	// Pin marks a writable bind of a directory onto itself that only holds
 	// the directory in place (see Make).
 	Pin     bool
 	Content string // for OpFile
+	// Mirror, on OpMirror, an OpBind or the root, are entries the directory
+	// at Path lacks: it is covered by a mirror of itself holding them (see
+	// OpMirror), after it is mounted.
+	Mirror []Mountpoint
+	// Upper and UpperID are an OpOverlay's kept layer (see Rule.Upper).
+	Upper   string
+	UpperID Identity
+	// Devices are OpDev's host devices, at paths relative to Path.
+	Devices []Node
+	// Target is an opSymlink's.
+	Target string
 }
 
 // Plan is the whole view: Root first, then Ops in order, parents first.
@@ -179,6 +284,10 @@ type Plan struct {
 	// Unchanged are read-only rules left out because an ancestor already
 	// shows the same host tree read-only at the same place.
 	Unchanged []string
+	// Created are the paths the plan makes inside that the tree shown
+	// there lacks (mount points, directories, symlinks), and LeftOut the
+	// Files that could not be placed.
+	Created, LeftOut []string
 	// Remount sets mount attributes by remounting each mount found in
 	// /proc/self/mountinfo, as Build does by itself on kernels without
 	// mount_setattr; setting it exercises that path on newer kernels.
@@ -187,8 +296,8 @@ type Plan struct {
 
 // Reserved paths are built by nsrun itself; rules may not touch them, since
 // a host /proc or /dev inside would undo the PID namespace and the device
-// allow-list.
-var reserved = []string{"/dev", "/proc"}
+// allow-list, and a host /sys the network namespace's view.
+var reserved = []string{"/dev", "/proc", "/sys"}
 
 // Within reports whether p is base or below it. Both must be clean and
 // absolute.
@@ -208,8 +317,9 @@ func Depth(p string) int {
 }
 
 // Make turns the input into a plan. It fails on a path that is not clean and
-// absolute, on a rule under /dev or /proc, and on a rule that would need to
-// mount below a file.
+// absolute, on a rule under /dev, /proc or /sys, on a rule that would need
+// to mount below a file or a symlink, and (with Input.Lookup) on a mount
+// point that is missing where it could only be made on the host.
 //
 // A bind travels with its parent directory: renaming a directory that holds
 // a mount point succeeds and takes the mount along; only a mount point
@@ -231,13 +341,8 @@ func Make(in Input) (*Plan, error) {
 			return nil, err
 		}
 		if r.Path == "/" {
-			switch r.Access {
-			case ReadOnly:
-				plan.Root.ReadOnly = true
-			case ReadWrite:
-				plan.Root.ReadOnly = false
-			default:
-				return nil, fmt.Errorf("%s /: the root can only be read-only or writable", r.Access)
+			if err := plan.rootRule(r, in.TmpfsSize); err != nil {
+				return nil, err
 			}
 			delete(last, "/")
 			continue
@@ -278,17 +383,14 @@ func Make(in Input) (*Plan, error) {
 			return nil, fmt.Errorf("pin %s: no way to identify the directory", pins[0])
 		}
 		for _, d := range pins {
-			// A directory of a writable root that is not the host's comes
-			// from that root.
-			src := d
-			if nearest(index, d) < 0 && plan.Root.Source != "/" {
-				src = path.Join(plan.Root.Source, d)
-			}
+			// The directory the host has there: a writable root that is not
+			// the host's, or a bind of another directory, shows its own.
+			src, _ := hostOf(ops, nearest(index, d), plan.Root, d)
 			id, err := in.Identify(src)
 			if err != nil {
 				return nil, fmt.Errorf("pin %s: %w", src, err)
 			}
-			rules = append(rules, Rule{Path: d, Access: ReadWrite, Dir: true, ID: id, pin: true, source: src})
+			rules = append(rules, Rule{Path: d, Access: ReadWrite, Source: src, Dir: true, ID: id, pin: true})
 		}
 		// Pins are writable binds inside writable binds: laying the rules
 		// out again puts them before what they hold and needs no more.
@@ -304,13 +406,47 @@ func Make(in Input) (*Plan, error) {
 			return nil, err
 		}
 	}
-	if plan.Ops, err = addFiles(addLinks(ops, index, in.Links, rules), index, in.Files); err != nil {
+	ops, err = addFiles(addLinks(ops, index, in.Links, rules), index, in.Files, in.Lookup != nil)
+	if err != nil {
 		return nil, err
 	}
+	if ops[0].Devices, err = devices(in.Devices); err != nil {
+		return nil, err
+	}
+	for _, d := range ops[0].Devices {
+		ops[0].Mountpoints = append(ops[0].Mountpoints, Mountpoint{Rel: d.Path})
+	}
+	if ops, err = plan.placeMountpoints(ops, index, in); err != nil {
+		return nil, err
+	}
+	linksLast(&plan.Root, ops)
+	plan.Ops = ops
 	return plan, nil
 }
 
-// layOut turns rules sorted parents first into ops, after /dev and /proc.
+// rootRule applies a rule for "/" to the root: read-only, writable, or an
+// overlay of it.
+func (plan *Plan) rootRule(r Rule, size uint64) error {
+	if r.Source != "" && r.Source != plan.Root.Source {
+		return fmt.Errorf("%s / from %s: another directory as the root is the plan's Root", r.Access, r.Source)
+	}
+	switch r.Access {
+	case ReadOnly:
+		plan.Root.ReadOnly = true
+	case ReadWrite:
+		plan.Root.ReadOnly = false
+	case Overlay:
+		plan.Root = Op{Kind: OpOverlay, Path: "/", Source: plan.Root.Source, ID: plan.Root.ID, Dir: true,
+			Upper: r.Upper, UpperID: r.UpperID, Size: size}
+	default:
+		return fmt.Errorf("%s /: the root can only be read-only, writable or an overlay", r.Access)
+	}
+	return nil
+}
+
+// layOut turns rules sorted parents first into ops, after /dev, /proc and
+// /sys. Directory and symlink rules stay as ops of their own kinds, out of
+// the index, until placeMountpoints turns them into mount points.
 func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 	dev := Op{Kind: OpDev, Path: "/dev", Dir: true, Size: in.TmpfsSize}
 	if in.Console {
@@ -323,10 +459,19 @@ func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 	if in.HostProc {
 		ops[1] = Op{Kind: OpHostProc, Path: "/proc", Source: "/proc", Dir: true, ReadOnly: true}
 	}
+	sys := Op{Kind: OpSys, Path: "/sys", Dir: true, ReadOnly: true}
+	if in.HostSys {
+		sys = Op{Kind: OpHostSys, Path: "/sys", Source: "/sys", Dir: true, ReadOnly: true}
+	}
+	ops = append(ops, sys)
 	index := map[string]int{}
+	links := map[string]bool{}
 	for _, r := range rules {
+		if l := underLink(links, r.Path); l != "" {
+			return nil, nil, &PlanError{Path: r.Path, Kind: r.Access.String(), Err: fmt.Errorf("%s is a symlink of the plan and cannot hold it", l)}
+		}
 		op := opFor(r)
-		if op.Kind == OpTmpfs && !op.ReadOnly {
+		if (op.Kind == OpTmpfs && !op.ReadOnly) || op.Kind == OpOverlay {
 			op.Size = in.TmpfsSize
 		}
 		parent := nearest(index, r.Path)
@@ -337,17 +482,59 @@ func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 		if parent >= 0 {
 			p := &ops[parent]
 			if !p.Dir {
-				return nil, nil, fmt.Errorf("%s %s: %s is a file and cannot hold it", r.Access, r.Path, p.Path)
+				return nil, nil, &PlanError{Path: r.Path, Kind: r.Access.String(), Err: fmt.Errorf("%s is a file and cannot hold it", p.Path)}
 			}
 			if p.Kind == OpTmpfs {
-				rel := strings.TrimPrefix(r.Path, p.Path+"/")
-				p.Mountpoints = append(p.Mountpoints, Mountpoint{Rel: rel, Dir: op.Dir})
+				p.Mountpoints = append(p.Mountpoints, mountpointFor(op, strings.TrimPrefix(r.Path, p.Path+"/")))
 			}
 		}
-		index[r.Path] = len(ops)
+		switch op.Kind {
+		case opSymlink:
+			links[r.Path] = true
+		case opDirectory:
+		default:
+			index[r.Path] = len(ops)
+		}
 		ops = append(ops, op)
 	}
 	return ops, index, nil
+}
+
+// underLink returns the symlink of links that p lies below, or "".
+func underLink(links map[string]bool, p string) string {
+	if len(links) == 0 {
+		return ""
+	}
+	for d := path.Dir(p); d != "/"; d = path.Dir(d) {
+		if links[d] {
+			return d
+		}
+	}
+	return ""
+}
+
+// mountpointFor is what must exist at rel for op: a symlink, a directory,
+// or a file to mount on.
+func mountpointFor(op Op, rel string) Mountpoint {
+	if op.Kind == opSymlink {
+		return Mountpoint{Rel: rel, Link: op.Target}
+	}
+	return Mountpoint{Rel: rel, Dir: op.Dir}
+}
+
+// linksLast orders every list of entries to make so that symlinks come
+// after every directory and file: a link made first could redirect the
+// creation of a later entry.
+func linksLast(root *Op, ops []Op) {
+	order := func(mps []Mountpoint) {
+		sort.SliceStable(mps, func(i, j int) bool { return mps[i].Link == "" && mps[j].Link != "" })
+	}
+	order(root.Mirror)
+	order(root.Mountpoints)
+	for i := range ops {
+		order(ops[i].Mountpoints)
+		order(ops[i].Mirror)
+	}
 }
 
 // pinsNeeded lists, parents first, the directories that hold a read-only
@@ -364,7 +551,7 @@ func pinsNeeded(ops []Op, index map[string]int, root Op, extra []string) []strin
 				return // read-only, or not the host's: nothing there reaches the host
 			}
 			top = ops[a].Path
-		} else if root.ReadOnly {
+		} else if root.Kind != OpBind || root.ReadOnly {
 			return
 		}
 		d := p
@@ -377,7 +564,7 @@ func pinsNeeded(ops []Op, index map[string]int, root Op, extra []string) []strin
 		}
 	}
 	for _, op := range ops {
-		if op.Kind == OpDev || op.Kind == OpProc || op.Kind == OpHostProc {
+		if op.Kind == OpDev || op.Kind == OpProc || op.Kind == OpHostProc || op.Kind == OpSys || op.Kind == OpHostSys {
 			continue
 		}
 		if op.ReadOnly || op.Kind == OpEmptyFile {
@@ -401,10 +588,24 @@ func pinsNeeded(ops []Op, index map[string]int, root Op, extra []string) []strin
 }
 
 // addFiles appends an OpFile for each file, after everything else so it
-// lies over what is there; in a writable tmpfs of the plan its mount
-// point is made, elsewhere a missing path leaves the file out.
-func addFiles(ops []Op, index map[string]int, files []File) ([]Op, error) {
+// lies over what is there. In a tmpfs of the plan its mount point is made
+// (in a denied directory's only for a Required file); elsewhere, with
+// lookup, placeMountpoints decides, and without it a missing path leaves
+// the file out.
+func addFiles(ops []Op, index map[string]int, files []File, lookup bool) ([]Op, error) {
+	// A file the caller asked for (Required) over one of nsrun's own at
+	// the same path: the caller's.
+	required := map[string]bool{}
 	for _, f := range files {
+		if f.Required {
+			required[f.Path] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if !f.Required && required[f.Path] {
+			continue
+		}
 		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == "/" {
 			return nil, fmt.Errorf("file %q: not a clean absolute path", f.Path)
 		}
@@ -416,24 +617,42 @@ func addFiles(ops []Op, index map[string]int, files []File) ([]Op, error) {
 		if len(f.Content) > maxFile {
 			return nil, fmt.Errorf("file %s: over %d bytes", f.Path, maxFile)
 		}
-		op := Op{Kind: OpFile, Path: f.Path, ReadOnly: true, Content: f.Content, Optional: true}
+		if seen[f.Path] {
+			return nil, fmt.Errorf("file %s: given twice", f.Path)
+		}
+		seen[f.Path] = true
+		op := Op{Kind: OpFile, Path: f.Path, ReadOnly: true, Content: f.Content, Optional: !f.Required}
 		if i, ok := index[f.Path]; ok && ops[i].Dir {
 			return nil, fmt.Errorf("file %s: a directory rule is there", f.Path)
 		}
+		inTmpfs := false
 		if parent := nearest(index, f.Path); parent >= 0 {
 			p := &ops[parent]
 			if !p.Dir {
 				return nil, fmt.Errorf("file %s: %s is a file and cannot hold it", f.Path, p.Path)
 			}
-			if p.Kind == OpTmpfs && !p.ReadOnly {
+			if p.Kind == OpTmpfs && (!p.ReadOnly || f.Required) {
 				p.Mountpoints = append(p.Mountpoints, Mountpoint{Rel: strings.TrimPrefix(f.Path, p.Path+"/")})
-				op.Optional = p.Optional
+				// Where the tmpfs may be left out (its mount point missing
+				// inside), the file goes with it.
+				op.Optional, inTmpfs = p.Optional && !f.Required, true
 			}
+		}
+		if lookup && op.Optional && !inTmpfs {
+			// placeMountpoints decides, and keeps the file where its path
+			// exists.
+			op.Optional = false
+			op.Mode = leftOutIfMissing
 		}
 		ops = append(ops, op)
 	}
 	return ops, nil
 }
+
+// leftOutIfMissing marks, in Op.Mode of an OpFile, a file that
+// placeMountpoints leaves out rather than fail for where its mount point
+// cannot be made.
+const leftOutIfMissing = 1
 
 // addLinks adds each link that lies in a writable tmpfs of the plan to its
 // mount points, after every directory: a link made first could otherwise
@@ -461,24 +680,31 @@ func addLinks(ops []Op, index map[string]int, links []Link, rules []Rule) []Op {
 	return ops
 }
 
-// redundant reports whether op, a read-only bind of a host path onto the
-// same place, would show exactly what its nearest ancestor already shows
-// there: the host's tree, read-only, nosuid, nodev. Such a bind is left
-// out; a sandbox with many read-only rules then costs no more to build.
+// redundant reports whether op, a read-only bind, would show exactly what
+// its nearest ancestor already shows there: the same host tree,
+// read-only, nosuid, nodev. Such a bind is left out; a sandbox with many
+// read-only rules then costs no more to build.
 func redundant(op, root Op, ops []Op, parent int) bool {
 	if op.Kind != OpBind || !op.ReadOnly {
 		return false
 	}
-	if parent < 0 {
-		return root.ReadOnly && root.Source == "/"
+	p := root
+	if parent >= 0 {
+		p = ops[parent]
 	}
-	p := ops[parent]
-	return p.Kind == OpBind && p.ReadOnly
+	if p.Kind != OpBind || !p.ReadOnly {
+		return false
+	}
+	host, _ := hostOf(ops, parent, root, op.Path)
+	return host == op.Source
 }
 
 func checkRule(r Rule) error {
 	if !path.IsAbs(r.Path) || path.Clean(r.Path) != r.Path {
 		return fmt.Errorf("%s %q: not a clean absolute path", r.Access, r.Path)
+	}
+	if r.Source != "" && (!path.IsAbs(r.Source) || path.Clean(r.Source) != r.Source) {
+		return fmt.Errorf("%s %s from %q: not a clean absolute path", r.Access, r.Path, r.Source)
 	}
 	for _, res := range reserved {
 		if Within(r.Path, res) {
@@ -487,12 +713,21 @@ func checkRule(r Rule) error {
 	}
 	switch r.Access {
 	case ReadOnly, ReadWrite, Deny:
-	case Tmpfs:
+	case Tmpfs, Overlay, Directory:
 		if !r.Dir {
-			return fmt.Errorf("tmpfs %s: not a directory", r.Path)
+			return fmt.Errorf("%s %s: not a directory", r.Access, r.Path)
 		}
+	case Symlink:
+		if r.Target == "" {
+			return fmt.Errorf("symlink %s: no target", r.Path)
+		}
+	case Copy, Device, BlockDevice:
+		return fmt.Errorf("%s %s: given as Input.Files or Input.Devices, not as a rule", r.Access, r.Path)
 	default:
 		return fmt.Errorf("%s: unknown access %d", r.Path, int(r.Access))
+	}
+	if r.Source != "" && r.Access != ReadOnly && r.Access != ReadWrite && r.Access != Overlay {
+		return fmt.Errorf("%s %s: only binds and overlays show a host path", r.Access, r.Path)
 	}
 	return nil
 }
@@ -508,7 +743,7 @@ func linkPin(l Link, rules map[string]Rule, root Op) (Rule, bool) {
 	if _, taken := rules[l.Path]; taken {
 		return Rule{}, false
 	}
-	writable := !root.ReadOnly
+	writable := root.Kind == OpBind && !root.ReadOnly
 	for d := path.Dir(l.Path); d != "/"; d = path.Dir(d) {
 		if r, ok := rules[d]; ok {
 			writable = r.Access == ReadWrite
@@ -520,16 +755,17 @@ func linkPin(l Link, rules map[string]Rule, root Op) (Rule, bool) {
 
 func opFor(r Rule) Op {
 	op := Op{Path: r.Path, Dir: r.Dir, Optional: r.Optional, Pin: r.pin}
+	src := r.Source
+	if src == "" {
+		src = r.Path
+	}
 	if r.link {
 		op.Kind, op.Source, op.ID, op.ReadOnly = OpPinLink, r.Path, r.ID, true
 		return op
 	}
 	switch r.Access {
 	case ReadOnly, ReadWrite:
-		op.Kind, op.Source, op.ID, op.ReadOnly = OpBind, r.Path, r.ID, r.Access == ReadOnly
-		if r.source != "" {
-			op.Source = r.source
-		}
+		op.Kind, op.Source, op.ID, op.ReadOnly = OpBind, src, r.ID, r.Access == ReadOnly
 	case Deny:
 		if r.Dir {
 			op.Kind, op.ReadOnly, op.Mode = OpTmpfs, true, 0o555
@@ -541,8 +777,29 @@ func opFor(r Rule) Op {
 		if op.Mode == 0 {
 			op.Mode = 0o755
 		}
+	case Overlay:
+		op.Kind, op.Source, op.ID, op.Upper, op.UpperID = OpOverlay, src, r.ID, r.Upper, r.UpperID
+	case Directory:
+		op.Kind = opDirectory
+	case Symlink:
+		op.Kind, op.Target = opSymlink, r.Target
 	}
 	return op
+}
+
+// hostOf is the host path the op at parent (-1: the root) shows at p, a
+// path at or below it; ok is false where that op shows a tree of the
+// plan's own (a tmpfs, /dev, a file).
+func hostOf(ops []Op, parent int, root Op, p string) (string, bool) {
+	o := root
+	if parent >= 0 {
+		o = ops[parent]
+	}
+	if o.Kind != OpBind && o.Kind != OpOverlay {
+		return "", false
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(p, o.Path), "/")
+	return path.Join(o.Source, rel), true
 }
 
 // nearest returns the index of the deepest rule op that is a proper

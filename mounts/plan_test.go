@@ -61,6 +61,7 @@ func TestMake(t *testing.T) {
 		{name: "unclean path", rules: []Rule{dir("/w/../x", ReadWrite)}, err: "not a clean absolute path"},
 		{name: "proc", rules: []Rule{dir("/proc/sys", ReadWrite)}, err: "/proc is built by nsrun"},
 		{name: "dev", rules: []Rule{dir("/dev", ReadOnly)}, err: "/dev is built by nsrun"},
+		{name: "sys", rules: []Rule{dir("/sys/class", ReadOnly)}, err: "/sys is built by nsrun"},
 		{name: "tmpfs on a file", rules: []Rule{file("/etc/hosts", Tmpfs)}, err: "not a directory"},
 		{name: "deny root", rules: []Rule{dir("/", Deny)}, err: "the root can only be"},
 		{name: "under a file", rules: []Rule{file("/f", ReadWrite), dir("/f/x", ReadOnly)}, err: "/f is a file"},
@@ -79,11 +80,11 @@ func TestMake(t *testing.T) {
 			if p.Root.Source != "/" || p.Root.Path != "/" {
 				t.Errorf("root op: %+v", p.Root)
 			}
-			if p.Ops[0].Kind != OpDev || p.Ops[1].Kind != OpProc {
-				t.Fatalf("/dev and /proc must come first: %+v", p.Ops[:2])
+			if p.Ops[0].Kind != OpDev || p.Ops[1].Kind != OpProc || p.Ops[2].Kind != OpSys || !p.Ops[2].ReadOnly {
+				t.Fatalf("/dev, /proc and a read-only /sys must come first: %+v", p.Ops[:3])
 			}
 			var got []string
-			for _, op := range p.Ops[2:] {
+			for _, op := range p.Ops[3:] {
 				got = append(got, render(op))
 			}
 			if !reflect.DeepEqual(got, tc.want) {
@@ -125,7 +126,16 @@ func TestMakeHostProc(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Op{Kind: OpHostProc, Path: "/proc", Source: "/proc", Dir: true, ReadOnly: true}
-	if len(plan.Ops) != 2 || !reflect.DeepEqual(plan.Ops[1], want) || plan.Ops[0].Kind != OpDev {
+	if len(plan.Ops) != 3 || !reflect.DeepEqual(plan.Ops[1], want) || plan.Ops[0].Kind != OpDev || plan.Ops[2].Kind != OpSys {
+		t.Errorf("ops %+v", plan.Ops)
+	}
+	// HostSys replaces the fresh sysfs the same way.
+	plan, err = Make(Input{HostSys: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = Op{Kind: OpHostSys, Path: "/sys", Source: "/sys", Dir: true, ReadOnly: true}
+	if len(plan.Ops) != 3 || !reflect.DeepEqual(plan.Ops[2], want) || plan.Ops[1].Kind != OpProc {
 		t.Errorf("ops %+v", plan.Ops)
 	}
 }
@@ -168,7 +178,7 @@ func TestMakeManyRules(t *testing.T) {
 		rules = append(rules, Rule{Path: fmt.Sprintf("/data/d%d", i), Access: ReadOnly, Dir: true})
 	}
 	p, err := Make(Input{Rules: rules})
-	if err != nil || len(p.Ops) != 5003 {
+	if err != nil || len(p.Ops) != 5004 {
 		t.Fatalf("%v, %d ops", err, len(p.Ops))
 	}
 }
@@ -229,7 +239,7 @@ func TestMakeFiles(t *testing.T) {
 			continue
 		}
 		var got []string
-		for _, op := range plan.Ops[2:] {
+		for _, op := range plan.Ops[3:] {
 			got = append(got, render(op))
 		}
 		if !reflect.DeepEqual(got, tc.want) {
@@ -264,6 +274,8 @@ func render(op Op) string {
 		s = "dev " + op.Path
 	case OpProc:
 		s = "proc " + op.Path
+	case OpSys:
+		s = "sys " + op.Path
 	case OpFile:
 		s = fmt.Sprintf("file %s %q", op.Path, op.Content)
 		if op.Optional {
@@ -293,6 +305,7 @@ func ExampleMake() {
 	// / from / read-only: true
 	// dev /dev
 	// proc /proc
+	// sys /sys
 	// tmpfs /tmp 1777
 	// bind /home/me/ws rw
 	// bind /home/me/ws/.git ro
@@ -472,7 +485,7 @@ func TestMakePins(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, op := range p.Ops[2:] {
+			for _, op := range p.Ops[3:] {
 				s := render(op)
 				if op.Pin {
 					s = "pin " + op.Path
@@ -494,7 +507,7 @@ func TestMakePins(t *testing.T) {
 	// from it, not from the host.
 	p, err := Make(Input{Root: "/srv/root", Rules: []Rule{dir("/", ReadWrite), dir("/a/b", ReadOnly)},
 		Identify: func(string) (Identity, error) { return Identity{Dev: 1, Ino: 1}, nil }})
-	if err != nil || len(p.Ops) != 4 || !p.Ops[2].Pin || p.Ops[2].Path != "/a" || p.Ops[2].Source != "/srv/root/a" {
+	if err != nil || len(p.Ops) != 5 || !p.Ops[3].Pin || p.Ops[3].Path != "/a" || p.Ops[3].Source != "/srv/root/a" {
 		t.Errorf("pins of another root: %v %+v", err, p.Ops)
 	}
 	_, err = Make(Input{Rules: []Rule{dir("/ws", ReadWrite), dir("/ws/p/.git", ReadOnly)},
@@ -515,7 +528,7 @@ func TestMakeManyPins(t *testing.T) {
 		rules = append(rules, Rule{Path: fmt.Sprintf("/ws/r%d/.git", i), Access: ReadOnly, Dir: true})
 	}
 	p, err := Make(Input{Rules: rules, Identify: func(string) (Identity, error) { return Identity{Dev: 1, Ino: 2}, nil }})
-	if err != nil || len(p.Ops) != 2+1+2*5000 {
+	if err != nil || len(p.Ops) != 3+1+2*5000 {
 		t.Fatalf("%v, %d ops", err, len(p.Ops))
 	}
 }

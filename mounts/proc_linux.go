@@ -16,6 +16,12 @@ var ErrProcRefused = errors.New("procfs refused")
 // submount, so that what a container runtime masked stays masked and
 // nothing in it can be written.
 func (b *builder) bindHostProc(source, at string, target int) error {
+	return b.bindHostTree(source, at, target, unix.PROC_SUPER_MAGIC, "a procfs")
+}
+
+// bindHostTree binds the tree at source, whose filesystem must be of type
+// magic, onto at, read-only, nosuid, nodev and noexec with its submounts.
+func (b *builder) bindHostTree(source, at string, target int, magic int64, kind string) error {
 	tree, err := unix.OpenTree(unix.AT_FDCWD, source, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
 	if err != nil {
 		return fmt.Errorf("open_tree %s: %w", source, err)
@@ -25,8 +31,8 @@ func (b *builder) bindHostProc(source, at string, target int) error {
 	if err := unix.Fstatfs(tree, &fs); err != nil {
 		return fmt.Errorf("statfs %s: %w", source, err)
 	}
-	if fs.Type != unix.PROC_SUPER_MAGIC {
-		return fmt.Errorf("bind %s: not a procfs (filesystem type %#x)", source, fs.Type)
+	if fs.Type != magic {
+		return fmt.Errorf("bind %s: not %s (filesystem type %#x)", source, kind, fs.Type)
 	}
 	attr := uint64(unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOEXEC)
 	if err := b.attrs.set(tree, attr, true, false); err != nil {

@@ -29,3 +29,12 @@ func Maps(uid, hostUID, gid, hostGID int) (uids, gids []syscall.SysProcIDMap) {
 // hostname (SYS_ADMIN), the loopback interface (NET_ADMIN), and dropping
 // the bounding set and setting securebits (SETPCAP).
 var SetupCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+
+// OverlayCaps are SetupCaps and DAC_OVERRIDE, for an init that mounts an
+// overlay: overlayfs does its own work on the upper layer with the
+// credentials of whoever mounted it, and its work directory has mode 0.
+// They are the init's, in the sandbox's user namespace, and dropped with
+// the rest before the payload starts; the overlay's copy acts only on its
+// layers, after the payload's own credentials have been checked on the
+// overlay's files.
+var OverlayCaps = append(append([]uintptr{}, SetupCaps...), unix.CAP_DAC_OVERRIDE)

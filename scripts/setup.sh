@@ -14,6 +14,9 @@ command -v tmux >/dev/null || need+=(tmux)
 [ -x /usr/bin/screen ] || need+=(screen)
 [ -x /usr/bin/python3 ] || need+=(python3)
 [ -x /usr/bin/curl ] || need+=(curl)
+# The filesystem tests: an ssh agent and client, a FUSE filesystem.
+command -v ssh-agent >/dev/null || need+=(openssh-client)
+command -v fuse-overlayfs >/dev/null || need+=(fuse-overlayfs)
 command -v runuser >/dev/null || need+=(util-linux)
 # libseccomp is the seccomp tests' reference; nsrun itself links no C.
 [ -e /usr/include/seccomp.h ] || need+=(libseccomp-dev)

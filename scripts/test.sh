@@ -38,6 +38,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	CGO_ENABLED=0 go build -o "$dir/nsrun" ./cmd/nsrun
 	CGO_ENABLED=0 go build -o "$dir/helper" ./integration/helper
 	gcc -O2 -static -o "$dir/sysc" integration/testdata/sysc.c
+	# /dev/fuse is root's alone here (Debian makes it 0666): a copy of the
+	# node that the test user may open, removed with $dir.
+	fuse=""
+	if [ -c /dev/fuse ]; then
+		mknod "$dir/fuse" c "$((0x$(stat -c %t /dev/fuse)))" "$((0x$(stat -c %T /dev/fuse)))" &&
+			chmod 666 "$dir/fuse" && fuse="$dir/fuse"
+	fi
 	go test -c -o "$dir/integration.test" ./integration
 	go test -c -o "$dir/library.test" .
 	chmod -R a+rX "$dir"
@@ -45,7 +52,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	# user can enter.
 	user_log="$dir/user.log"
 	(cd "$dir" && runuser -u "$TEST_USER" -- env \
-		NSRUN_BIN="$dir/nsrun" NSRUN_HELPER="$dir/helper" NSRUN_SYSC="$dir/sysc" \
+		NSRUN_BIN="$dir/nsrun" NSRUN_HELPER="$dir/helper" NSRUN_SYSC="$dir/sysc" NSRUN_FUSE="$fuse" \
 		NSRUN_INTEGRATION="${NSRUN_INTEGRATION:-}" HOME="/home/$TEST_USER" PATH="$PATH" \
 		sh -c './integration.test -test.count=1 -test.v && ./library.test -test.count=1 -test.v &&
 			NSRUN_FORK_HELPER=1 ./integration.test -test.count=1 -test.v') >"$user_log" 2>&1 ||

@@ -55,6 +55,69 @@ func (f ruleFlag) Set(v string) error {
 	return nil
 }
 
+// pairFlag is an option that takes two arguments, as bubblewrap's do
+// (--bind SRC DEST): parseOptions joins them with a NUL, which no argument
+// can hold, before the flag package sees them.
+type pairFlag struct {
+	rules  *[]nsrun.Rule
+	access nsrun.Access
+}
+
+func (f pairFlag) String() string { return "" }
+func (f pairFlag) Set(v string) error {
+	from, to, ok := strings.Cut(v, "\x00")
+	if !ok {
+		return errors.New("takes two arguments")
+	}
+	if from == "" || to == "" {
+		return errors.New("empty path")
+	}
+	*f.rules = append(*f.rules, nsrun.Rule{Path: to, From: from, Access: f.access})
+	return nil
+}
+
+// pairOptions are the options that take two arguments.
+var pairOptions = map[string]string{
+	"bind": "SRC DEST", "ro-bind": "SRC DEST", "dev-bind": "SRC DEST", "file": "SRC DEST", "symlink": "TARGET DEST",
+}
+
+// joinPairs rewrites each two-argument option before the command as one
+// flag whose value holds both, NUL-separated.
+func joinPairs(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return append(out, args[i:]...), nil
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if form, ok := pairOptions[name]; ok {
+			if hasValue {
+				return nil, usagef("option %s takes two arguments: %s %s", dashes(name), dashes(name), form)
+			}
+			if i+2 >= len(args) || args[i+1] == "--" || args[i+2] == "--" {
+				return nil, usagef("option %s needs two arguments: %s %s", dashes(name), dashes(name), form)
+			}
+			out = append(out, "--"+name+"="+args[i+1]+"\x00"+args[i+2])
+			i += 2
+			continue
+		}
+		out = append(out, a)
+		f := fs.Lookup(name)
+		if f == nil || hasValue {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			out = append(out, args[i+1])
+			i++
+		}
+	}
+	return out, nil
+}
+
 type funcFlag func(string) error
 
 func (f funcFlag) String() string     { return "" }
@@ -113,6 +176,22 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.Var(ruleFlag{&p.Rules, nsrun.ReadOnly}, "ro", "")
 	fs.Var(ruleFlag{&p.Rules, nsrun.Deny}, "deny", "")
 	fs.Var(ruleFlag{&p.Rules, nsrun.Tmpfs}, "tmpfs", "")
+	fs.Var(ruleFlag{&p.Rules, nsrun.Overlay}, "overlay", "")
+	fs.Var(ruleFlag{&p.Rules, nsrun.Directory}, "dir", "")
+	fs.Var(ruleFlag{&p.Rules, nsrun.Device}, "dev", "")
+	fs.Var(ruleFlag{&p.Rules, nsrun.BlockDevice}, "dev-block", "")
+	fs.Var(pairFlag{&p.Rules, nsrun.ReadWrite}, "bind", "")
+	fs.Var(pairFlag{&p.Rules, nsrun.ReadOnly}, "ro-bind", "")
+	fs.Var(pairFlag{&p.Rules, nsrun.Device}, "dev-bind", "")
+	fs.Var(pairFlag{&p.Rules, nsrun.Copy}, "file", "")
+	fs.Var(pairFlag{&p.Rules, nsrun.Symlink}, "symlink", "")
+	fs.Var(funcFlag(func(v string) error {
+		if v == "" {
+			return errors.New("empty path")
+		}
+		p.KeepChanges = v
+		return nil
+	}), "keep-changes", "")
 	fs.Var(funcFlag(func(v string) error {
 		if v == "" {
 			return errors.New("empty path")
@@ -240,6 +319,17 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return nil
 	}), "proc", "")
 	fs.Var(funcFlag(func(v string) error {
+		switch v {
+		case "private":
+			p.Sys = nsrun.SysPrivate
+		case "host":
+			p.Sys = nsrun.SysHost
+		default:
+			return errors.New("want private or host")
+		}
+		return nil
+	}), "sys", "")
+	fs.Var(funcFlag(func(v string) error {
 		r, err := nsrun.ParsePortRange(v)
 		p.AllowConnect = append(p.AllowConnect, r)
 		return err
@@ -341,6 +431,10 @@ func newFlagSet(o *options) *flag.FlagSet {
 func parseOptions(args []string) (*options, error) {
 	o := &options{set: map[string]bool{}}
 	fs := newFlagSet(o)
+	args, err := joinPairs(fs, args)
+	if err != nil {
+		return nil, err
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, flagError(err, args)
 	}
@@ -375,6 +469,8 @@ func flagError(err error, args []string) error {
 	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
 		if val, after, ok := strings.Cut(rest, " for flag -"); ok {
 			name, reason, _ := strings.Cut(after, ": ")
+			// The two arguments of a pair option, as given.
+			val = strings.ReplaceAll(val, `\x00`, `" "`)
 			return usagef("%s %s: %s", dashes(name), val, reason)
 		}
 	}

@@ -198,3 +198,41 @@ func TestKillAfter(t *testing.T) {
 		}
 	}
 }
+
+// bubblewrap's two-argument options take the two arguments that follow,
+// whatever they look like; the command still starts after them.
+func TestParseFilesystemOptions(t *testing.T) {
+	o, err := parseArgs([]string{"--bind", "src", "/w", "--ro-bind", "-odd", "/r", "--dev-bind", "/dev/kvm", "/dev/k", "--file", "h", "/etc/hosts",
+		"--symlink", "usr/lib", "/lib", "--dir", "/d", "--dev", "/dev/fuse", "--dev-block", "/dev/loop0", "--overlay", "ws",
+		"--keep-changes", "k", "--sys", "host", "--rw=x", "-v", "cmd", "--bind"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []nsrun.Rule{
+		{Path: "/w", From: "src", Access: nsrun.ReadWrite}, {Path: "/r", From: "-odd", Access: nsrun.ReadOnly},
+		{Path: "/dev/k", From: "/dev/kvm", Access: nsrun.Device}, {Path: "/etc/hosts", From: "h", Access: nsrun.Copy},
+		{Path: "/lib", From: "usr/lib", Access: nsrun.Symlink}, {Path: "/d", Access: nsrun.Directory},
+		{Path: "/dev/fuse", Access: nsrun.Device}, {Path: "/dev/loop0", Access: nsrun.BlockDevice}, {Path: "ws", Access: nsrun.Overlay},
+		{Path: "x", Access: nsrun.ReadWrite},
+	}
+	if !reflect.DeepEqual(o.policy.Rules, want) {
+		t.Errorf("rules\n%+v\nwant\n%+v", o.policy.Rules, want)
+	}
+	if o.policy.KeepChanges != "k" || o.policy.Sys != nsrun.SysHost || !o.verbose || !reflect.DeepEqual(o.args, []string{"cmd", "--bind"}) {
+		t.Errorf("options %+v, args %q", o.policy, o.args)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bind", "a"}, "option --bind needs two arguments: --bind SRC DEST"},
+		{[]string{"--bind", "a", "--", "x"}, "needs two arguments"},
+		{[]string{"--bind=a", "b", "x"}, "takes two arguments"},
+		{[]string{"--symlink", "", "/l", "x"}, `--symlink "" "/l": empty path`},
+		{[]string{"--sys", "none", "x"}, `--sys "none": want private or host`},
+	} {
+		if _, err := parseArgs(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

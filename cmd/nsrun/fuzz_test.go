@@ -15,6 +15,7 @@ func FuzzParseArgs(f *testing.F) {
 		"--uid\x004294967295\x00x",
 		"--\x00--help",
 		"-v\x00-q\x00--net\x00host\x00--tmpfs-size\x0064M\x00x",
+		"--bind\x00src\x00/w\x00--symlink\x00t\x00/l\x00--dev\x00/dev/kvm\x00--overlay\x00o\x00x",
 	} {
 		f.Add(seed)
 	}

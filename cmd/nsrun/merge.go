@@ -184,6 +184,9 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["proc"] {
 		base.Proc = top.Proc
 	}
+	if set["sys"] {
+		base.Sys = top.Sys
+	}
 	if set["seccomp"] {
 		base.Seccomp = top.Seccomp
 	}
@@ -192,6 +195,9 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	}
 	if set["strict"] {
 		base.Strict = top.Strict
+	}
+	if set["keep-changes"] {
+		base.KeepChanges = top.KeepChanges
 	}
 	if set["home"] {
 		base.Home = top.Home

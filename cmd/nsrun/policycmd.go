@@ -39,7 +39,7 @@ func policyCommand(args []string, stdout, stderr *os.File) int {
 	if args[0] == "show" {
 		fmt.Fprintf(w, "root\t%s\tread-only\n", eff.Root)
 		for _, r := range eff.Rules {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", r.Access, r.Path, r.Source)
+			fmt.Fprintf(w, "%s\t%s\t%s%s\n", r.Access, r.Path, r.Source, from(r))
 		}
 		for _, o := range eff.Overruled {
 			fmt.Fprintf(w, "overruled\t%s\n", o)
@@ -91,7 +91,18 @@ func policyCommand(args []string, stdout, stderr *os.File) int {
 			fmt.Fprintf(w, "%s\t%s\tthe root, read-only\n", x.Path, x.Access)
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\tby %s %s (%s)\n", x.Path, x.Access, x.Rule.Access, x.Rule.Path, x.Rule.Source)
+		fmt.Fprintf(w, "%s\t%s\tby %s %s (%s)%s\n", x.Path, x.Access, x.Rule.Access, x.Rule.Path, x.Rule.Source, from(*x.Rule))
 	}
 	return 0
+}
+
+// from says where a rule's content comes from, when not from its own path.
+func from(r nsrun.Rule) string {
+	switch {
+	case r.From == "":
+		return ""
+	case r.Access == nsrun.Symlink:
+		return ", to " + r.From
+	}
+	return ", from " + r.From
 }

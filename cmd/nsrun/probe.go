@@ -33,6 +33,7 @@ func probe(args []string, stdout, stderr *os.File) int {
 		}{
 			{"user namespaces", p.UserNamespaces},
 			{"procfs", p.Procfs},
+			{"sysfs", p.Sysfs},
 			{"mount_setattr", p.MountSetattr},
 			{"landlock", p.Landlock},
 			{"seccomp", p.Seccomp},
@@ -51,7 +52,7 @@ func probe(args []string, stdout, stderr *os.File) int {
 		}
 	}
 	// 0 when a sandbox with namespaces (--isolation full) can be built.
-	if !(p.UserNamespaces.OK && p.Procfs.OK && p.MountSetattr.OK) && !p.Seatbelt.OK {
+	if !(p.UserNamespaces.OK && p.Procfs.OK && p.Sysfs.OK && p.MountSetattr.OK) && !p.Seatbelt.OK {
 		return 1
 	}
 	return 0

@@ -25,6 +25,8 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 			return 0
 		case "policy":
 			return policyCommand(args[1:], stdout, stderr)
+		case "changes":
+			return changesCommand(args[1:], stdout, stderr)
 		}
 	}
 	o, err := parseArgs(args)
@@ -139,11 +141,14 @@ func isPayloadExit(err error) bool {
 func describe(err error) string {
 	var re *nsrun.RuleError
 	if errors.As(err, &re) {
-		opt := "--root"
+		opt, val := "--root", re.Rule.Path
 		if re.Rule.Access != 0 {
-			opt = "--" + re.Rule.Access.String()
+			opt = "--" + re.Rule.Option()
 		}
-		return fmt.Sprintf("%s %s: %v", opt, re.Rule.Path, re.Err)
+		if re.Rule.From != "" {
+			val = re.Rule.From + " " + re.Rule.Path
+		}
+		return fmt.Sprintf("%s %s: %v", opt, val, re.Err)
 	}
 	var de *nsrun.DirError
 	if errors.As(err, &de) {
@@ -184,6 +189,7 @@ func describe(err error) string {
 }
 
 const usage = `usage: nsrun [OPTIONS] [--] COMMAND [ARG...]
+       nsrun changes [apply] DIR               what --keep-changes DIR kept; apply it to the host
        nsrun probe [--json]
        nsrun policy explain [OPTIONS] PATH...   which rule decides each path
        nsrun policy show [OPTIONS]              the rules in effect
@@ -196,6 +202,20 @@ rule decides, for the same path the most restrictive):
   --deny PATH       PATH hidden behind an empty read-only directory or file
   --tmpfs DIR       a fresh empty tmpfs at DIR
   --root DIR        DIR instead of the host root (read-only)
+  --bind SRC DEST   host SRC writable at DEST inside (DEST absolute; made where missing,
+                    never on the host or the root), --ro-bind SRC DEST read-only
+  --overlay DIR     DIR writable; what is written goes to a layer of the sandbox's own,
+                    discarded, the host's DIR never changes (--overlay / with --root)
+  --keep-changes DIR  keep the --overlay layers in DIR: nsrun changes [apply] DIR
+  --dir DEST        an empty directory at DEST inside
+  --symlink TARGET DEST   a symlink at DEST inside
+  --file SRC DEST   a read-only copy of the host file SRC at DEST inside
+  --dev PATH        a host character device in /dev (/dev/kvm, /dev/fuse, /dev/dri/renderD128)
+  --dev-bind SRC DEST   the host character device SRC at DEST under /dev
+  --dev-block PATH  a host block device in /dev: it reads and writes a whole filesystem,
+                    past every permission and rule
+  --sys private|host  a fresh read-only /sys of the sandbox's network (default), or the
+                    host's, read-only (host NICs, cgroups; also with --net host)
 Process:
   --chdir DIR       working directory inside
   --env K=V         set a variable, in command-line order with the next three

@@ -208,6 +208,9 @@ func run(op string, args []string) (string, error) {
 	if out, ok, err := runFile(op, args); ok {
 		return out, err
 	}
+	if out, ok, err := runDevice(op, args); ok {
+		return out, err
+	}
 	if out, ok, err := netOp(op, args); ok {
 		return out, err
 	}

@@ -1,0 +1,198 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/mounts"
+)
+
+// maxCopy bounds a Copy rule's file: it travels in the spec to the init,
+// which holds it in a tmpfs.
+const maxCopy = 16 << 20
+
+// addRule adds an effective rule to the mount plan's input: a mount rule,
+// a file of the plan's own (Copy, read now), or a device. A rule for "/"
+// is about the root, root.
+func (c *Cmd) addRule(in *mounts.Input, r canonRule, root string) error {
+	if r.Canon == "/" && !r.mapped() {
+		r.host = root
+	}
+	var id mounts.Identity
+	if r.info != nil {
+		id = identity(r.info)
+	}
+	needID := func() error {
+		// Without the inode the init could not tell a swapped path from
+		// the one checked: refuse rather than bind blind.
+		if id == (mounts.Identity{}) {
+			return &RuleError{Rule: r.Rule, Err: errors.New("cannot tell which file this is (no device and inode)")}
+		}
+		return nil
+	}
+	switch r.Access {
+	case Copy:
+		content, err := readCopy(r.host, id)
+		if err != nil {
+			return &RuleError{Rule: r.Rule, Err: err}
+		}
+		in.Files = append(in.Files, mounts.File{Path: r.Canon, Content: content, Required: true})
+		return nil
+	case Device, BlockDevice:
+		if err := needID(); err != nil {
+			return err
+		}
+		in.Devices = append(in.Devices, mounts.Node{Path: r.Canon, Source: r.host, ID: id, Block: r.Access == BlockDevice})
+		return nil
+	}
+	mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
+	switch r.Access {
+	case ReadOnly, ReadWrite, Overlay:
+		if err := needID(); err != nil {
+			return err
+		}
+		mr.ID = id
+		if r.mapped() {
+			mr.Source = r.host
+		}
+	case Symlink:
+		mr.Target = r.From
+	}
+	if r.Access == Overlay {
+		if err := mountsBelow(r.host); err != nil {
+			return &RuleError{Rule: r.Rule, Err: err}
+		}
+	}
+	if r.internal && r.Canon == "/tmp" {
+		mr.Mode = 0o1777
+	}
+	in.Rules = append(in.Rules, mr)
+	return nil
+}
+
+// readCopy reads the host file of a Copy rule, which must still be the
+// file checked (id), without following a symlink.
+func readCopy(host string, id mounts.Identity) (string, error) {
+	f, err := os.OpenFile(host, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if got := identity(fi); got != id || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is now another file than the one checked", host)
+	}
+	if fi.Size() > maxCopy {
+		return "", fmt.Errorf("%s is %d bytes; a copy can be up to %d (bind it read-only instead)", host, fi.Size(), maxCopy)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxCopy+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", host, err)
+	}
+	if len(b) > maxCopy {
+		return "", fmt.Errorf("%s grew past %d bytes while read", host, maxCopy)
+	}
+	return string(b), nil
+}
+
+// lookupHost says what is at the host path p, following no symlink: the
+// planner's view of the trees it shows.
+func lookupHost(p string) (mounts.Found, error) {
+	cur := ""
+	parts := splitPath(p)
+	for i, c := range parts {
+		cur += "/" + c
+		var st unix.Stat_t
+		err := unix.Lstat(cur, &st)
+		switch {
+		case errors.Is(err, unix.ENOENT):
+			return mounts.Found{Stop: cur}, nil
+		case errors.Is(err, unix.ENOTDIR):
+			return mounts.Found{Stop: filepath.Dir(cur), NotDir: true}, nil
+		case err != nil:
+			return mounts.Found{}, fmt.Errorf("look at %s: %w", cur, err)
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			target, err := os.Readlink(cur)
+			if err != nil {
+				return mounts.Found{}, fmt.Errorf("look at %s: %w", cur, err)
+			}
+			return mounts.Found{Stop: cur, Symlink: true, Target: target}, nil
+		case unix.S_IFDIR:
+		default:
+			if i < len(parts)-1 {
+				return mounts.Found{Stop: cur, NotDir: true}, nil
+			}
+			return mounts.Found{Exists: true}, nil
+		}
+	}
+	return mounts.Found{Exists: true, Dir: true}, nil
+}
+
+func splitPath(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// hasOverlay reports whether a policy asks for an overlay, whose init
+// needs ns.OverlayCaps.
+func hasOverlay(p *Policy) bool {
+	for _, r := range p.Rules {
+		if r.Access == Overlay {
+			return true
+		}
+	}
+	return false
+}
+
+// mountsBelow refuses an overlay of a host directory with something
+// mounted below it: from a user namespace the kernel takes no such lower
+// layer, since the mounts hide what is under them there.
+func mountsBelow(dir string) error {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return fmt.Errorf("read the mount table: %w", err)
+	}
+	entries, err := mounts.ParseMountinfo(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	var below []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if e.MountPoint != dir && mounts.Within(e.MountPoint, dir) && !seen[e.MountPoint] {
+			seen[e.MountPoint] = true
+			below = append(below, e.MountPoint)
+		}
+	}
+	if len(below) == 0 {
+		return nil
+	}
+	more := ""
+	if len(below) > 3 {
+		more = fmt.Sprintf(" and %d more", len(below)-3)
+		below = below[:3]
+	}
+	hint := "overlay the directories below it that you need, each on its own"
+	if dir == "/" {
+		hint += " (--overlay /etc --overlay /usr), or a root of its own (--root DIR --overlay /)"
+	}
+	return fmt.Errorf("%s%s %s mounted below it, and from a user namespace the kernel takes no lower layer with mounts below it (they hide what is under them): %s",
+		strings.Join(below, ", "), more, map[bool]string{true: "is", false: "are"}[len(below) == 1], hint)
+}
