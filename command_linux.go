@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/changes"
 	"github.com/nsrun/nsrun/internal/fdpass"
@@ -50,7 +51,7 @@ type sysCmd struct {
 	tmpDir     string        // removed once the sandbox is gone
 	kept       string        // --keep-changes, whose work directories are emptied then
 	keptLock   *os.File      // held on kept until then
-	cgroup     *sandboxCgroup
+	cgroup     *cgroup.Group
 	listen     *listenSupervisor // serves the guard's listen() calls
 	watcher    *absent.Watcher   // names kept absent, watched from here
 	git        *gitProtection    // looked at again once the sandbox is gone
@@ -101,7 +102,7 @@ func (c *Cmd) start() error {
 		c.report.notBuilt(c.backend(), err)
 		s.removeTmp()
 		if s.cgroup != nil {
-			s.cgroup.remove()
+			s.cgroup.Remove()
 		}
 		if s.term != nil {
 			s.term.close()
@@ -160,10 +161,10 @@ func (c *Cmd) start() error {
 	if s.term != nil && s.term.peer != nil {
 		attr.Files = append(attr.Files, s.term.peer.Fd())
 	}
-	if s.cgroup != nil && s.cgroup.v1 == nil {
+	if s.cgroup != nil {
 		// Born in its cgroup: nothing runs outside the limits, not even
 		// for a moment.
-		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, s.cgroup.fd
+		attr.Sys.CgroupFD, attr.Sys.UseCgroupFD = s.cgroup.CloneFD()
 	}
 	var netChild *os.File
 	if !s.direct && p.filtersNetwork() {
@@ -268,10 +269,7 @@ func (c *Cmd) start() error {
 	}
 	c.report, s.tmpDir, s.git, s.kept, s.keptLock = prep.report, prep.tmpDir, prep.git, prep.kept, prep.lock
 	if s.cgroup != nil {
-		c.report.Limits["cgroup"] = "v2"
-		if s.cgroup.v1 != nil {
-			c.report.Limits["cgroup"] = "v1"
-		}
+		c.report.Limits["cgroup"] = s.cgroup.Version()
 	}
 	if s.direct {
 		c.logf("Landlock only: no namespaces, no mounts; stage started, planned at %.2f ms", ms(time.Since(s.started)))
@@ -284,8 +282,8 @@ func (c *Cmd) start() error {
 	}
 	// With cgroup v1 the init must be moved into its cgroups before it
 	// reads the spec (and so before the payload exists).
-	if s.cgroup != nil && s.cgroup.v1 != nil {
-		if err := s.cgroup.v1.add(s.pid); err != nil {
+	if s.cgroup != nil {
+		if err := limitError(s.cgroup.Enter(s.pid)); err != nil {
 			s.abort()
 			return fail(err)
 		}
@@ -521,7 +519,7 @@ func (s *sysCmd) finish() {
 		s.keptLock.Close()
 	}
 	if s.cgroup != nil {
-		s.cgroup.remove()
+		s.cgroup.Remove()
 	}
 	close(s.done)
 	close(s.release)
@@ -589,7 +587,7 @@ func (c *Cmd) wait() (*ExitError, error) {
 	}
 	c.report.Usage = s.usageReport()
 	if s.cgroup != nil {
-		c.reportLimits(s.cgroup.events())
+		c.reportLimits(s.cgroup.Events())
 	}
 	// Nothing of the sandbox is left to race the last look.
 	s.killGroup()

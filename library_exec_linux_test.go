@@ -553,7 +553,7 @@ func cgroupUsable() bool {
 	if err != nil {
 		return false
 	}
-	cg.remove()
+	cg.Remove()
 	return true
 }
 

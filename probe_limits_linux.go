@@ -64,24 +64,19 @@ func tryCgroup(p *Policy) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer cg.remove()
+	defer cg.Remove()
 	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeWaitStage}, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{}}
-	if cg.v1 == nil {
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
-	}
+	cmd.SysProcAttr.CgroupFD, cmd.SysProcAttr.UseCgroupFD = cg.CloneFD()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return "", err
 	}
 	if err := cmd.Start(); err != nil {
 		stdin.Close()
-		return "", fmt.Errorf("start a process in %s: %w", cg.dir, err)
+		return "", fmt.Errorf("start a process in %s: %w", cg.Dir(), err)
 	}
-	version := "v2"
-	if cg.v1 != nil {
-		version = "v1"
-		err = cg.v1.add(cmd.Process.Pid)
-	}
+	version := cg.Version()
+	err = limitError(cg.Enter(cmd.Process.Pid))
 	stdin.Close()
 	if werr := cmd.Wait(); err == nil && werr != nil {
 		err = fmt.Errorf("the process in the cgroup: %w", werr)

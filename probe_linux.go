@@ -12,6 +12,7 @@ import (
 	"github.com/moby/sys/userns"
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
@@ -113,12 +114,12 @@ func probeSeccomp() ProbeItem {
 }
 
 func probeCgroup2() (ProbeItem, string) {
-	mnt, err := cgroupV2Mount()
+	mnt, err := cgroup.V2Mount()
 	if err != nil {
 		return ProbeItem{Detail: err.Error()}, ""
 	}
 	self, err := os.ReadFile("/proc/self/cgroup")
-	rel, ok := ownCgroup(string(self))
+	rel, ok := cgroup.Own(string(self))
 	if err != nil || !ok {
 		return ProbeItem{Detail: "this process is in no cgroup v2"}, mnt
 	}
@@ -127,7 +128,7 @@ func probeCgroup2() (ProbeItem, string) {
 	if err != nil {
 		return ProbeItem{Detail: err.Error()}, mnt
 	}
-	if miss := missingControllers([]string{"memory", "pids", "cpu"}, string(avail)); len(miss) > 0 {
+	if miss := cgroup.Missing([]string{"memory", "pids", "cpu"}, string(avail)); len(miss) > 0 {
 		return ProbeItem{Detail: fmt.Sprintf("%s has no %s controller (it has: %s)",
 			dir, strings.Join(miss, ", "), strings.TrimSpace(string(avail)))}, mnt
 	}

@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/cgroup"
 )
 
 var rlimitResources = map[string]int{
@@ -60,7 +62,7 @@ func limitsReport(p *Policy, rs []Rlimit) map[string]string {
 	if p.TmpfsSize > 0 {
 		m["tmpfs_size"] = fmt.Sprint(p.TmpfsSize)
 	}
-	files, _ := cgroupFiles(p)
+	files, _ := cgroup.Files(cgroupLimits(p))
 	for _, k := range []string{"memory.max", "pids.max", "cpu.max"} {
 		if v, ok := files[k]; ok {
 			m[k] = v

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/mountinfo"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -164,12 +165,7 @@ func hasOverlay(p *Policy) bool {
 // mounted below it: from a user namespace the kernel takes no such lower
 // layer, since the mounts hide what is under them there.
 func mountsBelow(dir string) error {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return fmt.Errorf("read the mount table: %w", err)
-	}
-	entries, err := mounts.ParseMountinfo(f)
-	f.Close()
+	entries, err := mountinfo.Self()
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/mountinfo"
 )
 
 // attrs applies mount attributes. With mount_setattr (5.12) a whole tree
@@ -76,12 +78,7 @@ func (a *attrs) remountTree(fd int, r req) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return err
-	}
-	entries, err := ParseMountinfo(f)
-	f.Close()
+	entries, err := mountinfo.Self()
 	if err != nil {
 		return err
 	}

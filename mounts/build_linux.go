@@ -3,10 +3,11 @@ package mounts
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/mountinfo"
 )
 
 // Build makes the planned view and pivots into it. It must run in a mount
@@ -536,12 +537,7 @@ func pivot(root, stacked int) error {
 		return fmt.Errorf("chdir /: %w", err)
 	}
 	if old >= 0 {
-		f, err := os.Open("/proc/self/mountinfo")
-		if err != nil {
-			return fmt.Errorf("check the old root is detached: %w", err)
-		}
-		entries, err := ParseMountinfo(f)
-		f.Close()
+		entries, err := mountinfo.Self()
 		if err != nil {
 			return fmt.Errorf("check the old root is detached: %w", err)
 		}

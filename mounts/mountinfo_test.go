@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nsrun/nsrun/internal/mountinfo"
 )
 
 const sampleMountinfo = `22 1 254:0 / / rw,relatime - ext4 /dev/vda rw
@@ -15,8 +17,8 @@ const sampleMountinfo = `22 1 254:0 / / rw,relatime - ext4 /dev/vda rw
 32 31 0:32 / /tmp/ws rw - ext4 /dev/vda rw
 `
 
-func TestParseMountinfoAndDescendants(t *testing.T) {
-	entries, err := ParseMountinfo(strings.NewReader(sampleMountinfo))
+func TestDescendants(t *testing.T) {
+	entries, err := mountinfo.Parse(strings.NewReader(sampleMountinfo))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,19 +38,5 @@ func TestParseMountinfoAndDescendants(t *testing.T) {
 	}
 	if want := []int{31, 32}; !reflect.DeepEqual(got, want) {
 		t.Errorf("descendants of 30: %v, want %v", got, want)
-	}
-	if _, err := ParseMountinfo(strings.NewReader("x y\n")); err == nil {
-		t.Error("a short line must be an error")
-	}
-	if _, err := ParseMountinfo(strings.NewReader("a b c d e\n")); err == nil {
-		t.Error("non-numeric ids must be an error")
-	}
-}
-
-func TestUnescapeOctal(t *testing.T) {
-	for in, want := range map[string]string{`/a\040b`: "/a b", `/t\011`: "/t\t", `/b\134`: `/b\`, `/x\04`: `/x\04`, "/plain": "/plain"} {
-		if got := unescapeOctal(in); got != want {
-			t.Errorf("unescapeOctal(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
