@@ -52,7 +52,7 @@ func TestMountPlanAgreesWithResolve(t *testing.T) {
 		eff, _ := Effective(rules)
 		in := mounts.Input{}
 		for _, e := range eff {
-			in.Rules = append(in.Rules, mounts.Rule{Path: e.Path, Access: e.Access, Dir: true})
+			in.Rules = append(in.Rules, mounts.Rule{Path: e.Path, Access: mountAccess(e.Access), Dir: true})
 		}
 		plan, err := mounts.Make(in)
 		if err != nil {
@@ -142,4 +142,17 @@ func carvedAncestor(tree map[string][]landlock.Entry, eff []Rule, p string) bool
 		}
 	}
 	return false
+}
+
+// The library's accesses and the mount plan's are one enumeration in two
+// packages: every value names the same thing in both.
+func TestAccessAgreesWithMounts(t *testing.T) {
+	for a := ReadOnly; a <= BlockDevice; a++ {
+		if got, want := mountAccess(a).String(), a.String(); got != want {
+			t.Errorf("Access %d: mounts calls it %q, the library %q", int(a), got, want)
+		}
+	}
+	if s := mountAccess(BlockDevice + 1).String(); s != "Access(11)" {
+		t.Errorf("mounts names an access the library has not: %s", s)
+	}
 }

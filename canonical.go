@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // canonRule is a rule whose path has been made absolute and canonical and
@@ -194,7 +194,7 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 		}
 	}
 	if r.Access == Device || r.Access == BlockDevice {
-		if !mounts.Within(cr.Canon, "/dev") || cr.Canon == "/dev" {
+		if !paths.Within(cr.Canon, "/dev") || cr.Canon == "/dev" {
 			return canonRule{}, &RuleError{Rule: r, Err: fmt.Errorf("%s is not under /dev: devices live in the sandbox's /dev", cr.Canon)}
 		}
 	}
@@ -292,10 +292,10 @@ func describeRule(cr canonRule) string {
 func cover(rules []canonRule, p string) (r canonRule, ok bool) {
 	depth := -1
 	for _, c := range rules {
-		if !mounts.Within(p, c.Canon) {
+		if !paths.Within(p, c.Canon) {
 			continue
 		}
-		if d := mounts.Depth(c.Canon); d >= depth {
+		if d := paths.Depth(c.Canon); d >= depth {
 			r, ok, depth = c, true, d
 		}
 	}

@@ -5,44 +5,71 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-
-	"github.com/nsrun/nsrun/mounts"
 )
 
 // Access is what a rule grants on a path and everything below it, down to
 // a deeper rule: ReadOnly, ReadWrite, Deny or Tmpfs.
-type Access = mounts.Access
+type Access int
 
 // The accesses a Rule can give.
 const (
 	// ReadOnly shows the host path read-only.
-	ReadOnly = mounts.ReadOnly
+	ReadOnly Access = iota + 1
 	// ReadWrite shows the host path writable.
-	ReadWrite = mounts.ReadWrite
+	ReadWrite
 	// Deny hides the host path behind an empty read-only directory or file.
-	Deny = mounts.Deny
+	Deny
 	// Tmpfs puts a fresh empty writable tmpfs at the path.
-	Tmpfs = mounts.Tmpfs
+	Tmpfs
 	// Overlay shows the host directory writable; what the payload writes
 	// lands in an upper layer (a private tmpfs, or under
 	// Policy.KeepChanges) and the host directory never changes.
-	Overlay = mounts.Overlay
+	Overlay
 	// Directory makes an empty read-only directory at Path inside, where
 	// the tree shown there has none; an existing one stays as it is.
-	Directory = mounts.Directory
+	Directory
 	// Symlink makes a symlink at Path inside, to From, taken as it is.
-	Symlink = mounts.Symlink
+	Symlink
 	// Copy shows a read-only copy of the host file From at Path, made when
 	// the sandbox starts.
-	Copy = mounts.Copy
+	Copy
 	// Device shows a host character device in the sandbox's /dev, with the
 	// Landlock right to its ioctls on that node alone.
-	Device = mounts.Device
+	Device
 	// BlockDevice shows a host block device in /dev. It reads and writes
 	// a whole filesystem past every permission and rule on its files:
 	// asked for by name, never as Device.
-	BlockDevice = mounts.BlockDevice
+	BlockDevice
 )
+
+// String is the access's name in policy files and reports: "ro", "rw",
+// "deny", "tmpfs", "overlay", "dir", "symlink", "file", "dev",
+// "dev-block".
+func (a Access) String() string {
+	switch a {
+	case ReadOnly:
+		return "ro"
+	case ReadWrite:
+		return "rw"
+	case Deny:
+		return "deny"
+	case Tmpfs:
+		return "tmpfs"
+	case Overlay:
+		return "overlay"
+	case Directory:
+		return "dir"
+	case Symlink:
+		return "symlink"
+	case Copy:
+		return "file"
+	case Device:
+		return "dev"
+	case BlockDevice:
+		return "dev-block"
+	}
+	return fmt.Sprintf("Access(%d)", int(a))
+}
 
 // Source says who set a rule, and so which rule wins a conflict.
 type Source int

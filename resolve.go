@@ -5,7 +5,7 @@ import (
 	"path"
 	"sort"
 
-	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // restrictiveness orders accesses for ties: the more restrictive wins. A
@@ -119,7 +119,7 @@ func beats(r, cur Rule) bool {
 func Resolve(eff []Rule, p string) (access Access, by Rule, ok bool) {
 	depth := -1
 	for _, r := range eff {
-		if d := mounts.Depth(r.Path); mounts.Within(p, r.Path) && d > depth {
+		if d := paths.Depth(r.Path); paths.Within(p, r.Path) && d > depth {
 			by, ok, depth = r, true, d
 		}
 	}

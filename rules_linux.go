@@ -52,7 +52,7 @@ func (c *Cmd) addRule(in *mounts.Input, r canonRule, root string) error {
 		in.Devices = append(in.Devices, mounts.Node{Path: r.Canon, Source: r.host, ID: id, Block: r.Access == BlockDevice})
 		return nil
 	}
-	mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
+	mr := mounts.Rule{Path: r.Canon, Access: mountAccess(r.Access), Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
 	switch r.Access {
 	case ReadOnly, ReadWrite, Overlay:
 		if err := needID(); err != nil {
@@ -192,3 +192,7 @@ func mountsBelow(dir string) error {
 	return fmt.Errorf("%s%s %s mounted below it, and from a user namespace the kernel takes no lower layer with mounts below it (they hide what is under them): %s",
 		strings.Join(below, ", "), more, map[bool]string{true: "is", false: "are"}[len(below) == 1], hint)
 }
+
+// mountAccess is a rule's access as the mount plan names it: the two
+// enumerations are kept in the same order (TestAccessAgreesWithMounts).
+func mountAccess(a Access) mounts.Access { return mounts.Access(a) }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // visible reports whether the host directory q shows inside at the same
@@ -51,7 +51,7 @@ func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				for _, o := range rules {
-					if o.Canon != dir && mounts.Within(o.Canon, dir) {
+					if o.Canon != dir && paths.Within(o.Canon, dir) {
 						return dir, nil // made inside, as the mount point of a rule below it
 					}
 				}
@@ -95,7 +95,7 @@ func madeInside(rules []canonRule, q string) bool {
 		return false
 	}
 	for _, o := range rules {
-		if o.Canon != q && mounts.Within(o.Canon, q) {
+		if o.Canon != q && paths.Within(o.Canon, q) {
 			return true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // Access is what a rule makes of a path.
@@ -301,20 +303,10 @@ var reserved = []string{"/dev", "/proc", "/sys"}
 
 // Within reports whether p is base or below it. Both must be clean and
 // absolute.
-func Within(p, base string) bool {
-	if base == "/" {
-		return true
-	}
-	return p == base || strings.HasPrefix(p, base+"/")
-}
+func Within(p, base string) bool { return paths.Within(p, base) }
 
 // Depth is the number of components in a clean absolute path.
-func Depth(p string) int {
-	if p == "/" {
-		return 0
-	}
-	return strings.Count(p, "/")
-}
+func Depth(p string) int { return paths.Depth(p) }
 
 // Make turns the input into a plan. It fails on a path that is not clean and
 // absolute, on a rule under /dev, /proc or /sys, on a rule that would need

@@ -1,0 +1,22 @@
+// Package paths holds the comparisons of clean absolute paths that the
+// policy resolver (every platform) and the mount plan (Linux) must make
+// the same way.
+package paths
+
+import "strings"
+
+// Within says whether the clean absolute path p is base or below it.
+func Within(p, base string) bool {
+	if base == "/" {
+		return true
+	}
+	return p == base || strings.HasPrefix(p, base+"/")
+}
+
+// Depth is the number of components in a clean absolute path.
+func Depth(p string) int {
+	if p == "/" {
+		return 0
+	}
+	return strings.Count(p, "/")
+}
