@@ -22,7 +22,7 @@ func (s *sysCmd) watchAbsent(c *Cmd, prep *prepared) error {
 	}
 	w, err := absent.Watch(targets)
 	if err != nil {
-		return &SetupError{Code: ExitSetup, Msg: "keep git's names absent: " + err.Error()}
+		return &SetupError{Code: ExitSetup, Op: "keep git's names absent", Err: err}
 	}
 	s.watcher = w
 	c.logf("watching %d names that must stay absent in %d directories", len(targets), countDirs(targets))

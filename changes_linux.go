@@ -21,7 +21,7 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 		return "", nil, nil
 	}
 	fail := func(err error) (string, *os.File, error) {
-		return "", nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--keep-changes %s: %v", p.KeepChanges, err)}
+		return "", nil, &SetupError{Code: ExitSetup, Op: "--keep-changes " + p.KeepChanges, Err: err}
 	}
 	dir, err := filepath.Abs(p.KeepChanges)
 	if err != nil {

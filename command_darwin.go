@@ -57,7 +57,7 @@ func (c *Cmd) start() error {
 		c.afterPrepare()
 	}
 	if _, err := os.Stat(sandboxExec); err != nil {
-		return fail(&SetupError{Code: ExitSetup, Msg: "macOS sandbox unavailable: " + err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Op: "macOS sandbox unavailable", Err: err})
 	}
 	var probeErr bytes.Buffer
 	probe := exec.Command(sandboxExec, append(prof.Args(), "/usr/bin/true")...)
@@ -71,7 +71,7 @@ func (c *Cmd) start() error {
 		if errors.Is(err, os.ErrPermission) {
 			code = ExitNotExecutable
 		}
-		return fail(&SetupError{Code: code, Msg: err.Error()})
+		return fail(&SetupError{Code: code, Err: err})
 	}
 	s.cmd = exec.Command(sandboxExec, append(append(prof.Args(), "--", path), c.Args[1:]...)...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr, s.cmd.Env, s.cmd.Dir = c.Stdin, c.Stdout, c.Stderr, c.Env, c.Dir
@@ -81,7 +81,7 @@ func (c *Cmd) start() error {
 	s.cmd.ExtraFiles, s.cmd.WaitDelay = c.ExtraFiles, c.WaitDelay
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
-		return fail(&SetupError{Code: ExitSetup, Msg: "start sandbox-exec: " + err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Op: "start sandbox-exec", Err: err})
 	}
 	dir := c.Dir
 	if dir == "" {

@@ -261,11 +261,11 @@ func (c *Cmd) start() error {
 			return fail(prepErr)
 		}
 		if s.direct {
-			return fail(&SetupError{Code: ExitSetup, Msg: "start the Landlock-only stage: " + err.Error()})
+			return fail(&SetupError{Code: ExitSetup, Op: "start the Landlock-only stage", Err: err})
 		}
 		err = ns.Explain(err, ns.ReadSettings(), ids.hostUID)
-		return fail(&SetupError{Code: ExitSetup, Msg: "create namespaces and start the init: " + err.Error() +
-			"; where user namespaces are not allowed, --isolation landlock runs without them"})
+		return fail(&SetupError{Code: ExitSetup, Op: "create namespaces and start the init", Err: err,
+			Msg: "create namespaces and start the init: " + err.Error() + "; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
 	c.report, s.tmpDir, s.git, s.kept, s.keptLock = prep.report, prep.tmpDir, prep.git, prep.kept, prep.lock
 	if s.cgroup != nil {
@@ -298,15 +298,15 @@ func (c *Cmd) start() error {
 	// it here cannot deadlock; an init that died makes it fail with EPIPE.
 	if _, err := specW.Write(spec); err != nil {
 		s.abort()
-		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Op: "send spec to init", Err: err})
 	}
 	if prep.net != nil {
 		if err := s.startNetwork(prep.net, s.netSock); err != nil {
-			setupErr := &SetupError{Code: ExitSetup, Msg: "network: " + err.Error()}
+			setupErr := &SetupError{Code: ExitSetup, Op: "network", Err: err}
 			// An init that ended first has said why.
 			if errors.Is(err, fdpass.ErrClosed) {
 				if msg, merr := s.next(); merr == nil && msg.Kind == msgError {
-					setupErr = &SetupError{Code: msg.Code, Msg: msg.Msg}
+					setupErr = msg.setupError()
 				}
 			}
 			s.abort()
@@ -318,7 +318,7 @@ func (c *Cmd) start() error {
 	for err == nil && msg.Kind == msgListener {
 		if err = s.takeListener(msg.Code, p.AllowBind); err != nil {
 			s.abort()
-			return fail(&SetupError{Code: ExitSetup, Msg: err.Error()})
+			return fail(&SetupError{Code: ExitSetup, Err: err})
 		}
 		msg, err = s.next()
 	}
@@ -332,7 +332,7 @@ func (c *Cmd) start() error {
 	if !startedDirect && !endedEarly && (err != nil || msg.Kind != msgStarted) {
 		s.abort()
 		if err == nil && msg.Kind == msgError {
-			return fail(&SetupError{Code: msg.Code, Msg: msg.Msg})
+			return fail(msg.setupError())
 		}
 		return fail(&SetupError{Code: ExitSetup, Msg: "sandbox init ended before the payload started (" + describeWait(s.wstatus) + ")"})
 	}

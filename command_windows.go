@@ -84,7 +84,7 @@ func (c *Cmd) start() error {
 	}
 	plan, err := win.MakePlan(in)
 	if err != nil {
-		return fail(&SetupError{Code: ExitSetup, Msg: err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Err: err})
 	}
 	if c.afterPrepare != nil {
 		c.afterPrepare()
@@ -96,16 +96,16 @@ func (c *Cmd) start() error {
 		return fail(err)
 	}
 	if err := s.session.Apply(plan); err != nil {
-		return fail(&SetupError{Code: ExitSetup, Msg: "Windows sandbox unavailable: " + err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Op: "Windows sandbox unavailable", Err: err})
 	}
 	token, err := s.session.Token(plan)
 	if err != nil {
-		return fail(&SetupError{Code: ExitSetup, Msg: "Windows sandbox unavailable: " + err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Op: "Windows sandbox unavailable", Err: err})
 	}
 	defer token.Close()
 	path, err := exec.LookPath(c.Args[0])
 	if err != nil {
-		return fail(&SetupError{Code: ExitNotFound, Msg: err.Error()})
+		return fail(&SetupError{Code: ExitNotFound, Err: err})
 	}
 	env := c.Env
 	if env == nil {
@@ -117,7 +117,7 @@ func (c *Cmd) start() error {
 		return fail(err)
 	}
 	if s.proc, err = win.Start(token, xwin.ComposeCommandLine(append([]string{path}, c.Args[1:]...)), env, c.Dir, stdio); err != nil {
-		return fail(&SetupError{Code: ExitSetup, Msg: "start the payload: " + err.Error()})
+		return fail(&SetupError{Code: ExitSetup, Op: "start the payload", Err: err})
 	}
 	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
 	c.describeRun(&c.report, c.Dir, -1, -1)

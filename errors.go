@@ -20,10 +20,30 @@ var ErrUnsupported = errors.New("nsrun: no sandbox backend for this operating sy
 // (Code 125) or the command could not be started inside it (126, 127).
 type SetupError struct {
 	Code int
-	Msg  string
+	// Op is the step that failed ("terminal", "plan mounts", ...), where
+	// one is named.
+	Op string
+	// Err is the cause: errors.Is(err, syscall.EPERM) holds for a step the
+	// kernel refused with EPERM, in nsrun or inside the sandbox's init.
+	Err error
+	// Msg, when set, is the whole message (a failure the init reported,
+	// whose cause is known here by its errno alone).
+	Msg string
 }
 
-func (e *SetupError) Error() string { return e.Msg }
+func (e *SetupError) Error() string {
+	switch {
+	case e.Msg != "":
+		return e.Msg
+	case e.Err == nil:
+		return e.Op
+	case e.Op == "":
+		return e.Err.Error()
+	}
+	return e.Op + ": " + e.Err.Error()
+}
+
+func (e *SetupError) Unwrap() error { return e.Err }
 
 // ExitError means the payload ran and did not exit 0, or that something
 // from outside ended the sandbox.

@@ -38,7 +38,7 @@ func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
 		}
 		dir, fi, err := ownedDir(absPath(dir, cwd))
 		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--home %s: %v", dir, err)}
+			return nil, &SetupError{Code: ExitSetup, Op: "--home " + dir, Err: err}
 		}
 		hs.dir = dir
 		hs.rules = append(hs.rules, canonRule{Rule: Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}, Canon: dir, Dir: true, info: fi, internal: true})

@@ -45,7 +45,7 @@ func runInit() int {
 	sigs, notified := notifySignals()
 	status := os.NewFile(statusFD, "status")
 	fail := func(code int, err error) int {
-		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
+		send(status, failure(code, err))
 		return code
 	}
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {

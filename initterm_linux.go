@@ -137,7 +137,7 @@ func setForeground(tty, pgrp int) error {
 // it nor open its descriptors.
 func superviseStage(spec *initSpec, path string, status *os.File, sigs <-chan os.Signal) int {
 	fail := func(code int, err error) int {
-		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
+		send(status, failure(code, err))
 		return code
 	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {

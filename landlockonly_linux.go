@@ -188,7 +188,7 @@ func runLandlockStage() int {
 	defer runtime.KeepAlive(specFile)
 	defer runtime.KeepAlive(status)
 	fail := func(code int, err error) int {
-		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
+		send(status, failure(code, err))
 		return code
 	}
 	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {

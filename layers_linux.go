@@ -148,7 +148,7 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, limit netLimit, car
 		}
 		rules, err := landlock.Rules(grants, d.Handled.FS, carve, listDir)
 		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: "landlock rules: " + err.Error()}
+			return nil, &SetupError{Code: ExitSetup, Op: "landlock rules", Err: err}
 		}
 		l.landlock = &landlock.Ruleset{Handled: d.Handled, Paths: rules, Ports: ports}
 	}
@@ -202,7 +202,7 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions) erro
 	}
 	g, err := seccomp.Compile(seccomp.Guard(guard))
 	if err != nil {
-		return &SetupError{Code: ExitSetup, Msg: "seccomp guard: " + err.Error()}
+		return &SetupError{Code: ExitSetup, Op: "seccomp guard", Err: err}
 	}
 	// The kernel takes the strictest action of all filters and, between
 	// two errnos, the newest filter's: the profile is loaded last so that

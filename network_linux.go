@@ -85,7 +85,7 @@ func (c *Cmd) planNetwork(p *Policy, landlockOnly bool, report *NetworkReport) (
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			np.cleanup()
-			return nil, &SetupError{Code: ExitSetup, Msg: "the proxy on the host's loopback: " + err.Error()}
+			return nil, &SetupError{Code: ExitSetup, Op: "the proxy on the host's loopback", Err: err}
 		}
 		np.cfg.Proxy, np.proxy = ln, ln.Addr().String()
 	} else {
@@ -292,7 +292,7 @@ func (np *netPlan) addTCPOnly(p *Policy, l *layers) error {
 	}
 	compiled, err := seccomp.Compile(tcpOnly())
 	if err != nil {
-		return &SetupError{Code: ExitSetup, Msg: "seccomp tcp-only filter: " + err.Error()}
+		return &SetupError{Code: ExitSetup, Op: "seccomp tcp-only filter", Err: err}
 	}
 	l.seccomp = append(l.seccomp, compiled.Program)
 	l.sreport.SyscallsBlocked += compiled.Blocked

@@ -169,7 +169,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	}
 	for _, pat := range append(append([]string{}, p.UnsetEnv...), p.KeepEnv...) {
 		if err := CheckEnvPattern(pat); err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("environment pattern %q: %v", pat, err)}
+			return nil, &SetupError{Code: ExitSetup, Op: fmt.Sprintf("environment pattern %q", pat), Err: err}
 		}
 	}
 	x := &extras{}
@@ -315,14 +315,14 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 				}
 			}
 		}
-		return nil, &SetupError{Code: ExitSetup, Msg: "plan mounts: " + err.Error()}
+		return nil, &SetupError{Code: ExitSetup, Op: "plan mounts", Err: err}
 	}
 	for _, f := range plan.LeftOut {
 		c.warnf("nsrun's own %s is not placed: the tree there has a symlink or a directory, or a writable host directory would hold it; the sandbox sees that tree's", f)
 	}
 	if kept != "" {
 		if err := recordMade(kept, plan); err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}
+			return nil, &SetupError{Code: ExitSetup, Err: err}
 		}
 	}
 	// Lets the tests run the pre-5.12 way of setting mount attributes on

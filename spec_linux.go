@@ -2,8 +2,10 @@ package nsrun
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"syscall"
 
 	"github.com/nsrun/nsrun/internal/wire"
 	"github.com/nsrun/nsrun/landlock"
@@ -120,6 +122,27 @@ type initMsg struct {
 	Msg    string
 	Pid    int       // started: the payload's pid as its supervisor sees it
 	Usage  *usageMsg // exit: what every process reaped used
+	Errno  int       // error: the errno the failure came from, 0 if none
+}
+
+// failure is the message that says a stage failed with code.
+func failure(code int, err error) initMsg {
+	m := initMsg{Kind: msgError, Code: code, Msg: err.Error()}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		m.Errno = int(errno)
+	}
+	return m
+}
+
+// setupError is the SetupError an error message stands for: its text, and
+// its errno as the cause.
+func (m initMsg) setupError() *SetupError {
+	e := &SetupError{Code: m.Code, Msg: m.Msg}
+	if m.Errno != 0 {
+		e.Err = syscall.Errno(m.Errno)
+	}
+	return e
 }
 
 // usageMsg is the supervisor's RUSAGE_CHILDREN once it has reaped every

@@ -195,7 +195,7 @@ func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
 	}
 	master, slave, err := pty.Open("/dev/ptmx")
 	if err != nil {
-		return nil, &SetupError{Code: ExitSetup, Msg: "terminal: " + err.Error()}
+		return nil, &SetupError{Code: ExitSetup, Op: "terminal", Err: err}
 	}
 	t.slave = slave
 	if t.master, err = pty.NonBlocking(master); err == nil {
@@ -206,7 +206,7 @@ func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
 	}
 	if err != nil {
 		t.close()
-		return nil, &SetupError{Code: ExitSetup, Msg: "terminal: " + err.Error()}
+		return nil, &SetupError{Code: ExitSetup, Op: "terminal", Err: err}
 	}
 	return t, nil
 }
@@ -338,7 +338,7 @@ func (t *terminal) begin(control func(byte)) error {
 			t.master, err = pty.NonBlocking(m)
 		}
 		if err != nil {
-			return &SetupError{Code: ExitSetup, Msg: "terminal: " + err.Error()}
+			return &SetupError{Code: ExitSetup, Op: "terminal", Err: err}
 		}
 	}
 	t.control = control
@@ -359,7 +359,7 @@ func (t *terminal) begin(control func(byte)) error {
 	if t.plan.keys {
 		in, err := pty.StartInput(t.tty, t.master, t.mayRead)
 		if err != nil {
-			return &SetupError{Code: ExitSetup, Msg: "terminal: relay keys: " + err.Error()}
+			return &SetupError{Code: ExitSetup, Op: "terminal: relay keys", Err: err}
 		}
 		t.mu.Lock()
 		t.in = in
