@@ -1,7 +1,8 @@
 package nsrun
 
 // Report is what a sandbox enforced and how its payload ended. Field names
-// are stable; see DESIGN.md.
+// are stable (the README's "The report" describes each; a new field is
+// added, never renamed).
 type Report struct {
 	Version     int    `json:"version"`
 	Backend     string `json:"backend"`
