@@ -268,6 +268,9 @@ func TestTIOCSTIReachesOnlyTheSandboxsPTY(t *testing.T) {
 			// the next command a comment.
 			s.send(nsrunBin+" -q --isolation "+mode+" --net host --seccomp off --ro "+filepath.Dir(helperBin)+" -- "+helperBin+" tiocsti 0", "Enter")
 			s.waitFor("ok")
+			// Keys typed before nsrun has exited go to the sandbox's pty,
+			// as they would go to an ssh session's.
+			s.waitForPrompt("outer$")
 			s.send("echo after-$((3*3))", "Enter")
 			s.waitFor("after-9")
 		})
