@@ -35,13 +35,13 @@ func onSomeArch(name string) bool {
 
 // NativeName names the call numbered nr on the architecture nsrun runs
 // on (for a tracer's account of a call a filter refused).
-func NativeName(nr uint32) (string, bool) {
+func NativeName(nr uint64) (string, bool) {
 	a, ok := arches[runtime.GOARCH]
 	if !ok {
 		return "", false
 	}
 	for _, e := range a.syscalls {
-		if e.nr == nr {
+		if uint64(e.nr) == nr {
 			return e.name, true
 		}
 	}
