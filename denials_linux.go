@@ -39,6 +39,10 @@ func (j *denialJudge) judge(ev ptrace.Event) (Denial, bool) {
 	switch ev.Call {
 	case "connect", "bind", "sendto":
 		return j.network(ev, d)
+	case "ptrace":
+		// A traced process can neither be traced again nor trace.
+		d.Rule = "trace-denials: nothing in a traced sandbox can use ptrace"
+		return d, ev.Errno == unix.EPERM
 	}
 	paths := ev.Paths
 	if len(paths) == 0 && ev.FD != "" {

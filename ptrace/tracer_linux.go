@@ -168,10 +168,20 @@ func (l *loop) stopped(tid int, ws unix.WaitStatus) {
 		l.resume(tid, 0) // a new tracee's first stop
 	case sig == unix.SIGSYS:
 		l.resume(tid, l.trapped(tid))
+	case stopSignal(sig) && l.o.Ignore != 0 && tgid(tid) == l.o.Ignore:
+		// The kernel hands a tracer even the signals a PID namespace's
+		// init ignores (from inside it, those it has no handler for):
+		// a payload's SIGSTOP must not stop its init because it is traced.
+		l.resume(tid, 0)
 	default:
 		// A signal on its way to the thread: delivered as it was.
 		l.resume(tid, sig)
 	}
+}
+
+func tgid(tid int) int {
+	pid, _ := procStatus(tid)
+	return pid
 }
 
 func stopSignal(sig unix.Signal) bool {
