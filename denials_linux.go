@@ -26,10 +26,7 @@ type denialJudge struct {
 
 // judge turns a traced call into a denial, or says it was none.
 func (j *denialJudge) judge(ev ptrace.Event) (Denial, bool) {
-	d := Denial{Pid: ev.NSPid, Argv0: ev.Argv0, Errno: unix.ErrnoName(ev.Errno), Operation: operation(ev)}
-	if d.Pid == 0 {
-		d.Pid = ev.Pid
-	}
+	d := Denial{Errno: unix.ErrnoName(ev.Errno), Operation: operation(ev)}
 	if d.Errno == "" {
 		d.Errno = ev.Errno.Error()
 	}

@@ -63,6 +63,10 @@ func (s *sysCmd) traceDenials(c *Cmd) error {
 	s.denials = newDenialLog()
 	report := func(ev ptrace.Event) {
 		if d, ok := j.judge(ev); ok {
+			d.Pid, d.Argv0 = ev.Process()
+			if d.Pid == 0 {
+				d.Pid = ev.Pid
+			}
 			s.denials.add(d)
 		}
 	}

@@ -171,8 +171,8 @@ func procStatus(tid int) (tgid int, nstgid int) {
 	return tgid, nstgid
 }
 
-// argv0 is the first argument of process pid's command line.
-func argv0(pid int) string {
+// argv0Of is the first argument of process pid's command line.
+func argv0Of(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
 		return ""

@@ -12,9 +12,7 @@ import (
 // Event is a call of a traced process that failed, or that a filter
 // refused (the kernel never ran it).
 type Event struct {
-	Tid, Pid int // the thread and its process, as the tracer sees them
-	NSPid    int // the process's id in its own PID namespace
-	Argv0    string
+	Tid, Pid int    // the thread and its process, as the tracer sees them
 	Call     string // the call's name on this architecture
 	Args     [6]uint64
 	Errno    unix.Errno
@@ -35,7 +33,8 @@ type Options struct {
 	// a filter refuses (any call at all).
 	Name func(nr uint64) (string, bool)
 	// Report is given each event on the tracer's thread, while the thread
-	// that made the call waits: it must be quick, and bound what it keeps.
+	// that made the call waits: it must be quick (Event.Process reads
+	// /proc: only for what it keeps), and bound what it keeps.
 	Report func(Event)
 }
 
@@ -99,11 +98,34 @@ type pendingCall struct {
 type loop struct {
 	o       Options
 	pending map[int]pendingCall
+	tgids   map[int]int // each thread's process, once looked up
 	root    int
 	ended   chan<- Ended
 }
 
-func newLoop(o Options) *loop { return &loop{o: o, pending: map[int]pendingCall{}} }
+func newLoop(o Options) *loop {
+	return &loop{o: o, pending: map[int]pendingCall{}, tgids: map[int]int{}}
+}
+
+// tgid is the process of thread tid (tid itself if /proc has no answer).
+func (l *loop) tgid(tid int) int {
+	if pid, ok := l.tgids[tid]; ok {
+		return pid
+	}
+	pid, _ := procStatus(tid)
+	if pid == 0 {
+		pid = tid
+	}
+	l.tgids[tid] = pid
+	return pid
+}
+
+// Process reads the process's id in its own PID namespace and its
+// argv[0], while the thread is stopped at the call.
+func (e *Event) Process() (nspid int, argv0 string) {
+	_, nspid = procStatus(e.Tid)
+	return nspid, argv0Of(e.Pid)
+}
 
 // run waits for the tracees' stops until none is left. __WNOTHREAD: the
 // calling program's own children are not this thread's to reap; a tracee
@@ -122,6 +144,7 @@ func (l *loop) run() {
 		}
 		if !ws.Stopped() {
 			delete(l.pending, tid) // ended
+			delete(l.tgids, tid)
 			if tid == l.root {
 				l.ended <- Ended{Status: ws, Rusage: ru}
 			}
@@ -151,6 +174,7 @@ func (l *loop) stopped(tid int, ws unix.WaitStatus) {
 		// another thread had under way is gone.
 		if former, err := unix.PtraceGetEventMsg(tid); err == nil {
 			delete(l.pending, int(former))
+			delete(l.tgids, int(former))
 		}
 		delete(l.pending, tid)
 		l.resume(tid, 0)
@@ -168,7 +192,7 @@ func (l *loop) stopped(tid int, ws unix.WaitStatus) {
 		l.resume(tid, 0) // a new tracee's first stop
 	case sig == unix.SIGSYS:
 		l.resume(tid, l.trapped(tid))
-	case stopSignal(sig) && l.o.Ignore != 0 && tgid(tid) == l.o.Ignore:
+	case stopSignal(sig) && l.o.Ignore != 0 && l.tgid(tid) == l.o.Ignore:
 		// The kernel hands a tracer even the signals a PID namespace's
 		// init ignores (from inside it, those it has no handler for):
 		// a payload's SIGSTOP must not stop its init because it is traced.
@@ -177,11 +201,6 @@ func (l *loop) stopped(tid int, ws unix.WaitStatus) {
 		// A signal on its way to the thread: delivered as it was.
 		l.resume(tid, sig)
 	}
-}
-
-func tgid(tid int) int {
-	pid, _ := procStatus(tid)
-	return pid
 }
 
 func stopSignal(sig unix.Signal) bool {
@@ -254,14 +273,11 @@ func (l *loop) report(tid int, c *callInfo, name string, args [6]uint64, errno u
 	if l.o.Report == nil {
 		return
 	}
-	pid, nspid := procStatus(tid)
-	if pid == 0 {
-		pid = tid
-	}
+	pid := l.tgid(tid)
 	if pid == l.o.Ignore {
 		return
 	}
-	ev := Event{Tid: tid, Pid: pid, NSPid: nspid, Argv0: argv0(pid), Call: name, Args: args, Errno: errno, Refused: refused}
+	ev := Event{Tid: tid, Pid: pid, Call: name, Args: args, Errno: errno, Refused: refused}
 	for _, pa := range c.paths {
 		p, ok := readString(tid, args[pa.path])
 		if !ok {
