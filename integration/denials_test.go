@@ -194,3 +194,23 @@ func TestTraceDenialsTracerOutOfReach(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceDenialsPolicyFile: "trace_denials" in a policy file is the flag.
+func TestTraceDenialsPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	pol, rep := filepath.Join(dir, "policy.json"), filepath.Join(dir, "report.json")
+	writeFile(t, pol, `{"version": 1, "trace_denials": true}`)
+	r := run(t, "/", "--policy", pol, "--report", rep, "--", helperBin, "write", "/usr/nsrun-denied")
+	if r.stdout != "EROFS" || !strings.Contains(r.stderr, "nsrun: denied 1x: open for write /usr/nsrun-denied: EROFS (read-only: host root); add --rw /usr") {
+		t.Errorf("%v", r)
+	}
+	var d denialsReport
+	if err := json.Unmarshal([]byte(readFile(t, rep)), &d); err != nil || d.Denials == nil || findDenial(d, "open for write", "/usr/nsrun-denied") == nil {
+		t.Errorf("report: %v %+v", err, d)
+	}
+	// Without it, nothing is traced and the report has no "denials".
+	r = run(t, "/", "--report", rep, "--", helperBin, "write", "/usr/nsrun-denied")
+	if strings.Contains(readFile(t, rep), `"denials"`) || strings.Contains(r.stderr, "denied") {
+		t.Errorf("untraced: %v\n%s", r, readFile(t, rep))
+	}
+}
