@@ -17,14 +17,19 @@
 //
 // The tracer runs on a thread of its own in the calling program, outside
 // the sandbox's namespaces and Landlock domain: nothing in the sandbox can
-// signal, trace or reach it, and what it reads (a path in the caller's
-// memory, the caller's working directory) can change what is reported,
-// never what is allowed.
+// signal, trace or reach it, and what it reads (a path in the tracee's
+// memory, its working directory) can change what is reported, never what
+// is allowed. It follows the process it seized and everything that starts
+// from it, and reaps that process (Tracer.Ended): no other thread of the
+// calling program may wait for it meanwhile. The process seized may be a
+// PID namespace's init (Options.Ignore): its own calls are not reported,
+// and the stop signals such an init ignores stay ignored though the
+// kernel shows them to its tracer.
 //
 // Kernel minimum: 5.3 (PTRACE_GET_SYSCALL_INFO). What it cannot do: a
-// process traced here cannot be traced by another (gdb and strace in the
-// sandbox fail with EPERM); calls outside Calls (stat, access, sendmsg,
-// io_uring, which the default filter refuses) are not seen; paths are
+// process traced here cannot trace or be traced by another (gdb and
+// strace in the sandbox fail with EPERM); calls neither in Calls nor
+// refused by a filter (stat, access, sendmsg) are not seen; paths are
 // joined to the working directory or descriptor they are relative to, not
 // resolved through symlinks.
 package ptrace

@@ -21,14 +21,3 @@ func setReturn(tid int, v int64) error {
 	r.Rax = uint64(v)
 	return unix.PtraceSetRegs(tid, &r)
 }
-
-// skipCall makes the call a thread is stopped at (a seccomp stop) not
-// run, and return v.
-func skipCall(tid int, v int64) error {
-	var r unix.PtraceRegs
-	if err := unix.PtraceGetRegs(tid, &r); err != nil {
-		return err
-	}
-	r.Orig_rax, r.Rax = ^uint64(0), uint64(v)
-	return unix.PtraceSetRegs(tid, &r)
-}

@@ -1,10 +1,6 @@
 package ptrace
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // callArgs reads the arguments of the call a thread is stopped in (at a
 // trap's SIGSYS the kernel has rolled x0 back to the first argument).
@@ -24,15 +20,4 @@ func setReturn(tid int, v int64) error {
 	}
 	r.Regs[0] = uint64(v)
 	return unix.PtraceSetRegSetArm64(tid, unix.NT_PRSTATUS, &r)
-}
-
-// skipCall makes the call a thread is stopped at (a seccomp stop) not
-// run, and return v: the call number is set apart from the registers.
-func skipCall(tid int, v int64) error {
-	nr := int32(-1)
-	iov := unix.Iovec{Base: (*byte)(unsafe.Pointer(&nr)), Len: 4}
-	if _, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SETREGSET, uintptr(tid), unix.NT_ARM_SYSTEM_CALL, uintptr(unsafe.Pointer(&iov)), 0, 0); e != 0 {
-		return e
-	}
-	return setReturn(tid, v)
 }
