@@ -138,6 +138,16 @@ type terminal struct {
 	mu    sync.Mutex
 	begun bool
 	raw   bool // the caller's terminal is in raw modes, set by nsrun
+	// resumed counts the continues from stopSelf that event already acted
+	// on: the SIGCONT behind each reaches follow too, and passing it on
+	// again would continue the payload twice (vim loses output to the
+	// second SIGCONT's handler).
+	resumed  int
+	notified bool // follow gets SIGCONT
+	// sent is the size the pty was last given by nsrun: the caller's
+	// size is copied only when it differs, so that a size the payload
+	// set itself (stty rows) stays until the caller's window changes.
+	sent WindowSize
 }
 
 // newTerminal returns the Cmd's pty, or nil when it gets none. direct says
@@ -185,6 +195,7 @@ func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
 			return nil, fmt.Errorf("terminal: socketpair: %w", err)
 		}
 		t.sock, t.peer = os.NewFile(uintptr(fds[0]), "pty socket"), os.NewFile(uintptr(fds[1]), "pty socket")
+		t.sent = t.size // the init gives its pty this size
 		return t, nil
 	}
 	master, slave, err := pty.Open("/dev/ptmx")
@@ -218,6 +229,7 @@ func (t *terminal) startModes(fd int) error {
 		if err := pty.SetSize(fd, t.size.Rows, t.size.Cols); err != nil {
 			return fmt.Errorf("set the pty's size: %w", err)
 		}
+		t.sent = t.size
 	}
 	return nil
 }
@@ -367,6 +379,9 @@ func (t *terminal) begin(control func(byte)) error {
 func (t *terminal) follow() {
 	signal.Notify(t.sigs, unix.SIGCONT, unix.SIGWINCH)
 	defer signal.Stop(t.sigs)
+	t.mu.Lock()
+	t.notified = true
+	t.mu.Unlock()
 	for {
 		select {
 		case <-t.quit:
@@ -375,7 +390,9 @@ func (t *terminal) follow() {
 			if sig == unix.SIGCONT {
 				t.event(jobContinued, 0)
 			} else {
+				t.mu.Lock()
 				_ = t.syncSize()
+				t.mu.Unlock()
 			}
 		}
 	}
@@ -405,6 +422,10 @@ func (t *terminal) event(ev jobEvent, sig unix.Signal) {
 	if !t.begun {
 		return
 	}
+	if ev == jobContinued && t.resumed > 0 {
+		t.resumed--
+		return
+	}
 	for {
 		fg, jobs := t.observe()
 		a := decideJob(ev, sig, fg, jobs)
@@ -417,6 +438,9 @@ func (t *terminal) event(ev jobEvent, sig unix.Signal) {
 		}
 		t.hold(false)
 		stopSelf(a.stop)
+		if t.notified {
+			t.resumed++
+		}
 		ev = jobContinued
 	}
 }
@@ -453,7 +477,8 @@ func (t *terminal) restore() {
 	t.raw = false
 }
 
-// syncSize copies the caller's terminal's size to the pty.
+// syncSize copies the caller's terminal's size to the pty when it is not
+// the one nsrun gave it last. Called with t.mu held.
 func (t *terminal) syncSize() error {
 	if t.tty < 0 || t.master == nil {
 		return nil
@@ -462,7 +487,14 @@ func (t *terminal) syncSize() error {
 	if err != nil {
 		return err
 	}
-	return pty.SetSize(int(t.master.Fd()), rows, cols)
+	if (WindowSize{Rows: rows, Cols: cols}) == t.sent {
+		return nil
+	}
+	if err := pty.SetSize(int(t.master.Fd()), rows, cols); err != nil {
+		return err
+	}
+	t.sent = WindowSize{Rows: rows, Cols: cols}
+	return nil
 }
 
 // relayData copies Stdin into the pty as typed input, then ends it as the
@@ -577,7 +609,14 @@ func (c *Cmd) Resize(ws WindowSize) error {
 	if c.sys == nil || c.sys.term == nil || c.sys.term.master == nil {
 		return fmt.Errorf("nsrun: Resize: the payload has no pseudo-terminal of its own")
 	}
-	return pty.SetSize(int(c.sys.term.master.Fd()), ws.Rows, ws.Cols)
+	t := c.sys.term
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := pty.SetSize(int(t.master.Fd()), ws.Rows, ws.Cols); err != nil {
+		return err
+	}
+	t.sent = ws
+	return nil
 }
 
 // ttyGrant is the one terminal a Landlock-only sandbox may open: its own
