@@ -4,6 +4,7 @@ package integration
 
 import (
 	"encoding/json"
+	"os"
 
 	"os/exec"
 	"path/filepath"
@@ -61,6 +62,12 @@ func TestTraceDenialsLayers(t *testing.T) {
 	secret := filepath.Join(ws, "secret")
 	writeFile(t, filepath.Join(secret, "key"), "k")
 	syscDir := filepath.Dir(syscBin)
+	// A program outside the system's directories (syscBin may be in /opt).
+	alien := filepath.Join(ws, "bin", "sysc")
+	writeFile(t, alien, readFile(t, syscBin))
+	if err := os.Chmod(alien, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	full, ll := []string{}, []string{"--isolation", "landlock", "--ro", syscDir}
 	cases := []struct {
 		name, mode          string
@@ -91,8 +98,8 @@ func TestTraceDenialsLayers(t *testing.T) {
 			"open for write", "/usr/nsrun-denied", "EACCES", "landlock: read-only: host root", "--rw /usr", "add --rw /usr"},
 		{"deny landlock", "landlock", append([]string{"--deny", secret, "--ro", filepath.Dir(helperBin)}, ll...), []string{helperBin, "read", filepath.Join(secret, "key")}, "EACCES",
 			"open", filepath.Join(secret, "key"), "EACCES", "--deny " + secret, "", "(--deny " + secret + ")"},
-		{"exec landlock", "landlock", []string{"--isolation", "landlock"}, []string{"/bin/sh", "-c", "exec " + syscBin + " raw 39"}, "",
-			"exec", syscBin, "EACCES", "landlock: executes only from", "--ro " + syscDir, "add --ro " + syscDir},
+		{"exec landlock", "landlock", []string{"--isolation", "landlock"}, []string{"/bin/sh", "-c", "exec " + alien + " raw 39"}, "",
+			"exec", alien, "EACCES", "landlock: executes only from", "--ro " + filepath.Dir(alien), "add --ro " + filepath.Dir(alien)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
