@@ -19,6 +19,7 @@ import (
 	"github.com/nsrun/nsrun/internal/fdpass"
 	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/ptrace"
 	"github.com/nsrun/nsrun/reexec"
 )
 
@@ -59,7 +60,9 @@ type sysCmd struct {
 	inside     *netproxy.Inside  // the sandbox's network namespace, through netSock
 	net        *netproxy.Server  // the filtered network's server
 	mu         sync.Mutex
-	killedFor  string // what appeared, when the watcher ended the sandbox
+	killedFor  string         // what appeared, when the watcher ended the sandbox
+	denials    *denialLog     // --trace-denials: what the tracer recorded
+	tracer     *ptrace.Tracer // --trace-denials: reaps the process it traces
 }
 
 func init() {
@@ -292,6 +295,12 @@ func (c *Cmd) start() error {
 		s.abort()
 		return fail(err)
 	}
+	if p.TraceDenials {
+		if err := s.traceDenials(c); err != nil {
+			s.abort()
+			return fail(err)
+		}
+	}
 	s.releaseHelper()
 	c.startWatch(s, s.begun, s.done)
 	// The init reads the whole spec before it writes anything, so writing
@@ -459,15 +468,21 @@ func (s *sysCmd) signal(sig unix.Signal) error {
 func (s *sysCmd) reap() {
 	s.releaseHelper()
 	var ws unix.WaitStatus
-	for {
-		_, err := unix.Wait4(s.waitPid, &ws, unix.WUNTRACED, &s.rusage)
-		if err == unix.EINTR {
-			continue
+	if s.tracer != nil && s.waitPid == s.pid {
+		// Only the tracer may wait for a process it traces.
+		e := s.tracer.Ended()
+		ws, s.rusage = e.Status, e.Rusage
+	} else {
+		for {
+			_, err := unix.Wait4(s.waitPid, &ws, unix.WUNTRACED, &s.rusage)
+			if err == unix.EINTR {
+				continue
+			}
+			if err == nil && ws.Stopped() {
+				continue
+			}
+			break
 		}
-		if err == nil && ws.Stopped() {
-			continue
-		}
-		break
 	}
 	s.mu.Lock()
 	s.reaped, s.wstatus, s.ended = true, ws, time.Now()
@@ -580,6 +595,9 @@ func (c *Cmd) wait() (*ExitError, error) {
 		s.watcher.Unwatch()
 	}
 	s.reap()
+	if s.denials != nil {
+		c.report.Denials, c.report.DenialsDropped = s.denials.list()
+	}
 	s.stopNetwork(c.report.Network)
 	exited := msgErr == nil && msg.Kind == msgExit
 	if exited && msg.Usage != nil {

@@ -266,6 +266,11 @@ type Policy struct {
 	// and where absent is kept absent by watching it from outside (the
 	// sandbox is ended and the name removed when it appears).
 	ProtectGit bool
+	// TraceDenials records what the sandbox refused the payload (Linux):
+	// each denial's process, operation, path or address, errno and the
+	// rule that decided it, in the report's "denials" (Report.Denials).
+	// The payload is traced (ptrace): it cannot trace anything itself.
+	TraceDenials bool
 	// UnsetEnv removes from the payload's environment every variable whose
 	// name matches one of these patterns (MatchEnv); KeepEnv patterns let
 	// a variable through, and keep Home from replacing it. The report

@@ -64,6 +64,7 @@ type policyJSON struct {
 	Home         string     `json:"home,omitempty"`
 	KeepChanges  string     `json:"keep_changes,omitempty"`
 	ProtectGit   bool       `json:"protect_git,omitempty"`
+	TraceDenials bool       `json:"trace_denials,omitempty"`
 }
 
 // ruleJSON is a rule. With "from" (a host path, or a symlink's target),
@@ -104,6 +105,7 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 	p := &pf.Policy
 	p.Hostname, p.UID, p.GID, p.AllowUserns, p.Strict, p.Seccomp = j.Hostname, j.UID, j.GID, j.AllowUserns, j.Strict, j.Seccomp
 	p.UnsetEnv, p.KeepEnv, p.ProtectGit = j.UnsetEnv, j.KeepEnv, j.ProtectGit
+	p.TraceDenials = j.TraceDenials
 	for _, list := range []struct {
 		name string
 		v    []string

@@ -42,7 +42,14 @@ type Report struct {
 	// NotEnforced lists what the backend cannot do at all (macOS, Windows),
 	// or what a chosen mode gives up (--proc host).
 	NotEnforced []string `json:"not_enforced,omitempty"`
-	Error       string   `json:"error,omitempty"`
+	// Denials are what the sandbox refused the payload, one entry per
+	// distinct operation, path or address, errno and rule, with a count
+	// (Policy.TraceDenials; absent without it, empty when nothing was
+	// refused). DenialsDropped counts the denials left out once
+	// maxDenials distinct ones were listed.
+	Denials        []Denial `json:"denials,omitzero"`
+	DenialsDropped int      `json:"denials_dropped,omitempty"`
+	Error          string   `json:"error,omitempty"`
 }
 
 // NamespaceReport says which namespaces the sandbox has of its own.
@@ -248,4 +255,25 @@ type AppearedReport struct {
 	Why     string `json:"why"`
 	Removed bool   `json:"removed"`
 	Error   string `json:"error,omitempty"`
+}
+
+// Denial is an operation the sandbox refused the payload.
+type Denial struct {
+	// Pid is the process's id as the payload sees it; Argv0 its command.
+	Pid   int    `json:"pid"`
+	Argv0 string `json:"argv0"`
+	// Operation is what was refused: "open for write", "create", "unlink",
+	// "rename", "exec", "connect", "bind", a refused call by name.
+	Operation string `json:"operation"`
+	Path      string `json:"path,omitempty"`
+	Address   string `json:"address,omitempty"`
+	// Errno is the error the payload got (EROFS, EACCES, EPERM...).
+	Errno string `json:"errno"`
+	// Rule is what decided it: "read-only: host root", "--deny /x",
+	// "landlock: ...", "seccomp: keyctl", "network: ...".
+	Rule string `json:"rule"`
+	// Allow is the option that would allow it ("--rw /x"), where one
+	// does; nsrun policy suggest collects them.
+	Allow string `json:"allow,omitempty"`
+	Count int    `json:"count"`
 }

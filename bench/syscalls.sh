@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cost of the sandbox to a running payload: N getppid calls and a small
 # build, unsandboxed, in bwrap, in nsrun with every layer and with layers
-# off, interleaved; medians and ratios to the unsandboxed run.
+# off (the build also with --trace-denials), interleaved; medians and ratios to the unsandboxed run.
 #   N=5000000 RUNS=15 bench/syscalls.sh
 source "$(dirname "$0")/lib.sh"
 N="${N:-5000000}"
@@ -26,5 +26,7 @@ echo
 hyperfine -N --warmup 1 --runs "$RUNS" --style none --export-json "$out/build.json" \
 	-n bare "/bin/sh -c '$build'" \
 	-n bwrap "$bwrap_cmd /bin/sh -c '$build'" \
-	-n nsrun "$nsrun --rw $ws -- /bin/sh -c '$build'" >/dev/null
+	-n nsrun "$nsrun --rw $ws -- /bin/sh -c '$build'" \
+	-n "nsrun --trace-denials" "$nsrun --trace-denials --rw $ws -- /bin/sh -c '$build'" \
+	-n "nsrun --isolation landlock --trace-denials" "$nsrun --isolation landlock --trace-denials --rw $ws -- /bin/sh -c '$build'" >/dev/null
 go run ./bench/report -baseline bare "$out/build.json"

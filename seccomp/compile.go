@@ -338,7 +338,7 @@ func retValue(a Action) (uint32, error) {
 	case ActKillThread:
 		return retKillThread, nil
 	case ActTrap:
-		return retTrap, nil
+		return retTrap | uint32(a.Errno), nil
 	case ActTrace:
 		return retTrace | uint32(a.Errno), nil
 	case ActLog:

@@ -29,7 +29,8 @@ func (k ActionKind) String() string {
 	return fmt.Sprintf("ActionKind(%d)", int(k))
 }
 
-// Action is an ActionKind with its errno (ActErrno) or trace value.
+// Action is an ActionKind with its errno (ActErrno) or the value a
+// tracer or a SIGSYS handler is given (ActTrace, ActTrap).
 type Action struct {
 	Kind  ActionKind
 	Errno uint16

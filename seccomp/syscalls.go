@@ -1,6 +1,7 @@
 package seccomp
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -30,4 +31,19 @@ func (t syscallTable) lookup(name string) (uint32, bool) {
 func onSomeArch(name string) bool {
 	_, ok := slices.BinarySearch(anyArchSyscalls, name)
 	return ok
+}
+
+// NativeName names the call numbered nr on the architecture nsrun runs
+// on (for a tracer's account of a call a filter refused).
+func NativeName(nr uint64) (string, bool) {
+	a, ok := arches[runtime.GOARCH]
+	if !ok {
+		return "", false
+	}
+	for _, e := range a.syscalls {
+		if uint64(e.nr) == nr {
+			return e.name, true
+		}
+	}
+	return "", false
 }

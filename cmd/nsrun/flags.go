@@ -404,6 +404,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return nil
 	}), "cpu", "")
 	fs.BoolVar(&p.Strict, "strict", false, "")
+	fs.BoolVar(&p.TraceDenials, "trace-denials", false, "")
 	var policySet, presetSet bool
 	fs.Var(onceFlag{&policySet, func(v string) error {
 		if v == "" {

@@ -208,6 +208,9 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["protect-git"] {
 		base.ProtectGit = top.ProtectGit
 	}
+	if set["trace-denials"] {
+		base.TraceDenials = top.TraceDenials
+	}
 }
 
 // filtered reports whether p asks for the filtered network.

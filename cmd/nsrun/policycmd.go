@@ -9,10 +9,13 @@ import (
 	"github.com/nsrun/nsrun"
 )
 
-// policyCommand is nsrun policy explain|show.
+// policyCommand is nsrun policy explain|show|suggest.
 func policyCommand(args []string, stdout, stderr *os.File) int {
+	if len(args) > 0 && args[0] == "suggest" {
+		return policySuggest(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "explain" && args[0] != "show") {
-		fmt.Fprintln(stderr, "nsrun: policy: want explain or show (nsrun policy explain [OPTIONS] PATH..., nsrun policy show [OPTIONS])")
+		fmt.Fprintln(stderr, "nsrun: policy: want explain, show or suggest (nsrun policy explain [OPTIONS] PATH..., nsrun policy show [OPTIONS], nsrun policy suggest REPORT)")
 		return nsrun.ExitSetup
 	}
 	o, err := parseOptions(args[1:])

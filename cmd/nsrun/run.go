@@ -102,6 +102,11 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	if err != nil && !isPayloadExit(err) {
 		fmt.Fprintln(stderr, "nsrun:", oneLine(describe(err)))
 	}
+	if m.policy.TraceDenials {
+		for _, line := range nsrun.DenialSummary(cmd.Report()) {
+			fmt.Fprintln(stderr, "nsrun:", oneLine(line))
+		}
+	}
 	// Wait returned: the sandbox is gone, nothing of it can tamper with
 	// the report's place any more.
 	if report != nil {
@@ -254,6 +259,8 @@ Security layers:
   --proc private|host         a fresh /proc (default), or the one nsrun sees, read-only,
                               where a fresh one cannot be mounted (masked /proc); partial
   --strict                    refuse to run unless every layer is fully enforced
+  --trace-denials             say what the sandbox refused: a summary on stderr at exit, the
+                              list in the report's "denials" (the payload cannot use ptrace)
 Policy:
   --policy FILE     a JSON policy file (rules default to the baseline source);
                     flags are the user source and apply on top

@@ -192,6 +192,19 @@ func run(op string, args []string) (string, error) {
 			g.Close()
 		}
 		return "ok", err
+	case "flood": // flood N DIR: try to create N distinct files in DIR; "ok" when every one failed
+		n, err := strconv.Atoi(args[0])
+		if err != nil {
+			return "", err
+		}
+		for i := range n {
+			fd, err := unix.Open(args[1]+"/f"+strconv.Itoa(i), unix.O_WRONLY|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
+			if err == nil {
+				unix.Close(fd)
+				return "", errors.New("created")
+			}
+		}
+		return "ok", nil
 	case "connect-unroutable": // a TCP connect that only a network with routes could start
 		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {

@@ -1,0 +1,223 @@
+//go:build linux
+
+package integration
+
+import (
+	"encoding/json"
+	"os"
+
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun"
+)
+
+type denialsReport struct {
+	Denials        *[]nsrun.Denial `json:"denials"`
+	DenialsDropped int             `json:"denials_dropped"`
+	Exit           struct {
+		Code int `json:"code"`
+	} `json:"exit"`
+}
+
+// traced runs nsrun --trace-denials with a report and returns both.
+func traced(t *testing.T, dir string, args ...string) (result, denialsReport) {
+	t.Helper()
+	rep := filepath.Join(t.TempDir(), "report.json")
+	r := run(t, dir, append([]string{"--trace-denials", "--report", rep}, args...)...)
+	var d denialsReport
+	if err := json.Unmarshal([]byte(readFile(t, rep)), &d); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if d.Denials == nil {
+		t.Fatalf("report has no \"denials\" under --trace-denials: %v", r)
+	}
+	return r, d
+}
+
+// findDenial is the entry for op on what (a path or an address).
+func findDenial(d denialsReport, op, what string) *nsrun.Denial {
+	for i, x := range *d.Denials {
+		if x.Operation == op && (x.Path == what || x.Address == what) {
+			return &(*d.Denials)[i]
+		}
+	}
+	return nil
+}
+
+func rawCall(nr uintptr, args ...string) []string {
+	return append([]string{syscBin, "raw", itoa(int(nr))}, args...)
+}
+
+// TestTraceDenialsLayers: a payload that hits one layer once gets one
+// entry naming the operation, the path or address, the errno it saw and
+// the rule, and one summary line; the payload sees what it would untraced.
+func TestTraceDenialsLayers(t *testing.T) {
+	ws := workspace(t)
+	secret := filepath.Join(ws, "secret")
+	writeFile(t, filepath.Join(secret, "key"), "k")
+	syscDir := filepath.Dir(syscBin)
+	// A program outside the system's directories (syscBin may be in /opt).
+	alien := filepath.Join(ws, "bin", "sysc")
+	writeFile(t, alien, readFile(t, syscBin))
+	if err := os.Chmod(alien, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	full, ll := []string{}, []string{"--isolation", "landlock", "--ro", syscDir}
+	cases := []struct {
+		name, mode          string
+		opts, argv          []string
+		out                 string // the payload's answer
+		op, what, errno     string
+		rule, allow, stderr string
+	}{
+		{"ro root", "full", full, []string{helperBin, "write", "/usr/nsrun-denied"}, "EROFS",
+			"open for write", "/usr/nsrun-denied", "EROFS", "read-only: host root", "--rw /usr", "denied 1x: open for write /usr/nsrun-denied: EROFS (read-only: host root); add --rw /usr"},
+		{"deny", "full", []string{"--deny", secret}, []string{helperBin, "read", filepath.Join(secret, "key")}, "ENOENT",
+			"open", filepath.Join(secret, "key"), "ENOENT", "--deny " + secret, "", "(--deny " + secret + ")"},
+		{"keyctl", "full", full, rawCall(unix.SYS_KEYCTL, "0"), "EPERM",
+			"keyctl", "", "EPERM", "seccomp: keyctl", "", "denied 1x: keyctl: EPERM (seccomp: keyctl)"},
+		{"clone3", "full", full, rawCall(unix.SYS_CLONE3), "ENOSYS",
+			"clone3", "", "ENOSYS", "seccomp: clone3", "", "denied 1x: clone3: ENOSYS (seccomp: clone3)"},
+		{"socket family", "full", full, rawCall(unix.SYS_SOCKET, itoa(unix.AF_ALG), itoa(unix.SOCK_SEQPACKET)), "EAFNOSUPPORT",
+			"socket", "AF_ALG SOCK_SEQPACKET", "EAFNOSUPPORT", "seccomp: socket AF_ALG", "", "denied 1x: socket AF_ALG SOCK_SEQPACKET: EAFNOSUPPORT"},
+		{"network", "full", full, []string{helperBin, "connect-unroutable"}, "ENETUNREACH",
+			"connect", "192.0.2.1:9", "ENETUNREACH", "network: not allowed (--net none)", "--net host", "add --net host"},
+		{"keyctl landlock", "landlock", ll, rawCall(unix.SYS_KEYCTL, "0"), "EPERM",
+			"keyctl", "", "EPERM", "seccomp: keyctl", "", "(seccomp: keyctl)"},
+		{"socket landlock", "landlock", ll, rawCall(unix.SYS_SOCKET, itoa(unix.AF_ALG), itoa(unix.SOCK_SEQPACKET)), "EAFNOSUPPORT",
+			"socket", "AF_ALG SOCK_SEQPACKET", "EAFNOSUPPORT", "seccomp: socket AF_ALG", "", "(seccomp: socket AF_ALG)"},
+		{"inet under --net none, landlock", "landlock", ll, rawCall(unix.SYS_SOCKET, itoa(unix.AF_INET), itoa(unix.SOCK_STREAM)), "EAFNOSUPPORT",
+			"socket", "AF_INET SOCK_STREAM", "EAFNOSUPPORT", "network: not allowed (--net none)", "--net host", "add --net host"},
+		{"ro root landlock", "landlock", append([]string{"--ro", filepath.Dir(helperBin)}, ll...), []string{helperBin, "write", "/usr/nsrun-denied"}, "EACCES",
+			"open for write", "/usr/nsrun-denied", "EACCES", "landlock: read-only: host root", "--rw /usr", "add --rw /usr"},
+		{"deny landlock", "landlock", append([]string{"--deny", secret, "--ro", filepath.Dir(helperBin)}, ll...), []string{helperBin, "read", filepath.Join(secret, "key")}, "EACCES",
+			"open", filepath.Join(secret, "key"), "EACCES", "--deny " + secret, "", "(--deny " + secret + ")"},
+		{"exec landlock", "landlock", []string{"--isolation", "landlock"}, []string{"/bin/sh", "-c", "exec " + alien + " raw 39"}, "",
+			"exec", alien, "EACCES", "landlock: executes only from", "--ro " + filepath.Dir(alien), "add --ro " + filepath.Dir(alien)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, d := traced(t, "/", append(append([]string{}, c.opts...), append([]string{"--"}, c.argv...)...)...)
+			if c.out != "" && r.stdout != c.out {
+				t.Fatalf("payload: got %q, want %q: %v", r.stdout, c.out, r)
+			}
+			x := findDenial(d, c.op, c.what)
+			if x == nil {
+				t.Fatalf("no denial %s %s in %+v (%v)", c.op, c.what, *d.Denials, r)
+			}
+			if x.Errno != c.errno || !strings.HasPrefix(x.Rule, c.rule) || x.Allow != c.allow || x.Count != 1 {
+				t.Errorf("denial: %+v, want errno %s, rule %s..., allow %q, count 1", *x, c.errno, c.rule, c.allow)
+			}
+			if x.Pid <= 0 || x.Argv0 == "" {
+				t.Errorf("denial without its process: %+v", *x)
+			}
+			if !strings.Contains(r.stderr, "nsrun: ") || !strings.Contains(r.stderr, c.stderr) {
+				t.Errorf("summary: want a line with %q in\n%s", c.stderr, r.stderr)
+			}
+		})
+	}
+}
+
+// TestTraceDenialsNothing: a payload that hits nothing prints nothing more
+// and has an empty list (failures that are not the sandbox's included).
+func TestTraceDenialsNothing(t *testing.T) {
+	for _, mode := range [][]string{{}, {"--isolation", "landlock"}} {
+		r, d := traced(t, "/", append(mode, "--", "/bin/sh", "-c", "cat /nonexistent 2>/dev/null; echo done")...)
+		if r.code != 0 || r.stdout != "done" || r.stderr != "" || len(*d.Denials) != 0 {
+			t.Errorf("%v: %v, denials %+v", mode, r, *d.Denials)
+		}
+	}
+}
+
+// TestTraceDenialsSameOutcome: tracing changes neither the exit status
+// nor what the payload prints or gets.
+func TestTraceDenialsSameOutcome(t *testing.T) {
+	script := syscBin + " raw " + itoa(unix.SYS_KEYCTL) + " 0; " + syscBin + " raw " + itoa(unix.SYS_CLONE3) +
+		"; echo x > /usr/nsrun-denied; echo $?; (sleep 0.1 & wait); exit 3"
+	for _, mode := range [][]string{{}, {"--isolation", "landlock", "--ro", filepath.Dir(syscBin)}} {
+		argv := append(append([]string{}, mode...), "--", "/bin/sh", "-c", script)
+		plain := run(t, "/", argv...)
+		tr, d := traced(t, "/", argv...)
+		if plain.code != 3 || tr.code != 3 || plain.stdout != tr.stdout {
+			t.Errorf("%v: untraced %v\ntraced %v", mode, plain, tr)
+		}
+		var payload []string
+		for _, l := range strings.Split(tr.stderr, "\n") {
+			if !strings.HasPrefix(l, "nsrun: denied") {
+				payload = append(payload, l)
+			}
+		}
+		if strings.Join(payload, "\n") != plain.stderr {
+			t.Errorf("%v: stderr untraced %q, traced %q", mode, plain.stderr, tr.stderr)
+		}
+		if len(*d.Denials) != 3 {
+			t.Errorf("%v: want 3 denials, got %+v", mode, *d.Denials)
+		}
+	}
+}
+
+// TestTraceDenialsFlood: 100,000 distinct denials keep 1,000 entries and
+// count the rest as dropped; nsrun's memory stays small.
+func TestTraceDenialsFlood(t *testing.T) {
+	need(t)
+	rep := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(nsrunBin, "--trace-denials", "--report", rep, "--", helperBin, "flood", "100000", "/usr")
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("flood: %v %s", err, out)
+	}
+	var d denialsReport
+	if err := json.Unmarshal([]byte(readFile(t, rep)), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(*d.Denials) != 1000 || d.DenialsDropped != 99000 {
+		t.Errorf("want 1000 entries and 99000 dropped, got %d and %d", len(*d.Denials), d.DenialsDropped)
+	}
+	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > 100<<10 {
+		t.Errorf("nsrun used %d KiB", rss)
+	}
+}
+
+// TestTraceDenialsTracerOutOfReach: the payload cannot kill, stop or
+// trace the tracer, nor trace itself; what it does after is still seen.
+func TestTraceDenialsTracerOutOfReach(t *testing.T) {
+	script := "kill -9 -1; kill -STOP $PPID; kill -9 $PPID; kill -9 1; " +
+		syscBin + " raw " + itoa(unix.SYS_PTRACE) + " " + itoa(unix.PTRACE_ATTACH) + " $PPID; " +
+		syscBin + " raw " + itoa(unix.SYS_PTRACE) + " " + itoa(unix.PTRACE_TRACEME) + "; " +
+		syscBin + " raw " + itoa(unix.SYS_KEYCTL) + " 0"
+	for _, mode := range [][]string{{}, {"--isolation", "landlock", "--ro", filepath.Dir(syscBin)}} {
+		r, d := traced(t, "/", append(append([]string{}, mode...), "--", "/bin/sh", "-c", script)...)
+		if r.stdout != "EPERM\nEPERM\nEPERM" {
+			t.Errorf("%v: ptrace and keyctl: %v", mode, r)
+		}
+		if findDenial(d, "keyctl", "") == nil {
+			t.Errorf("%v: the tracer missed what came after: %+v", mode, *d.Denials)
+		}
+	}
+}
+
+// TestTraceDenialsPolicyFile: "trace_denials" in a policy file is the flag.
+func TestTraceDenialsPolicyFile(t *testing.T) {
+	dir := t.TempDir()
+	pol, rep := filepath.Join(dir, "policy.json"), filepath.Join(dir, "report.json")
+	writeFile(t, pol, `{"version": 1, "trace_denials": true}`)
+	r := run(t, "/", "--policy", pol, "--report", rep, "--", helperBin, "write", "/usr/nsrun-denied")
+	if r.stdout != "EROFS" || !strings.Contains(r.stderr, "nsrun: denied 1x: open for write /usr/nsrun-denied: EROFS (read-only: host root); add --rw /usr") {
+		t.Errorf("%v", r)
+	}
+	var d denialsReport
+	if err := json.Unmarshal([]byte(readFile(t, rep)), &d); err != nil || d.Denials == nil || findDenial(d, "open for write", "/usr/nsrun-denied") == nil {
+		t.Errorf("report: %v %+v", err, d)
+	}
+	// Without it, nothing is traced and the report has no "denials".
+	r = run(t, "/", "--report", rep, "--", helperBin, "write", "/usr/nsrun-denied")
+	if strings.Contains(readFile(t, rep), `"denials"`) || strings.Contains(r.stderr, "denied") {
+		t.Errorf("untraced: %v\n%s", r, readFile(t, rep))
+	}
+}

@@ -1,0 +1,362 @@
+package ptrace
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Event is a call of a traced process that failed, or that a filter
+// refused (the kernel never ran it).
+type Event struct {
+	Tid, Pid int    // the thread and its process, as the tracer sees them
+	Call     string // the call's name on this architecture
+	Args     [6]uint64
+	Errno    unix.Errno
+	Refused  bool     // by a filter: a trap with RefuseMark
+	Paths    []string // the path arguments, absolute where they could be made so
+	Addr     string   // a socket address (connect, bind, sendto)
+	Flags    uint64   // open flags (open, openat), else 0
+	FD       string   // what the descriptor a call acts on names (fchmod...)
+}
+
+// Options says what a Tracer reports, and to whom.
+type Options struct {
+	// Ignore is a process whose own calls are not reported (the init,
+	// whose calls after its filters are loaded are nsrun's, not the
+	// payload's); its children are.
+	Ignore int
+	// Name names a call by its number on this architecture, for the calls
+	// a filter refuses (any call at all).
+	Name func(nr uint64) (string, bool)
+	// Report is given each event on the tracer's thread, while the thread
+	// that made the call waits: it must be quick (Event.Process reads
+	// /proc: only for what it keeps), and bound what it keeps.
+	Report func(Event)
+}
+
+// Tracer follows a process and everything it starts.
+//
+// Between threads of one program, any wait for a process its tracer
+// follows takes that process's ptrace stops too (the kernel shows a
+// tracee's stops to its tracer's whole thread group), and a stop taken
+// away from the tracer is never resumed: while it is traced, the process
+// seized must be waited for through Ended, by no other wait.
+type Tracer struct {
+	ended chan Ended
+}
+
+// Ended is how the process seized ended, and what it used.
+type Ended struct {
+	Status unix.WaitStatus
+	Rusage unix.Rusage
+}
+
+// seizeOptions: every new process and thread is traced from its first
+// instruction, seccomp stops are reported, and every tracee is killed if
+// the tracer goes away.
+const seizeOptions = unix.PTRACE_O_TRACESECCOMP | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK |
+	unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACESYSGOOD | unix.PTRACE_O_EXITKILL
+
+// Seize starts tracing thread pid on a thread of its own. Seize it before
+// it loads a filter made of Calls: a filter's SECCOMP_RET_TRACE without a
+// tracer fails the call with ENOSYS.
+func Seize(pid int, o Options) (*Tracer, error) {
+	t := &Tracer{ended: make(chan Ended, 1)}
+	seized := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread is the tracer and dies with it.
+		runtime.LockOSThread()
+		_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(pid), 0, seizeOptions, 0, 0)
+		if e != 0 {
+			seized <- fmt.Errorf("ptrace PTRACE_SEIZE %d: %w", pid, e)
+			return
+		}
+		seized <- nil
+		l := newLoop(o)
+		l.root, l.ended = pid, t.ended
+		l.run()
+	}()
+	if err := <-seized; err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Ended waits for the process seized to end and reaps it.
+func (t *Tracer) Ended() Ended { return <-t.ended }
+
+// pendingCall is an observed call between its seccomp stop and its exit.
+type pendingCall struct {
+	nr   uint64
+	args [6]uint64
+}
+
+type loop struct {
+	o       Options
+	pending map[int]pendingCall
+	tgids   map[int]int // each thread's process, once looked up
+	root    int
+	ended   chan<- Ended
+}
+
+func newLoop(o Options) *loop {
+	return &loop{o: o, pending: map[int]pendingCall{}, tgids: map[int]int{}}
+}
+
+// tgid is the process of thread tid (tid itself if /proc has no answer).
+func (l *loop) tgid(tid int) int {
+	if pid, ok := l.tgids[tid]; ok {
+		return pid
+	}
+	pid, _ := procStatus(tid)
+	if pid == 0 {
+		pid = tid
+	}
+	l.tgids[tid] = pid
+	return pid
+}
+
+// Process reads the process's id in its own PID namespace and its
+// argv[0], while the thread is stopped at the call.
+func (e *Event) Process() (nspid int, argv0 string) {
+	_, nspid = procStatus(e.Tid)
+	return nspid, argv0Of(e.Pid)
+}
+
+// run waits for the tracees' stops until none is left. __WNOTHREAD: the
+// calling program's own children are not this thread's to reap; a tracee
+// that is one of them is handed to its parent once the tracer has seen it
+// end.
+func (l *loop) run() {
+	for {
+		var ws unix.WaitStatus
+		var ru unix.Rusage
+		tid, err := unix.Wait4(-1, &ws, unix.WALL|unix.WNOTHREAD, &ru)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return // ECHILD: no tracee left
+		}
+		if !ws.Stopped() {
+			delete(l.pending, tid) // ended
+			delete(l.tgids, tid)
+			if tid == l.root {
+				l.ended <- Ended{Status: ws, Rusage: ru}
+			}
+			continue
+		}
+		l.stopped(tid, ws)
+	}
+}
+
+// The event numbers wait reports in a stop's status.
+const (
+	stopSyscall = unix.SIGTRAP | 0x80
+	eventShift  = 8
+)
+
+// stopped handles one stop and lets the thread go on.
+func (l *loop) stopped(tid int, ws unix.WaitStatus) {
+	sig := ws.StopSignal()
+	event := int(ws) >> 16
+	switch {
+	case sig == stopSyscall:
+		l.exited(tid)
+	case sig == unix.SIGTRAP && event == unix.PTRACE_EVENT_SECCOMP:
+		l.entered(tid)
+	case sig == unix.SIGTRAP && event == unix.PTRACE_EVENT_EXEC:
+		// The thread that executed is the process's leader now; a call
+		// another thread had under way is gone.
+		if former, err := unix.PtraceGetEventMsg(tid); err == nil {
+			delete(l.pending, int(former))
+			delete(l.tgids, int(former))
+		}
+		delete(l.pending, tid)
+		l.resume(tid, 0)
+	case sig == unix.SIGTRAP && event != 0:
+		// fork, vfork, clone: the new one is traced already and reports
+		// its own first stop.
+		l.resume(tid, 0)
+	case event == unix.PTRACE_EVENT_STOP:
+		if stopSignal(sig) {
+			// A group-stop: the thread stays stopped, as it would
+			// untraced, until a SIGCONT; its parent sees it stopped.
+			_ = ptrace(unix.PTRACE_LISTEN, tid, 0, 0)
+			return
+		}
+		l.resume(tid, 0) // a new tracee's first stop
+	case sig == unix.SIGSYS:
+		l.resume(tid, l.trapped(tid))
+	case stopSignal(sig) && l.o.Ignore != 0 && l.tgid(tid) == l.o.Ignore:
+		// The kernel hands a tracer even the signals a PID namespace's
+		// init ignores (from inside it, those it has no handler for):
+		// a payload's SIGSTOP must not stop its init because it is traced.
+		l.resume(tid, 0)
+	default:
+		// A signal on its way to the thread: delivered as it was.
+		l.resume(tid, sig)
+	}
+}
+
+func stopSignal(sig unix.Signal) bool {
+	return sig == unix.SIGSTOP || sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU
+}
+
+// resume lets tid go on, to the exit of the call it is in if that is
+// being observed.
+func (l *loop) resume(tid int, sig unix.Signal) {
+	req := unix.PTRACE_CONT
+	if _, ok := l.pending[tid]; ok {
+		req = unix.PTRACE_SYSCALL
+	}
+	_ = ptrace(req, tid, 0, uintptr(sig))
+}
+
+// entered is a seccomp stop: an observed call is about to run.
+func (l *loop) entered(tid int) {
+	var info syscallInfo
+	if getSyscallInfo(tid, &info) == nil && info.Op == syscallInfoSeccomp && info.retData() == ObserveData {
+		l.pending[tid] = pendingCall{nr: info.nr(), args: info.args()}
+	}
+	l.resume(tid, 0)
+}
+
+// exited is the exit of an observed call: a failure is reported.
+func (l *loop) exited(tid int) {
+	p, ok := l.pending[tid]
+	delete(l.pending, tid)
+	var info syscallInfo
+	if ok && getSyscallInfo(tid, &info) == nil && info.Op == syscallInfoExit && info.isError() {
+		if c := byNumber(p.nr); c != nil {
+			l.report(tid, c, c.name, p.args, unix.Errno(-info.rval()), false)
+		}
+	}
+	l.resume(tid, 0)
+}
+
+// trapped is a SIGSYS: from a filter's refusal (a trap with RefuseMark),
+// it is recorded and replaced by the errno the refusal names, and the
+// signal is not delivered. Any other SIGSYS is delivered as it is.
+func (l *loop) trapped(tid int) unix.Signal {
+	var si sigInfo
+	if ptrace(unix.PTRACE_GETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&si))) != nil ||
+		si.Code != sysSeccomp || si.Errno&RefuseMark == 0 {
+		return unix.SIGSYS
+	}
+	errno := unix.Errno(si.Errno &^ RefuseMark)
+	args, err := callArgs(tid)
+	if err != nil || setReturn(tid, -int64(errno)) != nil {
+		return unix.SIGSYS
+	}
+	name, ok := "", false
+	if l.o.Name != nil {
+		name, ok = l.o.Name(uint64(uint32(si.Syscall)))
+	}
+	if !ok {
+		name = fmt.Sprintf("syscall %d", si.Syscall)
+	}
+	c := infoFor(name)
+	if c == nil {
+		c = &callInfo{name: name, fd: -1, addr: -1, flags: -1, nonZero: -1}
+	}
+	l.report(tid, c, name, args, errno, true)
+	return 0
+}
+
+// report describes a call and hands it on.
+func (l *loop) report(tid int, c *callInfo, name string, args [6]uint64, errno unix.Errno, refused bool) {
+	if l.o.Report == nil {
+		return
+	}
+	pid := l.tgid(tid)
+	if pid == l.o.Ignore {
+		return
+	}
+	ev := Event{Tid: tid, Pid: pid, Call: name, Args: args, Errno: errno, Refused: refused}
+	for _, pa := range c.paths {
+		p, ok := readString(tid, args[pa.path])
+		if !ok {
+			continue
+		}
+		dirfd := int32(atFDCWD)
+		if pa.dirfd >= 0 {
+			dirfd = int32(args[pa.dirfd])
+		}
+		if j := joinPath(tid, dirfd, p); j != "" {
+			p = j
+		}
+		ev.Paths = append(ev.Paths, p)
+	}
+	if c.flags >= 0 {
+		ev.Flags = args[c.flags]
+	}
+	if c.fd >= 0 {
+		ev.FD = dirOf(tid, int32(args[c.fd]))
+	}
+	if c.addr >= 0 {
+		n := int(args[c.addr+1])
+		if n > 128 {
+			n = 128
+		}
+		if b, ok := readBytes(tid, args[c.addr], n); ok {
+			ev.Addr = sockaddr(b)
+		}
+	}
+	if name == "socket" || name == "socketpair" {
+		ev.Addr = socketKind(args[0], args[1])
+	}
+	l.o.Report(ev)
+}
+
+func ptrace(req int, tid int, addr, data uintptr) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), addr, data, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// sysSeccomp is the si_code of a SIGSYS a filter's trap sent.
+const sysSeccomp = 1
+
+// sigInfo is the start of a siginfo_t, with a SIGSYS's fields.
+type sigInfo struct {
+	Signo, Errno, Code int32
+	_                  int32
+	CallAddr           uint64
+	Syscall            int32
+	Arch               uint32
+	_                  [96]byte
+}
+
+// PTRACE_GET_SYSCALL_INFO and its ops.
+const (
+	ptraceGetSyscallInfo = 0x420e
+	syscallInfoExit      = 2
+	syscallInfoSeccomp   = 3
+)
+
+// syscallInfo is struct ptrace_syscall_info.
+type syscallInfo struct {
+	Op    uint8
+	_     [3]uint8
+	Arch  uint32
+	IP    uint64
+	SP    uint64
+	Union [8]uint64 // entry/seccomp: nr, args[6], ret_data; exit: rval, is_error
+}
+
+func (s *syscallInfo) nr() uint64          { return s.Union[0] }
+func (s *syscallInfo) args() (a [6]uint64) { copy(a[:], s.Union[1:7]); return a }
+func (s *syscallInfo) retData() uint32     { return uint32(s.Union[7]) }
+func (s *syscallInfo) rval() int64         { return int64(s.Union[0]) }
+func (s *syscallInfo) isError() bool       { return uint8(s.Union[1]) != 0 }
+
+func getSyscallInfo(tid int, s *syscallInfo) error {
+	return ptrace(ptraceGetSyscallInfo, tid, unsafe.Sizeof(*s), uintptr(unsafe.Pointer(s)))
+}

@@ -1,0 +1,112 @@
+package nsrun
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Suggestion is what would allow the denials of a report: the options,
+// each with the denials it answers, and the same as policy-file settings.
+// It is for a user to review; nothing applies it.
+type Suggestion struct {
+	Options []SuggestedOption
+	// Unanswered are the denials no option allows (a seccomp refusal, a
+	// mandatory rule), described.
+	Unanswered []string
+	// PolicyFile holds the settings of Options in a policy file's terms
+	// (version 1), "" when there are none.
+	PolicyFile string
+}
+
+// SuggestedOption is one option and what it would allow.
+type SuggestedOption struct {
+	Option string   // "--rw /x"
+	Allows []string // the denials, described
+}
+
+// Suggest turns a report's denials (and the filtered network's refusals)
+// into the options that would allow them.
+func Suggest(r *Report) (*Suggestion, error) {
+	if r.Denials == nil {
+		return nil, fmt.Errorf("the report has no \"denials\": run the command with --trace-denials")
+	}
+	s := &Suggestion{}
+	add := func(opt, what string) {
+		for i := range s.Options {
+			if s.Options[i].Option == opt {
+				s.Options[i].Allows = append(s.Options[i].Allows, what)
+				return
+			}
+		}
+		s.Options = append(s.Options, SuggestedOption{Option: opt, Allows: []string{what}})
+	}
+	for _, d := range r.Denials {
+		what := describeDenial(d)
+		if d.Allow == "" {
+			s.Unanswered = append(s.Unanswered, what)
+			continue
+		}
+		add(d.Allow, what)
+	}
+	if r.Network != nil {
+		for _, n := range r.Network.Denied {
+			add("--allow-host "+hostPort(n), fmt.Sprintf("connect %s: refused by the filtered network, %dx", hostPort(n), n.Count))
+		}
+	}
+	pf, err := suggestedPolicyFile(s.Options)
+	if err != nil {
+		return nil, err
+	}
+	s.PolicyFile = pf
+	return s, nil
+}
+
+func describeDenial(d Denial) string {
+	what := d.Operation
+	if t := d.Path + d.Address; t != "" {
+		what += " " + t
+	}
+	return fmt.Sprintf("%s: %s (%s), %dx", what, d.Errno, d.Rule, d.Count)
+}
+
+// suggestedPolicyFile writes options as policy-file settings.
+func suggestedPolicyFile(opts []SuggestedOption) (string, error) {
+	var j policyJSON
+	j.Version = 1
+	for _, o := range opts {
+		name, value, _ := strings.Cut(strings.TrimPrefix(o.Option, "--"), " ")
+		switch name {
+		case "rw", "ro":
+			j.Rules = append(j.Rules, ruleJSON{Path: value, Access: name})
+		case "net":
+			j.Net = value
+		case "allow-userns":
+			j.AllowUserns = true
+		case "allow-connect":
+			j.AllowConnect = appendNew(j.AllowConnect, value)
+		case "allow-bind":
+			j.AllowBind = appendNew(j.AllowBind, value)
+		case "allow-host":
+			j.AllowHosts = appendNew(j.AllowHosts, value)
+		default:
+			return "", fmt.Errorf("suggested option %s has no policy-file form", o.Option)
+		}
+	}
+	if len(opts) == 0 {
+		return "", nil
+	}
+	b, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+func appendNew(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}

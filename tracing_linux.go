@@ -1,0 +1,78 @@
+package nsrun
+
+import (
+	"fmt"
+
+	"github.com/nsrun/nsrun/ptrace"
+	"github.com/nsrun/nsrun/seccomp"
+)
+
+// traceProgram is the filter of --trace-denials: it stops the payload
+// at the calls that can be refused (ptrace.Calls) for nsrun's tracer to
+// look at their results, and allows everything else. It refuses nothing
+// itself; without a tracer its calls fail with ENOSYS.
+func traceProgram() (seccomp.Program, error) {
+	prof := seccomp.Profile{Name: "trace-denials", DefaultAction: seccomp.Action{Kind: seccomp.ActAllow}}
+	for _, c := range ptrace.Calls() {
+		r := seccomp.Rule{Names: []string{c.Name}, Action: seccomp.Action{Kind: seccomp.ActTrace, Errno: ptrace.ObserveData}}
+		if c.NonZero >= 0 {
+			r.Args = []seccomp.Arg{{Index: uint(c.NonZero), Op: seccomp.OpNE, Value: 0}}
+		}
+		prof.Rules = append(prof.Rules, r)
+	}
+	compiled, err := seccomp.Compile(prof)
+	if err != nil {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--trace-denials filter: " + err.Error()}
+	}
+	return compiled.Program, nil
+}
+
+// traced is a profile as --trace-denials loads it: its refusals trapped,
+// for the tracer to record and turn back into their errnos.
+func traced(p *Policy, prof seccomp.Profile) seccomp.Profile {
+	if !p.TraceDenials {
+		return prof
+	}
+	return prof.Trapping(ptrace.RefuseMark)
+}
+
+// traceDenials starts tracing the process just started (the init, or the
+// Landlock-only stage), before it has its spec: it loads its filters and
+// starts the payload traced. The init's own calls are not the payload's.
+//
+// This is the one hook of --trace-denials in starting a sandbox: a stage
+// that starts the payload in another way is traced the same, from nsrun,
+// as long as it is seized here before it loads the filters.
+func (s *sysCmd) traceDenials(c *Cmd) error {
+	p := c.policy()
+	eff, err := p.Effect()
+	if err != nil {
+		return err
+	}
+	j := &denialJudge{rules: eff.Rules, root: "host root", landlockOnly: s.direct, net: p.Net, filtered: p.filtersNetwork()}
+	if p.Root != "" {
+		j.root = "--root " + p.Root
+	}
+	if s.direct && s.tmpDir != "" {
+		j.writable = []string{s.tmpDir}
+	}
+	ignore := s.pid
+	if s.direct {
+		ignore = 0 // the stage becomes the payload
+	}
+	s.denials = newDenialLog()
+	report := func(ev ptrace.Event) {
+		if d, ok := j.judge(ev); ok {
+			d.Pid, d.Argv0 = ev.Process()
+			if d.Pid == 0 {
+				d.Pid = ev.Pid
+			}
+			s.denials.add(d)
+		}
+	}
+	name := func(nr uint64) (string, bool) { return seccomp.NativeName(nr) }
+	if s.tracer, err = ptrace.Seize(s.pid, ptrace.Options{Ignore: ignore, Name: name, Report: report}); err != nil {
+		return &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--trace-denials: %v", err)}
+	}
+	return nil
+}
