@@ -25,6 +25,7 @@ const (
 	retKillThread  = 0x00000000
 	retTrap        = 0x00030000
 	retErrno       = 0x00050000
+	retUserNotif   = 0x7fc00000
 	retTrace       = 0x7ff00000
 	retLog         = 0x7ffc0000
 	retAllow       = 0x7fff0000

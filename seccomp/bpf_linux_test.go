@@ -16,6 +16,7 @@ func TestConstantsMatchTheKernel(t *testing.T) {
 		"kill":    {retKillProcess, unix.SECCOMP_RET_KILL_PROCESS},
 		"errno":   {retErrno, unix.SECCOMP_RET_ERRNO},
 		"allow":   {retAllow, unix.SECCOMP_RET_ALLOW},
+		"notify":  {retUserNotif, unix.SECCOMP_RET_USER_NOTIF},
 		"x86_64":  {auditArchX86_64, unix.AUDIT_ARCH_X86_64},
 		"aarch64": {auditArchAarch64, unix.AUDIT_ARCH_AARCH64},
 		"errno93": {eprotonosupport, uint64(unix.EPROTONOSUPPORT)},

@@ -299,6 +299,8 @@ func retValue(a Action) (uint32, error) {
 		return retTrace | uint32(a.Errno), nil
 	case ActLog:
 		return retLog, nil
+	case ActNotify:
+		return retUserNotif, nil
 	}
 	return 0, fmt.Errorf("unknown action %v", a.Kind)
 }

@@ -65,6 +65,14 @@
 // socket(..., IPPROTO_MPTCP) with EPROTONOSUPPORT, which Landlock's TCP
 // rules do not see.
 //
+// LandlockOnly is the filter a sandbox without namespaces stacks on its
+// profile for what Landlock does not check: it hands connect, the chmod,
+// chown, utimes and xattr calls, the chattr ioctls and pid-taking calls on
+// other pids to a supervisor (SECCOMP_RET_USER_NOTIF; LoadNotifying,
+// Receive, Respond, Continue), and refuses unix datagram sockets and
+// io_uring. The kernel applies the strictest action of stacked filters, so
+// an errno of the profile still wins over a notification.
+//
 // Profiles in the OCI runtime-spec or Docker format are applied whole or
 // refused: unknown fields, actions, operators or architectures, user
 // notification and filter flags are errors, as is a restricting rule on a

@@ -40,6 +40,8 @@ func libseccompAction(t *testing.T, a Action) libseccomp.ScmpAction {
 		return libseccomp.ActTrace.SetReturnCode(int16(a.Errno))
 	case ActLog:
 		return libseccomp.ActLog
+	case ActNotify:
+		return libseccomp.ActNotify
 	}
 	t.Fatalf("action %v", a.Kind)
 	return 0
@@ -197,7 +199,9 @@ func TestCompilerAgreesWithLibseccomp(t *testing.T) {
 		{Names: []string{"lseek"}, Action: Action{Kind: ActErrno, Errno: 1}, Args: []Arg{{Index: 1, Op: OpMaskedEq, Value: 0xffff, ValueTwo: 0x5413}}},
 	}}
 	vectors := argVectors()
-	for _, p := range []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist} {
+	profiles := []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist,
+		LandlockOnly(LandlockOnlyOptions{Connect: true}), LandlockOnly(LandlockOnlyOptions{UnixDatagram: true})}
+	for _, p := range profiles {
 		mine, err := compileFor(p, "amd64")
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)

@@ -14,10 +14,14 @@ const (
 	ActTrap
 	ActTrace
 	ActLog
+	// ActNotify hands the call to the supervisor holding the filter's
+	// listener (SECCOMP_RET_USER_NOTIF), which answers it. Profiles read
+	// from files cannot ask for it.
+	ActNotify
 )
 
 var actionNames = map[ActionKind]string{ActAllow: "allow", ActErrno: "errno", ActKillProcess: "kill_process",
-	ActKillThread: "kill_thread", ActTrap: "trap", ActTrace: "trace", ActLog: "log"}
+	ActKillThread: "kill_thread", ActTrap: "trap", ActTrace: "trace", ActLog: "log", ActNotify: "notify"}
 
 func (k ActionKind) String() string {
 	if n, ok := actionNames[k]; ok {
