@@ -1,5 +1,7 @@
 package landlock
 
+import "strings"
+
 // PortRule allows Access on a port.
 type PortRule struct {
 	Port   uint16
@@ -12,4 +14,27 @@ type Ruleset struct {
 	Handled Request
 	Paths   []PathRule
 	Ports   []PortRule
+}
+
+// ChangedError is a rule path that no longer names the file the rules were
+// made for: something changed the tree between planning and enforcing.
+type ChangedError struct {
+	Path string
+	Why  string
+}
+
+func (e *ChangedError) Error() string {
+	return "landlock rule on " + e.Path + ": the path changed during start-up (" + e.Why + "); nothing ran"
+}
+
+// Allowed is what rules give path (clean and absolute): Landlock adds the
+// rights of every rule on the path and its ancestors.
+func Allowed(rules []PathRule, path string) FS {
+	var fs FS
+	for _, r := range rules {
+		if r.Path == path || r.Path == "/" || strings.HasPrefix(path, r.Path+"/") {
+			fs |= r.Access
+		}
+	}
+	return fs
 }
