@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -35,7 +34,8 @@ type sysCmd struct {
 	running    time.Time
 	foreground bool
 	tty        int
-	direct     bool   // the payload is the process started (Landlock-only), not an init
+	direct     bool   // the Landlock-only stage, not an init in namespaces
+	payload    int    // the Landlock-only payload's pid (and process group), once started
 	tmpDir     string // removed once the sandbox is gone
 	cgroup     *sandboxCgroup
 	mu         sync.Mutex
@@ -46,6 +46,7 @@ func init() {
 	// Registration cannot fail here: the names are this package's own.
 	_ = reexec.Register(initStage, runInit)
 	_ = reexec.Register(landlockStage, runLandlockStage)
+	_ = reexec.Register(landlockChildStage, runLandlockChild)
 	_ = reexec.Register(probeStage, func() int { return 0 })
 	_ = reexec.Register(forkStage, runForkHelper)
 
@@ -91,10 +92,16 @@ func (c *Cmd) Start() error {
 		return fail(err)
 	}
 	var err error
-	if p.Memory > 0 || p.Pids > 0 || p.CPU > 0 {
+	limits := p.Memory > 0 || p.Pids > 0 || p.CPU > 0
+	if limits {
 		if s.cgroup, err = newCgroup(p); err != nil {
 			return fail(err)
 		}
+	} else if s.direct {
+		// Without a PID namespace, a cgroup is the surest way to find every
+		// process of the sandbox at the end; where none can be made, the
+		// stage's subreaper does it alone.
+		s.cgroup = newKillCgroup()
 	}
 	foreground := s.takeForeground(c.Stdin)
 
@@ -131,11 +138,9 @@ func (c *Cmd) Start() error {
 	}
 	stage := initStage
 	if s.direct {
-		// The stage becomes the payload: it gets the terminal itself, and
-		// dies with nsrun (there is no PID namespace to end it otherwise).
+		// The stage sets a parent-death signal of its own, which it
+		// catches to end the sandbox first.
 		stage = landlockStage
-		attr.Sys.Setpgid, attr.Sys.Foreground, attr.Sys.Ctty = foreground, foreground, 0
-		attr.Sys.Pdeathsig = syscall.SIGKILL
 	} else {
 		uids, gids := ns.Maps(ids.uid, ids.hostUID, ids.gid, ids.hostGID)
 		attr.Sys.Cloneflags = ns.CloneFlags(p.Net == NetHost)
@@ -175,20 +180,12 @@ func (c *Cmd) Start() error {
 		}
 		forked = err == nil
 	}
-	if s.direct && foreground {
-		// The Landlock-only stage takes the terminal as it starts; planning
-		// may print warnings, so it comes first, while nsrun has it.
-		if prep, spec, prepErr = plan(); prepErr == nil {
-			fork()
-		}
-	} else {
-		// Forking first and planning while the child execs and boots is
-		// faster than planning during the fork: a parent busy meanwhile
-		// slows the fork (copy-on-write faults, a locked thread waiting
-		// for the scheduler).
-		fork()
-		prep, spec, prepErr = plan()
-	}
+	// Forking first and planning while the child execs and boots is
+	// faster than planning during the fork: a parent busy meanwhile slows
+	// the fork (copy-on-write faults, a locked thread waiting for the
+	// scheduler).
+	fork()
+	prep, spec, prepErr = plan()
 	runtime.KeepAlive(s.stdio)
 	closeFiles(specR, statusW)
 	s.stdio.closeChildEnds()
@@ -214,7 +211,7 @@ func (c *Cmd) Start() error {
 			"; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
 	c.report, s.tmpDir = prep.report, prep.tmpDir
-	if s.cgroup != nil {
+	if s.cgroup != nil && limits {
 		c.report.Limits["cgroup"] = "v2"
 		if s.cgroup.v1 != nil {
 			c.report.Limits["cgroup"] = "v1"
@@ -248,15 +245,17 @@ func (c *Cmd) Start() error {
 		return fail(&SetupError{Code: ExitSetup, Msg: "send spec to init: " + err.Error()})
 	}
 	msg, err := s.next()
-	// The Landlock-only stage says nothing when all went well: its status
-	// pipe closes as it executes the payload.
-	startedDirect := s.direct && errors.Is(err, io.EOF)
-	if !startedDirect && (err != nil || msg.Kind != msgStarted) {
+	if err != nil || msg.Kind != msgStarted {
 		s.abort()
 		if err == nil && msg.Kind == msgError {
 			return fail(&SetupError{Code: msg.Code, Msg: msg.Msg})
 		}
 		return fail(&SetupError{Code: ExitSetup, Msg: "sandbox init ended before the payload started (" + describeWait(s.wstatus) + ")"})
+	}
+	if s.direct {
+		s.mu.Lock()
+		s.payload = msg.Code
+		s.mu.Unlock()
 	}
 	s.running = time.Now()
 	c.report.TimingsMS.Setup = ms(s.running.Sub(s.started))
@@ -294,17 +293,19 @@ func (s *sysCmd) watch(c *Cmd) {
 	s.mu.Lock()
 	s.timedOut = true
 	s.mu.Unlock()
-	// Killing pid 1 of the PID namespace kills every process in it;
-	// without one, the payload's process group is what can be reached.
+	// Killing pid 1 of the PID namespace kills every process in it; the
+	// Landlock-only stage is asked to end the sandbox.
 	_ = s.signal(unix.SIGKILL)
-	s.killGroup()
 }
 
-// killGroup ends what is left of a Landlock-only payload's process group.
-// The group id cannot be reused while any process of the group is alive.
+// killGroup ends what is left of a Landlock-only payload's process group,
+// should its stage have died without ending it. The group id cannot be
+// reused while any process of the group is alive.
 func (s *sysCmd) killGroup() {
-	if s.direct {
-		_ = unix.Kill(-s.pid, unix.SIGKILL)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.direct && s.payload > 0 {
+		_ = unix.Kill(-s.payload, unix.SIGKILL)
 	}
 }
 
@@ -316,12 +317,18 @@ func (s *sysCmd) removeTmp() {
 }
 
 // signal sends sig to the init, through its pidfd where there is one so
-// that a recycled pid can never be hit.
+// that a recycled pid can never be hit. The Landlock-only stage is asked to
+// end the sandbox instead of being sent SIGKILL, which would end it alone.
 func (s *sysCmd) signal(sig unix.Signal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reaped {
 		return os.ErrProcessDone
+	}
+	if s.direct && sig == unix.SIGKILL && s.payload > 0 {
+		if _, err := s.lifeline.Write([]byte{ctlKill}); err == nil {
+			return nil
+		}
 	}
 	if s.pidfd >= 0 {
 		return unix.PidfdSendSignal(s.pidfd, sig, nil, 0)
@@ -329,9 +336,7 @@ func (s *sysCmd) signal(sig unix.Signal) error {
 	return unix.Kill(s.pid, sig)
 }
 
-// reap waits for the init (or the Landlock-only payload) to exit. A
-// Landlock-only payload stopped from the terminal stops nsrun too, as the
-// init arranges it otherwise.
+// reap waits for the init (or the Landlock-only stage) to exit.
 func (s *sysCmd) reap() {
 	s.releaseHelper()
 	var ws unix.WaitStatus
@@ -341,13 +346,6 @@ func (s *sysCmd) reap() {
 			continue
 		}
 		if err == nil && ws.Stopped() {
-			if s.direct && s.foreground && (ws.StopSignal() == unix.SIGTSTP || ws.StopSignal() == unix.SIGTTIN || ws.StopSignal() == unix.SIGTTOU) {
-				s.stopSelf()
-				if s.haveTerminal() {
-					setForeground(s.tty, s.pid)
-				}
-				_ = unix.Kill(-s.pid, unix.SIGCONT)
-			}
 			continue
 		}
 		break
@@ -380,6 +378,9 @@ func (s *sysCmd) finish() {
 	s.killGroup()
 	s.removeTmp()
 	if s.cgroup != nil {
+		if s.direct {
+			s.cgroup.kill()
+		}
 		s.cgroup.remove()
 	}
 	close(s.done)

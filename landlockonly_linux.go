@@ -1,21 +1,23 @@
 package nsrun
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
-// The Landlock-only stage is started without namespaces; it restricts
-// itself and executes the payload in its place.
-const landlockStage = "nsrun-landlock"
+// The Landlock-only sandbox is two stages started without namespaces: the
+// supervisor, which stays outside the payload's Landlock domain, and the
+// child it starts, which restricts itself and executes the payload.
+const (
+	landlockStage      = "nsrun-landlock"
+	landlockChildStage = "nsrun-landlock-child"
+)
 
 // execDirs are where system programs live; in a Landlock-only sandbox
 // they, the writable rules and the read-only rules can execute, and
@@ -29,9 +31,10 @@ var landlockDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/rand
 // prepareLandlockOnly builds a sandbox from Landlock (and seccomp) alone:
 // the host root readable, programs executable only from the system's
 // directories and the rules' paths, the rules' paths with their access, a
-// private temporary directory, no /dev but a few devices, /proc read-only. Holes
-// (deny, read-only inside writable) are carved out of the grants around
-// them, since nothing else enforces them here.
+// private temporary directory, no /dev but a few devices, /proc read-only.
+// Holes (deny, read-only inside writable) are carved out of the grants
+// around them, since nothing else enforces them here; what Landlock does
+// not see is handed to the stage's supervisor (supervisorSpec).
 func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
 	switch {
 	case p.Root != "":
@@ -55,34 +58,63 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if p.Landlock == LandlockOff {
 		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock with --landlock off would leave nothing enforced"}
 	}
+	if p.Seccomp == "off" {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock needs seccomp for what Landlock does not check (host unix sockets, metadata changes, other processes' limits); seccomp is off"}
+	}
+	abi, _, err := landlock.ABI()
+	if err != nil || abi < 1 {
+		return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--isolation landlock needs Landlock, which this kernel does not offer (%v)", err)}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil && strings.TrimSpace(string(b)) >= "2" {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock: kernel.yama.ptrace_scope=" + strings.TrimSpace(string(b)) +
+			" keeps nsrun's supervisor from reading the calls it checks for the payload; it needs 0 or 1"}
+	}
 	tmp, err := privateTmp()
 	if err != nil {
 		return nil, err
 	}
 	prep := &prepared{tmpDir: tmp}
-
+	fail := func(err error) (*prepared, error) {
+		prep.cleanup()
+		return nil, err
+	}
+	// Where Landlock can check which unix socket is connected to (ABI 9),
+	// it does; below, the supervisor does.
+	rw, extraFS := llRW, landlock.FS(0)
+	if abi >= 9 {
+		rw, extraFS = llRW|landlock.ResolveUnix, landlock.ResolveUnix
+	}
+	dir := func(path string, access landlock.FS) landlock.Grant {
+		return landlock.Grant{Path: path, Access: access, Dir: true, ID: lstatID(path)}
+	}
 	grants := []landlock.Grant{
-		{Path: "/", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
-		{Path: "/dev", Access: 0, Dir: true},
-		{Path: "/dev/pts", Access: llDev, Dir: true},
-		{Path: "/proc", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
-		{Path: tmp, Access: llRW, Dir: true},
+		dir("/", landlock.ReadFile|landlock.ReadDir),
+		dir("/dev", 0),
+		dir("/proc", landlock.ReadFile|landlock.ReadDir),
+		dir(tmp, rw),
+	}
+	if c.sys != nil && c.sys.foreground {
+		// The payload's terminal can be opened again by its name.
+		grants = append(grants, dir("/dev/pts", llDev))
 	}
 	for _, d := range landlockDevices {
-		grants = append(grants, landlock.Grant{Path: d, Access: llDev})
+		grants = append(grants, landlock.Grant{Path: d, Access: llDev, ID: lstatID(d)})
 	}
 	for _, d := range execDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
-			grants = append(grants, landlock.Grant{Path: d, Access: landlock.ReadExec, Dir: true})
+			grants = append(grants, dir(d, landlock.ReadExec))
 		}
 	}
 	report := Report{
 		Version: 1, Backend: "landlock",
 		Filesystem: FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}},
 	}
+	writable := []supervise.Rule{{Path: tmp, Writable: true}}
 	for _, r := range user {
-		access := map[Access]landlock.FS{ReadWrite: llRW, ReadOnly: landlock.ReadExec}[r.Access]
-		grants = append(grants, landlock.Grant{Path: r.Canon, Access: access, Dir: r.Dir})
+		access := map[Access]landlock.FS{ReadWrite: rw, ReadOnly: landlock.ReadExec}[r.Access]
+		id := identity(r.info)
+		grants = append(grants, landlock.Grant{Path: r.Canon, Access: access, Dir: r.Dir, ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
+		writable = append(writable, supervise.Rule{Path: r.Canon, Writable: r.Access == ReadWrite})
 		switch r.Access {
 		case ReadWrite:
 			report.Filesystem.RW = append(report.Filesystem.RW, r.Canon)
@@ -98,34 +130,92 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if p.Net == NetNone {
 		noNet = landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
 		if len(p.AllowConnect)+len(p.AllowBind) > 0 {
-			prep.cleanup()
-			return nil, &SetupError{Code: ExitSetup, Msg: "port rules need --net host"}
+			return fail(&SetupError{Code: ExitSetup, Msg: "port rules need --net host"})
 		}
 	}
-	l, err := c.planLayers(p, grants, noNet, true)
+	l, err := c.planLayers(p, grants, extraFS, noNet, true)
 	if err != nil {
-		prep.cleanup()
-		return nil, err
+		return fail(err)
 	}
-	dir, err := c.workDir("/", user, cwd)
+	sup, err := supervisorFor(l.landlock, writable, p.AllowUnixDatagram)
 	if err != nil {
-		prep.cleanup()
-		return nil, err
+		return fail(err)
+	}
+	wd, err := c.workDir("/", user, cwd)
+	if err != nil {
+		return fail(err)
 	}
 	report.Landlock, report.Seccomp = l.lreport, l.sreport
 	report.Filesystem.Overruled = c.overruledReport(overruled)
+	facts := llFacts{Handled: l.landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, UnixDatagram: p.AllowUnixDatagram}
+	for _, r := range user {
+		if r.Access == Deny && r.Dir {
+			facts.DeniedDirs = append(facts.DeniedDirs, r.Canon)
+		}
+	}
+	if c.sys != nil && c.sys.cgroup != nil && c.sys.cgroup.v1 == nil {
+		facts.Cgroup = c.sys.cgroup.dir
+	}
+	report.Compensations, report.NotEnforced = llReport(facts)
+	if w := narrowedWarning(landlock.Narrowed(grants, l.landlock.Handled.FS), facts.DeniedDirs); w != "" {
+		c.warnf("%s", w)
+	}
 	prep.report = report
 	env = withTmpdir(env, tmp)
 	if p.PrivateHome {
 		home := filepath.Join(tmp, "home")
 		if err := os.Mkdir(home, 0o700); err != nil {
-			prep.cleanup()
-			return nil, fmt.Errorf("private home: %w", err)
+			return fail(fmt.Errorf("private home: %w", err))
 		}
 		env = withPrivateHome(env, home)
 	}
-	prep.spec = initSpec{Env: env, Dir: dir, Landlock: l.landlock, Seccomp: l.seccomp}
+	sup.Home, _ = os.UserHomeDir()
+	prep.spec = initSpec{Env: env, Dir: wd, Landlock: l.landlock, Seccomp: l.seccomp, Supervisor: sup}
 	return prep, nil
+}
+
+// lstatID is the identity of path, or none when it cannot be had (the
+// path then gets no rule if it is missing when the rules are made).
+func lstatID(path string) landlock.Identity {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return landlock.Identity{}
+	}
+	id := identity(fi)
+	return landlock.Identity{Dev: id.Dev, Ino: id.Ino}
+}
+
+// supervisorFor decides what the Landlock-only stage's supervisor gets:
+// the filter that hands it calls, the rulesets of its own threads (the
+// payload's network rules and scopes, so the kernel decides the connects
+// it performs as it would for the payload), and where writing is allowed.
+func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, unixDatagram bool) (*supervisorSpec, error) {
+	prof := seccomp.LandlockOnly(seccomp.LandlockOnlyOptions{
+		Connect:      rs.Handled.FS&landlock.ResolveUnix == 0,
+		UnixDatagram: unixDatagram,
+	})
+	compiled, err := seccomp.Compile(prof)
+	if err != nil {
+		return nil, &SetupError{Code: ExitSetup, Msg: "the Landlock-only filter: " + err.Error()}
+	}
+	// Every Landlock layer denies refer (from ABI 2) unless a rule grants
+	// it, even one that handles no filesystem right: the outer layer, in
+	// which the payload's nests, grants it everywhere, or no file could be
+	// moved across directories.
+	refer := rs.Handled.FS & landlock.Refer
+	outer := landlock.Ruleset{
+		Handled: landlock.Request{FS: refer, Net: rs.Handled.Net, Scope: rs.Handled.Scope & landlock.AbstractUnixSocket},
+		Ports:   rs.Ports,
+	}
+	if refer != 0 {
+		outer.Paths = []landlock.PathRule{{Path: "/", Access: refer, Dir: true, ID: lstatID("/")}}
+	}
+	return &supervisorSpec{
+		Filter:   compiled.Program,
+		Writable: writable,
+		Outer:    outer,
+		Workers:  landlock.Ruleset{Handled: landlock.Request{Net: rs.Handled.Net}, Ports: rs.Ports},
+	}, nil
 }
 
 // withTmpdir points TMPDIR at dir.
@@ -137,35 +227,4 @@ func withTmpdir(env []string, dir string) []string {
 		}
 	}
 	return append(out, "TMPDIR="+dir)
-}
-
-// runLandlockStage restricts itself and becomes the payload. It runs with
-// the caller's credentials in the caller's namespaces; capabilities (a
-// root caller's) are dropped like in the init.
-func runLandlockStage() int {
-	// Landlock, NO_NEW_PRIVS, capabilities and seccomp are per thread; execve
-	// from this same thread hands them to the payload.
-	runtime.LockOSThread()
-	status := os.NewFile(statusFD, "status")
-	fail := func(code int, err error) int {
-		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
-		return code
-	}
-	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
-	}
-	spec, err := readSpec(os.NewFile(specFD, "spec"))
-	if err != nil {
-		return fail(ExitSetup, err)
-	}
-	if spec.Landlock == nil {
-		return fail(ExitSetup, errors.New("no Landlock ruleset for a Landlock-only sandbox"))
-	}
-	path, code, err := lockDown(spec, stepLogger(spec.Verbose))
-	if err != nil {
-		return fail(code, err)
-	}
-	err = unix.Exec(path, spec.Args, spec.Env)
-	err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
-	return fail(execCode(err), err)
 }

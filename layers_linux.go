@@ -52,11 +52,12 @@ func netRequest(p *Policy) (landlock.Net, []landlock.PortRule) {
 	return handled, ports
 }
 
-// planLayers decides Landlock and seccomp for grants. extraNet are network
-// rights to deny without any port rule (all of them when Landlock is the
-// only thing keeping a sandbox off the network). carve makes Landlock
-// enforce holes on its own (see landlock.Rules).
-func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, extraNet landlock.Net, carve bool) (*layers, error) {
+// planLayers decides Landlock and seccomp for grants. extraFS are
+// filesystem rights to handle beyond nsrun's usual ones; extraNet are
+// network rights to deny without any port rule (all of them when Landlock
+// is the only thing keeping a sandbox off the network). carve makes
+// Landlock enforce holes on its own (see landlock.Rules).
+func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, extraFS landlock.FS, extraNet landlock.Net, carve bool) (*layers, error) {
 	l := &layers{lreport: LandlockReport{Status: "off", Dropped: []string{}}}
 	if p.AllowUserns && p.Landlock != LandlockOff {
 		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-userns: namespaces inside are of no use under Landlock, which forbids mounting in them; add --landlock off"}
@@ -68,7 +69,7 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, extraNet landlock.N
 			return nil, &SetupError{Code: ExitSetup, Msg: "port rules and --isolation landlock need Landlock, which is off"}
 		}
 	} else {
-		req := landlock.Request{FS: llRW, Net: netRights | extraNet, Scope: landlock.AbstractUnixSocket | landlock.Signal}
+		req := landlock.Request{FS: llRW | extraFS, Net: netRights | extraNet, Scope: landlock.AbstractUnixSocket | landlock.Signal}
 		abi, errata, err := landlock.ABI()
 		if err != nil {
 			abi, errata = 0, 0
@@ -155,7 +156,16 @@ func listDir(dir string) ([]landlock.Entry, error) {
 	}
 	out := make([]landlock.Entry, 0, len(ents))
 	for _, e := range ents {
-		out = append(out, landlock.Entry{Name: e.Name(), Dir: e.IsDir(), Symlink: e.Type()&os.ModeSymlink != 0})
+		// The identity makes the stage refuse an entry swapped for
+		// another between this listing and the rules; an entry gone
+		// meanwhile gets no rule.
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		id := identity(info)
+		out = append(out, landlock.Entry{Name: e.Name(), Dir: e.IsDir(), Symlink: e.Type()&os.ModeSymlink != 0,
+			ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
 	}
 	return out, nil
 }

@@ -43,12 +43,14 @@ type policyJSON struct {
 	Landlock     string     `json:"landlock,omitempty"`
 	Seccomp      string     `json:"seccomp,omitempty"`
 	AllowUserns  bool       `json:"allow_userns,omitempty"`
-	Strict       bool       `json:"strict,omitempty"`
-	Chdir        string     `json:"chdir,omitempty"`
-	Env          []string   `json:"env,omitempty"`
-	UnsetEnv     []string   `json:"unset_env,omitempty"`
-	ClearEnv     bool       `json:"clear_env,omitempty"`
-	Timeout      string     `json:"timeout,omitempty"`
+	// AllowUnixDatagram is Policy.AllowUnixDatagram.
+	AllowUnixDatagram bool     `json:"allow_unix_datagram,omitempty"`
+	Strict            bool     `json:"strict,omitempty"`
+	Chdir             string   `json:"chdir,omitempty"`
+	Env               []string `json:"env,omitempty"`
+	UnsetEnv          []string `json:"unset_env,omitempty"`
+	ClearEnv          bool     `json:"clear_env,omitempty"`
+	Timeout           string   `json:"timeout,omitempty"`
 }
 
 type ruleJSON struct {
@@ -84,6 +86,7 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 	}
 	p := &pf.Policy
 	p.Hostname, p.UID, p.GID, p.AllowUserns, p.Strict, p.Seccomp = j.Hostname, j.UID, j.GID, j.AllowUserns, j.Strict, j.Seccomp
+	p.AllowUnixDatagram = j.AllowUnixDatagram
 	abs := func(path string) string {
 		if path == "" || filepath.IsAbs(path) {
 			return path

@@ -120,6 +120,9 @@ func (c *Cmd) prepare() (*prepared, error) {
 }
 
 func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
+	if p.AllowUnixDatagram {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-unix-datagram is for --isolation landlock: with namespaces, unix datagram sockets are always allowed and host ones are out of reach"}
+	}
 	root := "/"
 	var rootInfo os.FileInfo
 	var err error
@@ -181,7 +184,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string)
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, fullGrants(plan), 0, false)
+	l, err := c.planLayers(p, fullGrants(plan), 0, 0, false)
 	if err != nil {
 		return nil, err
 	}

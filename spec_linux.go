@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/internal/wire"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -31,6 +32,29 @@ type initSpec struct {
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
+	// Supervisor is set for a Landlock-only sandbox.
+	Supervisor *supervisorSpec
+}
+
+// supervisorSpec is what the Landlock-only stage needs to supervise its
+// payload.
+type supervisorSpec struct {
+	// Filter hands the supervisor what Landlock does not check
+	// (seccomp.LandlockOnly); the payload loads it last.
+	Filter seccomp.Program
+	// Writable is where the supervisor lets the payload change metadata
+	// and connect to unix sockets.
+	Writable []supervise.Rule
+	// Outer is the Landlock ruleset of the stage's thread that starts the
+	// payload, which then nests its own in it: its port rules and abstract
+	// socket scope, so that the abstract sockets the payload makes can be
+	// connected from that thread and no others.
+	Outer landlock.Ruleset
+	// Workers is the ruleset of the threads that perform calls for the
+	// payload: its port rules.
+	Workers landlock.Ruleset
+	// Home is the caller's home, for advice on what to make executable.
+	Home string
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it
@@ -109,4 +133,5 @@ const (
 const (
 	ctlForeground = 'f' // continue the payload and give it the terminal
 	ctlBackground = 'b' // continue the payload without the terminal
+	ctlKill       = 'k' // end the sandbox (a Landlock-only one, whose stage a SIGKILL would not let end it)
 )

@@ -101,7 +101,9 @@ func TestLandlockOnlyMode(t *testing.T) {
 		{"read", []string{filepath.Join(ws, "secret")}, "EACCES"},
 		{"read", []string{filepath.Join(outside, "keep")}, `"host"`},
 		{"exec", []string{prog}, "EACCES"},
-		{"ls", []string{"/dev"}, "EACCES"},
+		// /dev can be listed (read_dir on / reaches it), its devices not
+		// opened.
+		{"read", []string{"/dev/kmsg"}, "EACCES"},
 		{"write", []string{"/dev/null"}, "ok"},
 		{"write", []string{"/proc/self/comm"}, "EACCES"},
 	} {

@@ -127,6 +127,9 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["allow-userns"] {
 		base.AllowUserns = top.AllowUserns
 	}
+	if set["allow-unix-datagram"] {
+		base.AllowUnixDatagram = top.AllowUnixDatagram
+	}
 	if set["strict"] {
 		base.Strict = top.Strict
 	}

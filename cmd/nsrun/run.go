@@ -263,6 +263,8 @@ Security layers:
   --landlock auto|off         apply what the kernel offers (default), or not at all
   --seccomp default|off|FILE  nsrun's filter (default), none, or an OCI/Docker profile
   --allow-userns              let the payload create namespaces (nested sandboxes)
+  --allow-unix-datagram       with --isolation landlock: allow unix datagram sockets
+                              (they can reach host sockets; reported as not enforced)
   --strict                    refuse to run unless every layer is fully enforced
 Policy:
   --policy FILE     a JSON policy file (rules default to the baseline source);

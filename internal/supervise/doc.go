@@ -1,0 +1,36 @@
+// Package supervise is the supervisor of a sandbox built from Landlock and
+// seccomp alone: it answers the calls the seccomp filter hands it
+// (seccomp.LandlockOnly) for what Landlock does not check.
+//
+// Guarantees, for the processes under the filter:
+//   - connect(2) reaches a pathname unix socket only when the socket lies
+//     in a writable path of the policy (its own writable directories and
+//     private temporary directory); abstract addresses and inet, inet6 and
+//     netlink sockets are connected from a thread whose Landlock domain
+//     makes the kernel decide as it would for the payload (abstract
+//     sockets of the sandbox only, the same port rules);
+//   - chmod, chown, utimes, setxattr and removexattr calls and the
+//     chattr ioctls change only files in a writable path, or files that
+//     have no name at all (memfd, unlinked files, pipes);
+//   - prlimit64, setpriority, ioprio_set and sched_set* change only the
+//     calling process or thread.
+//
+// Nothing the payload's memory holds is read twice: the supervisor copies
+// each argument once, resolves paths itself (from the caller's working
+// directory, with /proc/self meaning the caller), takes the caller's
+// descriptors with pidfd_getfd, checks the object it opened and performs
+// the call on that object; only calls decided by register values alone
+// are let through to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
+// Calls are performed on threads without capabilities, so a root
+// supervisor gives the payload nothing it did not have.
+//
+// Kernel minimums: 5.6 (pidfd_getfd); 5.19 for the killable wait that
+// keeps a caught signal from restarting a call already performed (older
+// kernels: a connect performed twice answers as the first did). A caller
+// whose memory the supervisor may not read (not dumpable) gets EPERM.
+//
+// What it cannot do: a peer of a unix socket the supervisor connected sees
+// the supervisor's pid in SO_PEERCRED; calls that name another process of
+// the sandbox are refused (its pid could be reused by a host process
+// between the check and the call).
+package supervise

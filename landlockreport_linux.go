@@ -1,0 +1,93 @@
+package nsrun
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nsrun/nsrun/landlock"
+)
+
+// llFacts decide what a Landlock-only sandbox's report says it made up
+// for and what it left open.
+type llFacts struct {
+	Handled      landlock.Request // what Landlock enforces
+	ABI          int
+	NetNone      bool
+	UnixDatagram bool     // the policy allows unix datagram sockets
+	Cgroup       string   // the cgroup every process of the sandbox is in, or ""
+	DeniedDirs   []string // denied directories, whose names can be listed
+}
+
+// bindRights are the rights that create, remove or rename entries of a
+// directory: what a directory on the way to a hole loses.
+const bindRights = landlock.RemoveDir | landlock.RemoveFile | landlock.MakeChar | landlock.MakeDir |
+	landlock.MakeReg | landlock.MakeSock | landlock.MakeFifo | landlock.MakeBlock | landlock.MakeSym | landlock.Refer
+
+// llReport lists the compensations a Landlock-only sandbox applies (what
+// stands in for what Landlock lacks) and the gaps that remain, each a line
+// a user can read: the reason "enforcement" is "partial".
+func llReport(f llFacts) (compensations, gaps []string) {
+	if f.Handled.FS&landlock.ResolveUnix != 0 {
+		compensations = append(compensations, "unix sockets: Landlock (resolve_unix) lets the payload connect only to sockets in its writable paths")
+	} else {
+		compensations = append(compensations, fmt.Sprintf("unix sockets: nsrun's supervisor (seccomp user notification) resolves every connect() address itself and connects only to sockets in the writable paths and the private temporary directory (Landlock ABI %d has no resolve_unix; ABI 9 has)", f.ABI))
+	}
+	if !f.UnixDatagram {
+		compensations = append(compensations, "unix datagram sockets refused (seccomp, EACCES): a datagram can be addressed to any socket path")
+	} else {
+		gaps = append(gaps, "unix datagrams can be sent to any host socket path (--allow-unix-datagram)")
+	}
+	compensations = append(compensations,
+		"chmod, chown, utimes, setxattr, removexattr and chattr: performed by the supervisor only on files in the writable paths (Landlock does not check metadata)",
+		"prlimit64, setpriority, ioprio_set and sched_set*: only on the calling process (seccomp and the supervisor; Landlock does not scope them)",
+		"io_uring refused (seccomp): its operations pass no filter and no supervisor")
+	procs := "processes: a child subreaper outside the payload's Landlock domain ends every process of the sandbox when the payload exits, at the timeout and when nsrun dies"
+	if f.Cgroup != "" {
+		procs += "; they are also in the cgroup " + f.Cgroup + ", ended with cgroup.kill"
+	}
+	compensations = append(compensations, procs)
+
+	gaps = append(gaps,
+		"no namespaces: host processes, the host's network interfaces and System V IPC objects are visible, and the latter reachable by the same user",
+		"mmap(PROT_EXEC) is not checked: a file that cannot be executed still runs through the dynamic loader (ld.so FILE)",
+		"stat, access, readlink and getxattr are not checked: the names, sizes, times and attributes of denied files can be read")
+	if len(f.DeniedDirs) > 0 {
+		gaps = append(gaps, "the names in "+strings.Join(f.DeniedDirs, ", ")+" can be listed, not their files read: Landlock's read_dir on a directory reaches every directory below it")
+	}
+	if f.Handled.Scope&landlock.Signal == 0 {
+		gaps = append(gaps, fmt.Sprintf("signals reach host processes of the same user, the supervisor included (Landlock ABI %d < 6): the payload can end the supervisor, and processes may then outlive the sandbox", f.ABI))
+	}
+	if f.Handled.Scope&landlock.AbstractUnixSocket == 0 {
+		gaps = append(gaps, fmt.Sprintf("abstract unix sockets of the host are reachable (Landlock ABI %d < 6)", f.ABI))
+	}
+	if f.NetNone && f.Handled.Net&landlock.ConnectSendUDP == 0 {
+		gaps = append(gaps, fmt.Sprintf("--net none without a network namespace: Landlock ABI %d refuses TCP only", f.ABI))
+	}
+	return compensations, gaps
+}
+
+// narrowedWarning is the one line saying what the policy asked for and
+// Landlock cannot express: writable directories on the way to a read-only
+// or denied path, in which nothing can be created, removed or renamed, and
+// denied directories whose names can be listed.
+func narrowedWarning(narrowed []landlock.Narrow, denied []string) string {
+	var dirs []string
+	for _, n := range narrowed {
+		if n.Lost&bindRights == 0 {
+			continue
+		}
+		dirs = append(dirs, fmt.Sprintf("%s (which holds %s)", n.Dir, strings.Join(n.Holes, ", ")))
+	}
+	var parts []string
+	if len(dirs) > 0 {
+		parts = append(parts, "nothing can be created, removed or renamed directly in "+strings.Join(dirs, "; ")+
+			": Landlock cannot keep those rights from reaching what lies below; their files stay writable and their other subdirectories fully writable")
+	}
+	if len(denied) > 0 {
+		parts = append(parts, "the names in "+strings.Join(denied, ", ")+" can be listed, though not their files read")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "--isolation landlock: " + strings.Join(parts, "; ")
+}

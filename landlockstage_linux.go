@@ -1,0 +1,409 @@
+package nsrun
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/supervise"
+	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/reexec"
+	"github.com/nsrun/nsrun/seccomp"
+)
+
+// Descriptors the Landlock-only child gets from the supervisor stage.
+const (
+	childConnFD    = 3 // a socket: the spec in, childMsg frames out
+	childRulesetFD = 4 // the Landlock ruleset to enforce
+)
+
+// pdeathSignal is the supervisor stage's parent-death signal: one nothing
+// else sends it, and caught, so that the stage ends every process of the
+// sandbox before it goes.
+const pdeathSignal = unix.SIGPWR
+
+// childMsg is what the Landlock-only child tells the supervisor stage.
+type childMsg struct {
+	Kind     string // msgListener or msgError
+	Code     int
+	Msg      string
+	Listener int  // the child's descriptor of the filter's listener
+	Killable bool // the filter waits for answers without being interrupted
+}
+
+const msgListener = "listener"
+
+// runLandlockStage is the supervisor of a Landlock-only sandbox. It stays
+// outside the payload's Landlock domain, so the payload can neither signal
+// nor trace it: it starts the child that becomes the payload, answers the
+// calls the payload's filter hands it, passes signals on, and when the
+// payload exits, the timeout expires or nsrun dies, ends every process of
+// the sandbox (it is their subreaper: orphans come to it) before it exits.
+func runLandlockStage() int {
+	sigs := make(chan os.Signal, 16)
+	notified := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD, pdeathSignal}, forwarded...)...)
+		close(notified)
+	}()
+	status := os.NewFile(statusFD, "status")
+	fail := func(code int, err error) int {
+		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
+		return code
+	}
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(pdeathSignal), 0, 0, 0); err != nil {
+		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_PDEATHSIG: %w", err))
+	}
+	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
+	}
+	spec, err := readSpec(os.NewFile(specFD, "spec"))
+	if err != nil {
+		return fail(ExitSetup, err)
+	}
+	if parentGone() {
+		return ExitSetup
+	}
+	if spec.Landlock == nil || spec.Supervisor == nil {
+		return fail(ExitSetup, errors.New("no Landlock ruleset for a Landlock-only sandbox"))
+	}
+	// Orphans of the sandbox come to this process, which the payload cannot
+	// trace (it is outside its Landlock domain, and not dumpable).
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_CHILD_SUBREAPER: %w", err))
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
+	}
+	step := stepLogger(spec.Verbose)
+	child, err := startLandlockChild(spec)
+	if err != nil {
+		return fail(ExitSetup, err)
+	}
+	defer child.outer.Stop()
+	step("child started")
+	sup, code, err := child.supervise(spec)
+	if err != nil {
+		killSandbox(child.pid)
+		return fail(code, err)
+	}
+	defer sup.Stop()
+	<-notified
+	send(status, initMsg{Kind: msgStarted, Code: child.pid})
+	step("payload started")
+	return superviseLoop(child.pid, spec.Foreground, status, sigs)
+}
+
+// superviseLoop passes signals and terminal control on to the payload and
+// reaps the sandbox's processes until the payload exits, then ends the
+// rest of the sandbox and says how the payload ended.
+func superviseLoop(pid int, foreground bool, status *os.File, sigs <-chan os.Signal) int {
+	control := make(chan byte)
+	go readControl(control)
+	for {
+		var ws unix.WaitStatus
+		ended := false
+		select {
+		case b, ok := <-control:
+			if !ok {
+				// nsrun is gone: so is the sandbox.
+				killSandbox(pid)
+				return ExitSetup
+			}
+			if b == ctlKill {
+				ws, ended = killSandbox(pid)
+				break
+			}
+			resume(pid, b == ctlForeground)
+			continue
+		case sig := <-sigs:
+			switch sig {
+			case pdeathSignal:
+				killSandbox(pid)
+				return ExitSetup
+			case unix.SIGCHLD:
+			default:
+				_ = unix.Kill(pid, sig.(unix.Signal))
+				continue
+			}
+			ws, ended = reap(pid)
+			if !ended {
+				if ws.Stopped() && foreground && terminalStop(ws.StopSignal()) {
+					send(status, initMsg{Kind: msgStopped})
+				}
+				continue
+			}
+			if w, reaped := killSandbox(0); reaped {
+				ws = w
+			}
+		}
+		if !ended {
+			continue
+		}
+		m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
+		if ws.Signaled() {
+			m.Signal = int(ws.Signal())
+			m.Code = 128 + m.Signal
+		}
+		send(status, m)
+		return m.Code
+	}
+}
+
+// killSandbox ends every process of the sandbox and reaps it, and returns
+// how the payload pid ended if it was among them. As the sandbox's
+// subreaper, this process is the parent of every process whose parent
+// died; it kills its children, whose own children then come to it, until
+// it has none. A child's pid cannot be reused before it is reaped here, so
+// no signal can reach another process.
+func killSandbox(payload int) (ws unix.WaitStatus, reaped bool) {
+	for {
+		children := ownChildren()
+		for _, c := range children {
+			_ = unix.Kill(c, unix.SIGKILL)
+		}
+		var w unix.WaitStatus
+		got, err := unix.Wait4(-1, &w, unix.WALL, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return ws, reaped // ECHILD: nothing is left
+		}
+		if got == payload {
+			ws, reaped = w, true
+		}
+	}
+}
+
+// ownChildren lists this process's children (without CONFIG_PROC_CHILDREN
+// there is no list of them: /proc says each process's parent).
+func ownChildren() []int {
+	self := strconv.Itoa(os.Getpid())
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) >= 2 && f[1] == self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// landlockChild is the child the supervisor stage started, which becomes
+// the payload.
+type landlockChild struct {
+	pid   int
+	conn  *os.File
+	outer *supervise.Thread // forked the child; connects abstract addresses
+}
+
+// startLandlockChild makes the payload's Landlock ruleset (opening every
+// rule path without following symlinks and checking it names the file
+// the rules were made for) and starts the child, from a thread that has
+// no capabilities and is in the outer Landlock domain, so that the
+// payload's domain nests in it.
+func startLandlockChild(spec *initSpec) (*landlockChild, error) {
+	ruleset, err := landlock.Build(*spec.Landlock)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(ruleset)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("socketpair: %w", err)
+	}
+	outer, err := supervise.StartThread(func() error {
+		if err := ns.DropPrivileges(); err != nil {
+			return err
+		}
+		return landlock.Apply(spec.Supervisor.Outer)
+	})
+	if err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return nil, fmt.Errorf("the supervisor's outer thread: %w", err)
+	}
+	attr := &syscall.ProcAttr{
+		Env:   []string{},
+		Files: []uintptr{0, 1, 2, uintptr(fds[1]), uintptr(ruleset)},
+		// Its own process group, so that a kill(0) of the payload's stays
+		// in the sandbox; it dies if this thread (this process) does.
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if spec.Foreground {
+		attr.Sys.Foreground, attr.Sys.Ctty = true, 0
+	}
+	var pid int
+	outer.Do(func() { pid, err = syscall.ForkExec(reexec.Self, []string{landlockChildStage}, attr) })
+	unix.Close(fds[1])
+	if err != nil {
+		unix.Close(fds[0])
+		outer.Stop()
+		return nil, fmt.Errorf("start the Landlock-only child: %w", err)
+	}
+	return &landlockChild{pid: pid, conn: os.NewFile(uintptr(fds[0]), "child"), outer: outer}, nil
+}
+
+// supervise sends the child its spec, takes the listener of the filter it
+// loads and starts answering it; it returns once the child has executed
+// the payload, or with the child's error.
+func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, error) {
+	defer c.conn.Close()
+	b, err := frame(spec, "spec")
+	if err != nil {
+		return nil, ExitSetup, err
+	}
+	if _, err := c.conn.Write(b); err != nil {
+		return nil, ExitSetup, fmt.Errorf("send spec to the Landlock-only child: %w", err)
+	}
+	var m childMsg
+	if err := readFrame(c.conn, &m, "child message"); err != nil {
+		return nil, ExitSetup, fmt.Errorf("the Landlock-only child ended before the payload started: %w", err)
+	}
+	if m.Kind != msgListener {
+		return nil, m.Code, errors.New(m.Msg)
+	}
+	listener, err := takeFd(c.pid, m.Listener)
+	if err != nil {
+		return nil, ExitSetup, fmt.Errorf("take the filter's listener: %w", err)
+	}
+	if _, err := c.conn.Write([]byte{1}); err != nil {
+		unix.Close(listener)
+		return nil, ExitSetup, fmt.Errorf("the Landlock-only child ended before the payload started: %w", err)
+	}
+	cfg := supervise.Config{
+		Listener: listener, KillableWait: m.Killable, Goarch: runtime.GOARCH,
+		Policy: supervise.Policy{Rules: spec.Supervisor.Writable},
+		Worker: ns.DropPrivileges,
+		NetWorker: func() error {
+			if err := ns.DropPrivileges(); err != nil {
+				return err
+			}
+			return landlock.Apply(spec.Supervisor.Workers)
+		},
+	}
+	if spec.Supervisor.Outer.Handled.Scope&landlock.AbstractUnixSocket != 0 {
+		cfg.Abstract = c.outer
+	}
+	sup, err := supervise.Start(cfg)
+	if err != nil {
+		unix.Close(listener)
+		return nil, ExitSetup, err
+	}
+	// The connection closes as the child executes the payload; before
+	// that, it may still say why it could not.
+	if err := readFrame(c.conn, &m, "child message"); err == nil {
+		sup.Stop()
+		return nil, m.Code, errors.New(m.Msg)
+	} else if !errors.Is(err, io.EOF) {
+		sup.Stop()
+		return nil, ExitSetup, err
+	}
+	return sup, 0, nil
+}
+
+// takeFd copies descriptor fd of process pid into this one.
+func takeFd(pid, fd int) (int, error) {
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return -1, fmt.Errorf("pidfd_open: %w", err)
+	}
+	defer unix.Close(pidfd)
+	got, err := unix.PidfdGetfd(pidfd, fd, 0)
+	if err != nil {
+		return -1, fmt.Errorf("pidfd_getfd: %w", err)
+	}
+	return got, nil
+}
+
+// runLandlockChild restricts itself and becomes the payload: rlimits,
+// the Landlock ruleset the supervisor made (its domain nests in the
+// supervisor's outer thread's), no capabilities, the seccomp profile, and
+// last the filter that hands the supervisor what Landlock does not check,
+// whose listener the supervisor takes before the payload runs.
+func runLandlockChild() int {
+	// Landlock, NO_NEW_PRIVS, capabilities and seccomp are per thread;
+	// execve from this same thread hands them to the payload.
+	runtime.LockOSThread()
+	conn := os.NewFile(childConnFD, "supervisor")
+	fail := func(code int, err error) int {
+		if b, ferr := frame(&childMsg{Kind: msgError, Code: code, Msg: err.Error()}, "child message"); ferr == nil {
+			_, _ = conn.Write(b)
+		}
+		return code
+	}
+	// The connection closes as the payload is executed: the supervisor
+	// knows it started.
+	unix.CloseOnExec(childConnFD)
+	if err := unix.CloseRange(childRulesetFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
+	}
+	spec, err := readSpec(conn)
+	if err != nil {
+		return fail(ExitSetup, err)
+	}
+	if err := applyRlimits(spec.Rlimits); err != nil {
+		return fail(ExitSetup, err)
+	}
+	if err := landlock.RestrictSelf(childRulesetFD); err != nil {
+		return fail(ExitSetup, err)
+	}
+	unix.Close(childRulesetFD)
+	if err := ns.DropPrivileges(); err != nil {
+		return fail(ExitSetup, err)
+	}
+	for _, prog := range spec.Seccomp {
+		if err := seccomp.Load(prog); err != nil {
+			return fail(ExitSetup, err)
+		}
+	}
+	listener, killable, err := seccomp.LoadNotifying(spec.Supervisor.Filter)
+	if err != nil {
+		return fail(ExitSetup, err)
+	}
+	b, err := frame(&childMsg{Kind: msgListener, Listener: listener, Killable: killable}, "child message")
+	if err != nil {
+		return fail(ExitSetup, err)
+	}
+	if _, err := conn.Write(b); err != nil {
+		return ExitSetup
+	}
+	// The supervisor takes the listener with pidfd_getfd and says so; it
+	// must not stay open in the payload, which could answer its own calls
+	// with it.
+	var taken [1]byte
+	if _, err := io.ReadFull(conn, taken[:]); err != nil {
+		return ExitSetup
+	}
+	unix.Close(listener)
+	if err := unix.Chdir(spec.Dir); err != nil {
+		return fail(ExitSetup, fmt.Errorf("chdir %s inside the sandbox: %w", spec.Dir, err))
+	}
+	path, err := lookPath(spec.Args[0], spec.Env)
+	if err != nil {
+		return fail(execCode(err), err)
+	}
+	err = unix.Exec(path, spec.Args, spec.Env)
+	err = execError(spec, path, err)
+	return fail(execCode(err), err)
+}
