@@ -19,8 +19,8 @@ type caller struct {
 	tid, tgid int
 }
 
-// resolve opens path, from the directory start, as the caller would find
-// it, with O_PATH: following a final symlink when follow is set, and
+// resolve opens path, from the directory start (unused for an absolute
+// path), as the caller would find it, with O_PATH: following a final symlink when follow is set, and
 // taking /proc/self and /proc/thread-self to mean the caller. The returned
 // descriptor is the object the caller's call would act on; whatever
 // changes in the tree afterwards, it stays that object.
@@ -28,7 +28,7 @@ type caller struct {
 // Most paths are resolved by the kernel in one openat2 that refuses magic
 // links; those (/proc/self/fd/N, /dev/stdin, /proc/PID/cwd) are walked a
 // component at a time.
-func resolve(root, start int, path string, follow bool, who caller) (int, error) {
+func resolve(root, start int, path string, follow bool, who func() (caller, error)) (int, error) {
 	if path == "" {
 		return -1, unix.ENOENT
 	}
@@ -52,25 +52,35 @@ func resolve(root, start int, path string, follow bool, who caller) (int, error)
 		// lives in /proc, but the caller's own entries must be its own.
 		if onProc(fd) {
 			unix.Close(fd)
-			return walk(root, start, path, follow, who)
+			return walkAs(root, start, path, follow, who)
 		}
 		return fd, checkTrailingSlash(fd, path)
 	}
 	if !errors.Is(err, unix.ELOOP) {
 		return -1, err
 	}
-	return walk(root, start, path, follow, who)
+	return walkAs(root, start, path, follow, who)
+}
+
+// walkAs is walk for the caller who names, found only now: most paths do
+// not need it.
+func walkAs(root, start int, path string, follow bool, who func() (caller, error)) (int, error) {
+	c, err := who()
+	if err != nil {
+		return -1, err
+	}
+	return walk(root, start, path, follow, c)
 }
 
 // walk resolves path a component at a time, following ordinary symlinks
 // itself and magic links of the caller's own /proc entries through the
 // kernel.
 func walk(root, start int, path string, follow bool, who caller) (int, error) {
-	cur, err := dupPath(start)
+	from := start
 	if strings.HasPrefix(path, "/") {
-		unix.Close(cur)
-		cur, err = dupPath(root)
+		from = root
 	}
+	cur, err := dupPath(from)
 	if err != nil {
 		return -1, err
 	}

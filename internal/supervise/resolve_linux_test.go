@@ -64,7 +64,7 @@ func TestResolveAsTheCallerSees(t *testing.T) {
 		{"/proc/1/cwd", true, "EACCES"},
 		{"/proc/1/root/etc", true, "EACCES"},
 	} {
-		fd, err := resolve(root, start, tc.path, tc.follow, who)
+		fd, err := resolve(root, start, tc.path, tc.follow, func() (caller, error) { return who, nil })
 		got := ""
 		if err != nil {
 			got = unix.ErrnoName(err.(unix.Errno))
@@ -79,6 +79,12 @@ func TestResolveAsTheCallerSees(t *testing.T) {
 			t.Errorf("%q (follow %v): %s, want %s", tc.path, tc.follow, got, tc.want)
 		}
 	}
+	// An absolute path needs no start directory.
+	fd, err := resolve(root, -1, file, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(fd)
 }
 
 func mustGetwd(t *testing.T) string {

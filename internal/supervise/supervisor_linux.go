@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,7 +89,14 @@ func Start(cfg Config) (*Supervisor, error) {
 	}
 	s.pool = newPool(cfg.Worker, 64)
 	s.net = newPool(cfg.NetWorker, 64)
-	go s.serve()
+	ready := make(chan error, 1)
+	go s.serve(ready)
+	if err := <-ready; err != nil {
+		unix.Close(s.root)
+		unix.Close(s.stop[0])
+		unix.Close(s.stop[1])
+		return nil, fmt.Errorf("supervisor: %w", err)
+	}
 	return s, nil
 }
 
@@ -99,8 +107,19 @@ func (s *Supervisor) Stop() {
 	<-s.done
 }
 
-func (s *Supervisor) serve() {
+// serve receives the notifications on a thread of its own, set up as a
+// worker: calls that cannot block are answered there, with no hand-over
+// (each costs a thread wake-up); connects, which can block for minutes,
+// go to the pool.
+func (s *Supervisor) serve(ready chan<- error) {
 	defer close(s.done)
+	// Never unlocked: see StartThread.
+	runtime.LockOSThread()
+	if err := s.cfg.Worker(); err != nil {
+		ready <- err
+		return
+	}
+	ready <- nil
 	for {
 		fds := []unix.PollFd{{Fd: int32(s.cfg.Listener), Events: unix.POLLIN}, {Fd: int32(s.stop[0]), Events: unix.POLLIN}}
 		if _, err := unix.Poll(fds, -1); err != nil {
@@ -122,19 +141,28 @@ func (s *Supervisor) serve() {
 		if err != nil {
 			continue // the caller was interrupted before its call was read
 		}
+		if c, ok := s.byNR[n.Nr]; !ok || c.op != opConnect {
+			s.answer(n)
+			continue
+		}
 		s.pool.run(func(setupErr error) {
 			if setupErr != nil {
 				s.reply(n, 0, unix.EPERM)
 				return
 			}
-			val, err := s.handle(n)
-			if errors.Is(err, errContinue) {
-				_ = seccomp.Continue(s.cfg.Listener, n.ID)
-				return
-			}
-			s.reply(n, val, err)
+			s.answer(n)
 		})
 	}
+}
+
+// answer handles n and answers it.
+func (s *Supervisor) answer(n seccomp.Notification) {
+	val, err := s.handle(n)
+	if errors.Is(err, errContinue) {
+		_ = seccomp.Continue(s.cfg.Listener, n.ID)
+		return
+	}
+	s.reply(n, val, err)
 }
 
 // errContinue lets a call go on in the kernel as it was made.
@@ -309,9 +337,11 @@ func (t *target) object(c call) (fd int, byPath bool, err error) {
 	if err != nil {
 		return -1, false, err
 	}
-	start, err := t.dir(dirfd)
-	if err != nil {
-		return -1, false, err
+	start := -1 // an absolute path needs no start
+	if !strings.HasPrefix(path, "/") {
+		if start, err = t.dir(dirfd); err != nil {
+			return -1, false, err
+		}
 	}
 	if path == "" {
 		if flags&unix.AT_EMPTY_PATH == 0 {
@@ -319,12 +349,8 @@ func (t *target) object(c call) (fd int, byPath bool, err error) {
 		}
 		return start, true, nil
 	}
-	who, err := t.who()
-	if err != nil {
-		return -1, false, err
-	}
 	follow := c.follow && flags&unix.AT_SYMLINK_NOFOLLOW == 0
-	fd, err = resolve(t.s.root, start, path, follow, who)
+	fd, err = resolve(t.s.root, start, path, follow, t.who)
 	if err != nil {
 		return -1, false, err
 	}
@@ -568,15 +594,13 @@ func (s *Supervisor) connect(t *target, n seccomp.Notification) error {
 	if i := strings.IndexByte(path, 0); i >= 0 {
 		path = path[:i]
 	}
-	start, err := t.dir(atFdcwd)
-	if err != nil {
-		return err
+	start := -1
+	if !strings.HasPrefix(path, "/") {
+		if start, err = t.dir(atFdcwd); err != nil {
+			return err
+		}
 	}
-	who, err := t.who()
-	if err != nil {
-		return err
-	}
-	obj, err := resolve(s.root, start, path, true, who)
+	obj, err := resolve(s.root, start, path, true, t.who)
 	if err != nil {
 		return err
 	}
