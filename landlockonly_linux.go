@@ -186,9 +186,9 @@ func lstatID(path string) landlock.Identity {
 }
 
 // supervisorFor decides what the Landlock-only stage's supervisor gets:
-// the filter that hands it calls, the rulesets of its own threads (the
-// payload's network rules and scopes, so the kernel decides the connects
-// it performs as it would for the payload), and where writing is allowed.
+// the filter that hands it calls, the ruleset of the threads that connect
+// inet sockets for the payload (its port rules, so the kernel decides as it
+// would for the payload), and where writing is allowed.
 func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, unixDatagram bool) (*supervisorSpec, error) {
 	prof := seccomp.LandlockOnly(seccomp.LandlockOnlyOptions{
 		Connect:      rs.Handled.FS&landlock.ResolveUnix == 0,
@@ -198,22 +198,9 @@ func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, unixDatagram
 	if err != nil {
 		return nil, &SetupError{Code: ExitSetup, Msg: "the Landlock-only filter: " + err.Error()}
 	}
-	// Every Landlock layer denies refer (from ABI 2) unless a rule grants
-	// it, even one that handles no filesystem right: the outer layer, in
-	// which the payload's nests, grants it everywhere, or no file could be
-	// moved across directories.
-	refer := rs.Handled.FS & landlock.Refer
-	outer := landlock.Ruleset{
-		Handled: landlock.Request{FS: refer, Net: rs.Handled.Net, Scope: rs.Handled.Scope & landlock.AbstractUnixSocket},
-		Ports:   rs.Ports,
-	}
-	if refer != 0 {
-		outer.Paths = []landlock.PathRule{{Path: "/", Access: refer, Dir: true, ID: lstatID("/")}}
-	}
 	return &supervisorSpec{
 		Filter:   compiled.Program,
 		Writable: writable,
-		Outer:    outer,
 		Workers:  landlock.Ruleset{Handled: landlock.Request{Net: rs.Handled.Net}, Ports: rs.Ports},
 	}, nil
 }

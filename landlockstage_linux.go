@@ -20,11 +20,9 @@ import (
 	"github.com/nsrun/nsrun/seccomp"
 )
 
-// Descriptors the Landlock-only child gets from the supervisor stage.
-const (
-	childConnFD    = 3 // a socket: the spec in, childMsg frames out
-	childRulesetFD = 4 // the Landlock ruleset to enforce
-)
+// childConnFD is the Landlock-only child's socket to the supervisor stage:
+// the spec in, childMsg frames out.
+const childConnFD = 3
 
 // pdeathSignal is the supervisor stage's parent-death signal: one nothing
 // else sends it, and caught, so that the stage ends every process of the
@@ -66,16 +64,6 @@ func runLandlockStage() int {
 	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
 	}
-	spec, err := readSpec(os.NewFile(specFD, "spec"))
-	if err != nil {
-		return fail(ExitSetup, err)
-	}
-	if parentGone() {
-		return ExitSetup
-	}
-	if spec.Landlock == nil || spec.Supervisor == nil {
-		return fail(ExitSetup, errors.New("no Landlock ruleset for a Landlock-only sandbox"))
-	}
 	// Orphans of the sandbox come to this process, which the payload cannot
 	// trace (it is outside its Landlock domain, and not dumpable).
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -84,13 +72,24 @@ func runLandlockStage() int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
 	}
-	step := stepLogger(spec.Verbose)
-	child, err := startLandlockChild(spec)
+	// The child boots while the spec comes: it needs none of it to start.
+	child, err := startLandlockChild()
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
 	defer child.outer.Stop()
-	step("child started")
+	spec, err := readSpec(os.NewFile(specFD, "spec"))
+	if err == nil && (spec.Landlock == nil || spec.Supervisor == nil) {
+		err = errors.New("no Landlock ruleset for a Landlock-only sandbox")
+	}
+	if err != nil || parentGone() {
+		killSandbox(child.pid)
+		if err == nil {
+			return ExitSetup
+		}
+		return fail(ExitSetup, err)
+	}
+	step := stepLogger(spec.Verbose)
 	sup, code, err := child.supervise(spec)
 	if err != nil {
 		killSandbox(child.pid)
@@ -142,9 +141,7 @@ func superviseLoop(pid int, foreground bool, status *os.File, sigs <-chan os.Sig
 				}
 				continue
 			}
-			if w, reaped := killSandbox(0); reaped {
-				ws = w
-			}
+			killSandbox(pid) // the payload is reaped: its stragglers
 		}
 		if !ended {
 			continue
@@ -166,22 +163,32 @@ func superviseLoop(pid int, foreground bool, status *os.File, sigs <-chan os.Sig
 // it has none. A child's pid cannot be reused before it is reaped here, so
 // no signal can reach another process.
 func killSandbox(payload int) (ws unix.WaitStatus, reaped bool) {
-	for {
-		children := ownChildren()
-		for _, c := range children {
-			_ = unix.Kill(c, unix.SIGKILL)
+	for block := false; ; {
+		flags := unix.WALL
+		if !block {
+			flags |= unix.WNOHANG
 		}
 		var w unix.WaitStatus
-		got, err := unix.Wait4(-1, &w, unix.WALL, nil)
-		if errors.Is(err, unix.EINTR) {
+		got, err := unix.Wait4(-1, &w, flags, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return ws, reaped // ECHILD: nothing is left
+		case got > 0:
+			if got == payload {
+				ws, reaped = w, true
+			}
+			block = false // reap what else has ended before looking again
 			continue
 		}
-		if err != nil {
-			return ws, reaped // ECHILD: nothing is left
+		// Children are alive (the common case is none, found without
+		// reading /proc): kill them all, including those that came to
+		// this process since the last look, then wait for one to go.
+		for _, c := range ownChildren() {
+			_ = unix.Kill(c, unix.SIGKILL)
 		}
-		if got == payload {
-			ws, reaped = w, true
-		}
+		block = true
 	}
 }
 
@@ -217,51 +224,62 @@ type landlockChild struct {
 	outer *supervise.Thread // forked the child; connects abstract addresses
 }
 
-// startLandlockChild makes the payload's Landlock ruleset (opening every
-// rule path without following symlinks and checking it names the file
-// the rules were made for) and starts the child, from a thread that has
-// no capabilities and is in the outer Landlock domain, so that the
-// payload's domain nests in it.
-func startLandlockChild(spec *initSpec) (*landlockChild, error) {
-	ruleset, err := landlock.Build(*spec.Landlock)
+// outerRuleset is the Landlock domain of the stage's thread that starts the
+// child, in which the payload's domain then nests: so the abstract sockets
+// the payload makes can be connected from that thread and no others. Every
+// layer denies refer (from ABI 2) unless a rule grants it, even one that
+// handles no filesystem right: this one grants it everywhere, or no file
+// could be moved across directories.
+func outerRuleset(abi int) landlock.Ruleset {
+	if abi < 6 {
+		return landlock.Ruleset{} // no scopes: no layer is needed
+	}
+	return landlock.Ruleset{
+		Handled: landlock.Request{FS: landlock.Refer, Scope: landlock.AbstractUnixSocket},
+		Paths:   []landlock.PathRule{{Path: "/", Access: landlock.Refer, Dir: true, ID: lstatID("/")}},
+	}
+}
+
+// startLandlockChild starts the child from a thread of its own, in the
+// outer Landlock domain; the thread then drops its capabilities (the child
+// keeps them until it has made its own ruleset, which may need them to
+// reach the rule paths) and stays to connect abstract addresses.
+func startLandlockChild() (*landlockChild, error) {
+	abi, _, err := landlock.ABI()
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(ruleset)
+	outer := outerRuleset(abi)
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("socketpair: %w", err)
 	}
-	outer, err := supervise.StartThread(func() error {
-		if err := ns.DropPrivileges(); err != nil {
-			return err
-		}
-		return landlock.Apply(spec.Supervisor.Outer)
-	})
-	if err != nil {
-		unix.Close(fds[0])
-		unix.Close(fds[1])
-		return nil, fmt.Errorf("the supervisor's outer thread: %w", err)
-	}
 	attr := &syscall.ProcAttr{
 		Env:   []string{},
-		Files: []uintptr{0, 1, 2, uintptr(fds[1]), uintptr(ruleset)},
+		Files: []uintptr{0, 1, 2, uintptr(fds[1])},
 		// Its own process group, so that a kill(0) of the payload's stays
 		// in the sandbox; it dies if this thread (this process) does.
 		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
-	if spec.Foreground {
-		attr.Sys.Foreground, attr.Sys.Ctty = true, 0
-	}
 	var pid int
-	outer.Do(func() { pid, err = syscall.ForkExec(reexec.Self, []string{landlockChildStage}, attr) })
+	thread, err := supervise.StartThread(func() error {
+		if err := landlock.Apply(outer); err != nil {
+			return err
+		}
+		if pid, err = syscall.ForkExec(reexec.Self, []string{landlockChildStage}, attr); err != nil {
+			return fmt.Errorf("start the Landlock-only child: %w", err)
+		}
+		return ns.DropPrivileges()
+	})
 	unix.Close(fds[1])
 	if err != nil {
 		unix.Close(fds[0])
-		outer.Stop()
-		return nil, fmt.Errorf("start the Landlock-only child: %w", err)
+		if pid > 0 {
+			killSandbox(pid)
+		}
+		return nil, err
 	}
-	return &landlockChild{pid: pid, conn: os.NewFile(uintptr(fds[0]), "child"), outer: outer}, nil
+	return &landlockChild{pid: pid, conn: os.NewFile(uintptr(fds[0]), "child"), outer: thread}, nil
 }
 
 // supervise sends the child its spec, takes the listener of the filter it
@@ -302,7 +320,7 @@ func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, e
 			return landlock.Apply(spec.Supervisor.Workers)
 		},
 	}
-	if spec.Supervisor.Outer.Handled.Scope&landlock.AbstractUnixSocket != 0 {
+	if abi, _, err := landlock.ABI(); err == nil && abi >= 6 {
 		cfg.Abstract = c.outer
 	}
 	sup, err := supervise.Start(cfg)
@@ -336,11 +354,11 @@ func takeFd(pid, fd int) (int, error) {
 	return got, nil
 }
 
-// runLandlockChild restricts itself and becomes the payload: rlimits,
-// the Landlock ruleset the supervisor made (its domain nests in the
-// supervisor's outer thread's), no capabilities, the seccomp profile, and
-// last the filter that hands the supervisor what Landlock does not check,
-// whose listener the supervisor takes before the payload runs.
+// runLandlockChild restricts itself and becomes the payload: rlimits, the
+// Landlock ruleset (its domain nests in the supervisor's outer thread's),
+// no capabilities, the seccomp profile, and last the filter that hands the
+// supervisor what Landlock does not check, whose listener the supervisor
+// takes before the payload runs.
 func runLandlockChild() int {
 	// Landlock, NO_NEW_PRIVS, capabilities and seccomp are per thread;
 	// execve from this same thread hands them to the payload.
@@ -355,20 +373,26 @@ func runLandlockChild() int {
 	// The connection closes as the payload is executed: the supervisor
 	// knows it started.
 	unix.CloseOnExec(childConnFD)
-	if err := unix.CloseRange(childRulesetFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+	if err := unix.CloseRange(childConnFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
 	}
 	spec, err := readSpec(conn)
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
+	if spec.Foreground {
+		// The payload takes the terminal: its group, made at the fork.
+		setForeground(0, unix.Getpgrp())
+	}
 	if err := applyRlimits(spec.Rlimits); err != nil {
 		return fail(ExitSetup, err)
 	}
-	if err := landlock.RestrictSelf(childRulesetFD); err != nil {
+	// The rule paths are opened with the capabilities this process still
+	// has, each without following symlinks and checked to be the file the
+	// rules were made for.
+	if err := landlock.Apply(*spec.Landlock); err != nil {
 		return fail(ExitSetup, err)
 	}
-	unix.Close(childRulesetFD)
 	if err := ns.DropPrivileges(); err != nil {
 		return fail(ExitSetup, err)
 	}

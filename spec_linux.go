@@ -45,11 +45,6 @@ type supervisorSpec struct {
 	// Writable is where the supervisor lets the payload change metadata
 	// and connect to unix sockets.
 	Writable []supervise.Rule
-	// Outer is the Landlock ruleset of the stage's thread that starts the
-	// payload, which then nests its own in it: its port rules and abstract
-	// socket scope, so that the abstract sockets the payload makes can be
-	// connected from that thread and no others.
-	Outer landlock.Ruleset
 	// Workers is the ruleset of the threads that perform calls for the
 	// payload: its port rules.
 	Workers landlock.Ruleset

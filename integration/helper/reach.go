@@ -161,4 +161,3 @@ func errOf(errno unix.Errno) error {
 	}
 	return nil
 }
-
