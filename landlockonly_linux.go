@@ -9,6 +9,7 @@ import (
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/seccomp"
+	"golang.org/x/sys/unix"
 )
 
 // The Landlock-only sandbox is two stages started without namespaces: the
@@ -137,7 +138,8 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if err != nil {
 		return fail(err)
 	}
-	sup, err := supervisorFor(l.landlock, writable, p.AllowUnixDatagram)
+	unixMode := llUnixMode(l.landlock.Handled.FS, p.AllowHostUnixSockets, pidfdGetfdAllowed())
+	sup, err := supervisorFor(l.landlock, writable, unixMode)
 	if err != nil {
 		return fail(err)
 	}
@@ -147,7 +149,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	report.Landlock, report.Seccomp = l.lreport, l.sreport
 	report.Filesystem.Overruled = c.overruledReport(overruled)
-	facts := llFacts{Handled: l.landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, UnixDatagram: p.AllowUnixDatagram}
+	facts := llFacts{Handled: l.landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, Unix: unixMode}
 	for _, r := range user {
 		if r.Access == Deny && r.Dir {
 			facts.DeniedDirs = append(facts.DeniedDirs, r.Canon)
@@ -174,6 +176,49 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	return prep, nil
 }
 
+// llUnix is how a Landlock-only sandbox keeps the payload from the host's
+// unix sockets.
+type llUnix int
+
+const (
+	llUnixLandlock  llUnix = iota // Landlock's resolve_unix (ABI 9)
+	llUnixChecked                 // the supervisor checks every connect; datagram sockets refused
+	llUnixPairsOnly               // connects cannot be checked: only socketpair's streams
+	llUnixOpen                    // --allow-host-unix-sockets: nothing
+)
+
+// llUnixMode picks the mechanism: Landlock's where the kernel has it; the
+// supervisor's checks where it can take the payload's sockets
+// (pidfd_getfd, which container profiles refuse without CAP_SYS_PTRACE);
+// refusing unconnected unix sockets otherwise.
+func llUnixMode(handled landlock.FS, allowHost, getfd bool) llUnix {
+	switch {
+	case allowHost:
+		return llUnixOpen
+	case handled&landlock.ResolveUnix != 0:
+		return llUnixLandlock
+	case getfd:
+		return llUnixChecked
+	}
+	return llUnixPairsOnly
+}
+
+// pidfdGetfdAllowed reports whether this process may take another's
+// descriptors (tried on itself): Docker's and Kubernetes' default seccomp
+// profiles allow pidfd_getfd only with CAP_SYS_PTRACE.
+func pidfdGetfdAllowed() bool {
+	pidfd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, pidfd, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err == nil
+}
+
 // lstatID is the identity of path, or none when it cannot be had (the
 // path then gets no rule if it is missing when the rules are made).
 func lstatID(path string) landlock.Identity {
@@ -189,11 +234,15 @@ func lstatID(path string) landlock.Identity {
 // the filter that hands it calls, the ruleset of the threads that connect
 // inet sockets for the payload (its port rules, so the kernel decides as it
 // would for the payload), and where writing is allowed.
-func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, unixDatagram bool) (*supervisorSpec, error) {
-	prof := seccomp.LandlockOnly(seccomp.LandlockOnlyOptions{
-		Connect:      rs.Handled.FS&landlock.ResolveUnix == 0,
-		UnixDatagram: unixDatagram,
-	})
+func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode llUnix) (*supervisorSpec, error) {
+	o := seccomp.LandlockOnlyOptions{}
+	switch mode {
+	case llUnixChecked:
+		o.Connect, o.Unix = true, seccomp.UnixNoDatagram
+	case llUnixPairsOnly:
+		o.Unix = seccomp.UnixPairsOnly
+	}
+	prof := seccomp.LandlockOnly(o)
 	compiled, err := seccomp.Compile(prof)
 	if err != nil {
 		return nil, &SetupError{Code: ExitSetup, Msg: "the Landlock-only filter: " + err.Error()}

@@ -13,7 +13,7 @@ type llFacts struct {
 	Handled      landlock.Request // what Landlock enforces
 	ABI          int
 	NetNone      bool
-	UnixDatagram bool     // the policy allows unix datagram sockets
+	Unix         llUnix
 	Cgroup       string   // the cgroup every process of the sandbox is in, or ""
 	DeniedDirs   []string // denied directories, whose names can be listed
 }
@@ -27,15 +27,17 @@ const bindRights = landlock.RemoveDir | landlock.RemoveFile | landlock.MakeChar 
 // stands in for what Landlock lacks) and the gaps that remain, each a line
 // a user can read: the reason "enforcement" is "partial".
 func llReport(f llFacts) (compensations, gaps []string) {
-	if f.Handled.FS&landlock.ResolveUnix != 0 {
+	switch f.Unix {
+	case llUnixLandlock:
 		compensations = append(compensations, "unix sockets: Landlock (resolve_unix) lets the payload connect only to sockets in its writable paths")
-	} else {
-		compensations = append(compensations, fmt.Sprintf("unix sockets: nsrun's supervisor (seccomp user notification) resolves every connect() address itself and connects only to sockets in the writable paths and the private temporary directory (Landlock ABI %d has no resolve_unix; ABI 9 has)", f.ABI))
-	}
-	if !f.UnixDatagram {
-		compensations = append(compensations, "unix datagram sockets refused (seccomp, EACCES): a datagram can be addressed to any socket path")
-	} else {
-		gaps = append(gaps, "unix datagrams can be sent to any host socket path (--allow-unix-datagram)")
+	case llUnixChecked:
+		compensations = append(compensations,
+			fmt.Sprintf("unix sockets: nsrun's supervisor (seccomp user notification) resolves every connect() address itself and connects only to sockets in the writable paths and the private temporary directory (Landlock ABI %d has no resolve_unix; ABI 9 has)", f.ABI),
+			"unix datagram sockets refused (seccomp, EACCES): a datagram can be addressed to any socket path")
+	case llUnixPairsOnly:
+		compensations = append(compensations, "unix sockets refused (seccomp, EACCES), socketpair's streams excepted: this process may not take another's descriptors (pidfd_getfd; a container gives it with CAP_SYS_PTRACE), so connects cannot be checked")
+	case llUnixOpen:
+		gaps = append(gaps, "host unix sockets (docker.sock, the ssh agent, D-Bus) are reachable (--allow-host-unix-sockets)")
 	}
 	compensations = append(compensations,
 		"chmod, chown, utimes, setxattr, removexattr and chattr: performed by the supervisor only on files in the writable paths (Landlock does not check metadata)",

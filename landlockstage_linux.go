@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,10 +32,9 @@ const pdeathSignal = unix.SIGPWR
 
 // childMsg is what the Landlock-only child tells the supervisor stage.
 type childMsg struct {
-	Kind     string // msgListener or msgError
+	Kind     string // msgListener (the listener comes with it) or msgError
 	Code     int
 	Msg      string
-	Listener int  // the child's descriptor of the filter's listener
 	Killable bool // the filter waits for answers without being interrupted
 }
 
@@ -295,19 +295,15 @@ func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, e
 		return nil, ExitSetup, fmt.Errorf("send spec to the Landlock-only child: %w", err)
 	}
 	var m childMsg
-	if err := readFrame(c.conn, &m, "child message"); err != nil {
-		return nil, ExitSetup, fmt.Errorf("the Landlock-only child ended before the payload started: %w", err)
-	}
-	if m.Kind != msgListener {
-		return nil, m.Code, errors.New(m.Msg)
-	}
-	listener, err := takeFd(c.pid, m.Listener)
+	listener, err := readFrameWithFd(c.conn, &m)
 	if err != nil {
-		return nil, ExitSetup, fmt.Errorf("take the filter's listener: %w", err)
-	}
-	if _, err := c.conn.Write([]byte{1}); err != nil {
-		unix.Close(listener)
 		return nil, ExitSetup, fmt.Errorf("the Landlock-only child ended before the payload started: %w", err)
+	}
+	if m.Kind != msgListener || listener < 0 {
+		if listener >= 0 {
+			unix.Close(listener)
+		}
+		return nil, m.Code, errors.New(m.Msg)
 	}
 	cfg := supervise.Config{
 		Listener: listener, KillableWait: m.Killable, Goarch: runtime.GOARCH,
@@ -340,18 +336,31 @@ func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, e
 	return sup, 0, nil
 }
 
-// takeFd copies descriptor fd of process pid into this one.
-func takeFd(pid, fd int) (int, error) {
-	pidfd, err := unix.PidfdOpen(pid, 0)
+// readFrameWithFd reads one frame from the socket conn, and the
+// descriptor sent with it (-1 if none).
+func readFrameWithFd(conn *os.File, v any) (int, error) {
+	var head [4]byte
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := unix.Recvmsg(int(conn.Fd()), head[:], oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return -1, fmt.Errorf("pidfd_open: %w", err)
+		return -1, err
 	}
-	defer unix.Close(pidfd)
-	got, err := unix.PidfdGetfd(pidfd, fd, 0)
-	if err != nil {
-		return -1, fmt.Errorf("pidfd_getfd: %w", err)
+	fd := -1
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil && len(msgs) == 1 {
+		if fds, err := unix.ParseUnixRights(&msgs[0]); err == nil && len(fds) == 1 {
+			fd = fds[0]
+		}
 	}
-	return got, nil
+	if n == 0 {
+		return fd, io.EOF
+	}
+	if err := readFrame(io.MultiReader(bytes.NewReader(head[:n]), conn), v, "child message"); err != nil {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		return -1, err
+	}
+	return fd, nil
 }
 
 // runLandlockChild restricts itself and becomes the payload: rlimits, the
@@ -405,18 +414,13 @@ func runLandlockChild() int {
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
-	b, err := frame(&childMsg{Kind: msgListener, Listener: listener, Killable: killable}, "child message")
+	b, err := frame(&childMsg{Kind: msgListener, Killable: killable}, "child message")
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
-	if _, err := conn.Write(b); err != nil {
-		return ExitSetup
-	}
-	// The supervisor takes the listener with pidfd_getfd and says so; it
-	// must not stay open in the payload, which could answer its own calls
-	// with it.
-	var taken [1]byte
-	if _, err := io.ReadFull(conn, taken[:]); err != nil {
+	// The listener goes to the supervisor and must not stay open here:
+	// the payload could answer its own calls with it.
+	if err := unix.Sendmsg(childConnFD, b, unix.UnixRights(listener), nil, 0); err != nil {
 		return ExitSetup
 	}
 	unix.Close(listener)

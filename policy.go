@@ -136,12 +136,12 @@ type Policy struct {
 	// AllowUserns lets the payload create namespaces, e.g. to run a nested
 	// sandbox.
 	AllowUserns bool
-	// AllowUnixDatagram lets a sandbox without namespaces
-	// (IsolationLandlock) create unix datagram sockets, refused otherwise:
-	// nothing checks the socket path a datagram is sent to, so host
-	// datagram sockets (journald, notify sockets) become reachable, and
-	// the report says so.
-	AllowUnixDatagram bool
+	// AllowHostUnixSockets turns off, in a sandbox without namespaces
+	// (IsolationLandlock), what keeps the payload from the host's unix
+	// sockets (docker.sock, the ssh agent, D-Bus): connects are not
+	// checked and datagram sockets are allowed. The report lists host unix
+	// sockets as not enforced.
+	AllowHostUnixSockets bool
 	// Strict refuses to start unless every layer is fully enforced.
 	Strict bool
 	// Rlimits are resource limits for the payload; core=0 unless set.

@@ -29,28 +29,27 @@ type PolicyFile struct {
 // baseline source: a file is where an operator's starting point lives, and
 // flags (the user) apply on top.
 type policyJSON struct {
-	Version      int        `json:"version"`
-	Preset       string     `json:"preset,omitempty"`
-	Root         string     `json:"root,omitempty"`
-	Rules        []ruleJSON `json:"rules,omitempty"`
-	Net          string     `json:"net,omitempty"`
-	AllowConnect []string   `json:"allow_connect,omitempty"`
-	AllowBind    []string   `json:"allow_bind,omitempty"`
-	Hostname     string     `json:"hostname,omitempty"`
-	UID          *int       `json:"uid,omitempty"`
-	GID          *int       `json:"gid,omitempty"`
-	Isolation    string     `json:"isolation,omitempty"`
-	Landlock     string     `json:"landlock,omitempty"`
-	Seccomp      string     `json:"seccomp,omitempty"`
-	AllowUserns  bool       `json:"allow_userns,omitempty"`
-	// AllowUnixDatagram is Policy.AllowUnixDatagram.
-	AllowUnixDatagram bool     `json:"allow_unix_datagram,omitempty"`
-	Strict            bool     `json:"strict,omitempty"`
-	Chdir             string   `json:"chdir,omitempty"`
-	Env               []string `json:"env,omitempty"`
-	UnsetEnv          []string `json:"unset_env,omitempty"`
-	ClearEnv          bool     `json:"clear_env,omitempty"`
-	Timeout           string   `json:"timeout,omitempty"`
+	Version              int        `json:"version"`
+	Preset               string     `json:"preset,omitempty"`
+	Root                 string     `json:"root,omitempty"`
+	Rules                []ruleJSON `json:"rules,omitempty"`
+	Net                  string     `json:"net,omitempty"`
+	AllowConnect         []string   `json:"allow_connect,omitempty"`
+	AllowBind            []string   `json:"allow_bind,omitempty"`
+	Hostname             string     `json:"hostname,omitempty"`
+	UID                  *int       `json:"uid,omitempty"`
+	GID                  *int       `json:"gid,omitempty"`
+	Isolation            string     `json:"isolation,omitempty"`
+	Landlock             string     `json:"landlock,omitempty"`
+	Seccomp              string     `json:"seccomp,omitempty"`
+	AllowUserns          bool       `json:"allow_userns,omitempty"`
+	AllowHostUnixSockets bool       `json:"allow_host_unix_sockets,omitempty"`
+	Strict               bool       `json:"strict,omitempty"`
+	Chdir                string     `json:"chdir,omitempty"`
+	Env                  []string   `json:"env,omitempty"`
+	UnsetEnv             []string   `json:"unset_env,omitempty"`
+	ClearEnv             bool       `json:"clear_env,omitempty"`
+	Timeout              string     `json:"timeout,omitempty"`
 }
 
 type ruleJSON struct {
@@ -86,7 +85,7 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 	}
 	p := &pf.Policy
 	p.Hostname, p.UID, p.GID, p.AllowUserns, p.Strict, p.Seccomp = j.Hostname, j.UID, j.GID, j.AllowUserns, j.Strict, j.Seccomp
-	p.AllowUnixDatagram = j.AllowUnixDatagram
+	p.AllowHostUnixSockets = j.AllowHostUnixSockets
 	abs := func(path string) string {
 		if path == "" || filepath.IsAbs(path) {
 			return path

@@ -120,8 +120,8 @@ func (c *Cmd) prepare() (*prepared, error) {
 }
 
 func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string) (*prepared, error) {
-	if p.AllowUnixDatagram {
-		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-unix-datagram is for --isolation landlock: with namespaces, unix datagram sockets are always allowed and host ones are out of reach"}
+	if p.AllowHostUnixSockets {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-host-unix-sockets is for --isolation landlock: with namespaces, the host's unix sockets are out of reach through the private /run and --deny"}
 	}
 	root := "/"
 	var rootInfo os.FileInfo

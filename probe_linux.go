@@ -61,7 +61,7 @@ func probeLandlockOnly(abi int) ProbeLandlockOnly {
 	}
 	noNet := landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
 	d := landlock.Decide(landlock.Request{FS: fs, Net: noNet, Scope: landlock.AbstractUnixSocket | landlock.Signal}, abi, 0)
-	facts := llFacts{Handled: d.Handled, ABI: abi, NetNone: true}
+	facts := llFacts{Handled: d.Handled, ABI: abi, NetNone: true, Unix: llUnixMode(d.Handled.FS, false, pidfdGetfdAllowed())}
 	if cg := newKillCgroup(); cg != nil {
 		facts.Cgroup = filepath.Dir(cg.dir) + "/nsrun-*"
 		cg.remove()

@@ -52,8 +52,8 @@ func (p *Policy) linuxOnlySetting() string {
 		return "root"
 	case p.AllowUserns:
 		return "allow-userns"
-	case p.AllowUnixDatagram:
-		return "allow-unix-datagram"
+	case p.AllowHostUnixSockets:
+		return "allow-host-unix-sockets"
 	case len(p.AllowConnect)+len(p.AllowBind) > 0:
 		return "port rules (allow-connect, allow-bind)"
 	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":

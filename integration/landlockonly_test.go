@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	docker "github.com/moby/profiles/seccomp"
 	"golang.org/x/sys/unix"
 )
 
@@ -93,17 +94,19 @@ func TestLandlockOnlyHostUnixSocketsUnreachable(t *testing.T) {
 	expect(t, "own socket in the private temporary directory", r.stdout, "ok")
 	expect(t, "own abstract socket", helper(t, opts, "abstract-listen-dial", "nsrun-own-"+itoa(os.Getpid())), "ok")
 	// A datagram can be addressed to any socket path: datagram sockets
-	// are refused unless asked for, and then reported as not enforced.
+	// are refused.
 	expect(t, "unix datagram socket", helper(t, opts, "unix-dgram"), "EACCES")
+	// The explicit opt-out lets all of it through, and the report says so.
 	rep := filepath.Join(ws, "r.json")
-	r = run(t, ws, append(opts, "--allow-unix-datagram", "--report", rep, "--", helperBin, "unix-dgram")...)
-	expect(t, "--allow-unix-datagram", r.stdout, "ok")
-	if got := readLLReport(t, rep); !strings.Contains(strings.Join(got.NotEnforced, "\n"), "--allow-unix-datagram") {
-		t.Errorf("the report does not say datagrams are not enforced: %v", got.NotEnforced)
+	r = run(t, ws, append(opts, "--allow-host-unix-sockets", "--report", rep, "--", "/bin/sh", "-c",
+		helperBin+" unix-dgram; "+helperBin+" dial-unix "+hostSocket(t, "/var/tmp"))...)
+	expect(t, "--allow-host-unix-sockets", r.stdout, "ok\nok")
+	if got := readLLReport(t, rep); !strings.Contains(strings.Join(got.NotEnforced, "\n"), "--allow-host-unix-sockets") {
+		t.Errorf("the report does not say host unix sockets are not enforced: %v", got.NotEnforced)
 	}
-	r = run(t, ws, "--allow-unix-datagram", "--", "/bin/true")
-	if r.code != 125 || !strings.Contains(r.stderr, "--allow-unix-datagram") {
-		t.Errorf("--allow-unix-datagram without --isolation landlock: %v", r)
+	r = run(t, ws, "--allow-host-unix-sockets", "--", "/bin/true")
+	if r.code != 125 || !strings.Contains(r.stderr, "--allow-host-unix-sockets") {
+		t.Errorf("--allow-host-unix-sockets without --isolation landlock: %v", r)
 	}
 }
 
@@ -583,5 +586,41 @@ func TestLandlockOnlyNoTerminalsWithoutOne(t *testing.T) {
 		t.Errorf("the pty is not usable outside either: %v", err)
 	} else {
 		f.Close()
+	}
+}
+
+// Inside a container whose seccomp profile refuses pidfd_getfd (Docker's
+// and Kubernetes' default, without CAP_SYS_PTRACE), the supervisor cannot
+// take the payload's sockets to check their connects: unix sockets other
+// than socketpairs are refused instead, and the report says why; metadata
+// changes are still checked. The container is a sandbox with Docker's
+// profile.
+func TestLandlockOnlyUnderADockerProfile(t *testing.T) {
+	hostABI(t)
+	ws := workspace(t)
+	b, err := json.Marshal(docker.DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile := filepath.Join(ws, "docker-default.json")
+	writeFile(t, profile, string(b))
+	inner := filepath.Join(ws, "inner")
+	if err := os.Mkdir(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(inner, "f"), "x")
+	host := hostSocket(t, "/var/tmp")
+	script := strings.Join([]string{
+		helperBin + " unix-listen-dial " + filepath.Join(inner, "own.sock"),
+		helperBin + " dial-unix " + host,
+		helperBin + " chmod " + filepath.Join(inner, "f") + " 600",
+		helperBin + " chmod " + profile + " 666",
+	}, "; ")
+	rep := filepath.Join(inner, "r.json")
+	r := run(t, ws, "--seccomp", profile, "--ro", filepath.Dir(helperBin), "--ro", filepath.Dir(nsrunBin), "--rw", ws, "--",
+		nsrunBin, "-q", "--isolation", "landlock", "--ro", filepath.Dir(helperBin), "--rw", inner, "--report", rep, "--", "/bin/sh", "-c", script)
+	expect(t, "own socket, host socket, chmod inside, chmod outside", r.stdout, "EACCES\nEACCES\nok\nEPERM")
+	if got := readLLReport(t, rep); !strings.Contains(strings.Join(got.Compensations, "\n"), "pidfd_getfd") {
+		t.Errorf("the report does not say why unix sockets are refused: %v", got.Compensations)
 	}
 }

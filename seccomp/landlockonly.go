@@ -24,12 +24,26 @@ type LandlockOnlyOptions struct {
 	// ABI 9 nothing checks which pathname unix socket a process connects
 	// to.
 	Connect bool
-	// UnixDatagram lets the payload create unix datagram sockets. A
-	// datagram can be addressed to any socket path with sendto or
-	// sendmsg, where no filter can see the address, so they are refused
-	// unless asked for.
-	UnixDatagram bool
+	// Unix is which unix sockets the payload may create.
+	Unix UnixSockets
 }
+
+// UnixSockets says which unix sockets a Landlock-only payload may create.
+type UnixSockets int
+
+const (
+	// UnixAll: every kind (what they reach is checked elsewhere, or not
+	// at all).
+	UnixAll UnixSockets = iota
+	// UnixNoDatagram refuses datagram sockets: a datagram can be
+	// addressed to any socket path with sendto or sendmsg, where no filter
+	// can see the address. Used with Connect.
+	UnixNoDatagram
+	// UnixPairsOnly refuses socket(AF_UNIX) altogether, and datagram
+	// socketpairs: where connect cannot be checked, a socket that was
+	// never unconnected reaches nothing.
+	UnixPairsOnly
+)
 
 // Calls that change a file's metadata, which Landlock does not check: the
 // supervisor performs them when the file lies in a writable path.
@@ -64,9 +78,8 @@ var pidCalls = []string{"sched_setaffinity", "sched_setscheduler", "sched_setpar
 //     sched_set* calls on another pid than 0: allowed only on the caller
 //     itself.
 //
-// Calls it refuses: unix datagram sockets (EACCES, unless
-// Options.UnixDatagram); io_uring (EPERM), whose operations pass no filter
-// and no supervisor.
+// Calls it refuses: the unix sockets Options.Unix does not allow (EACCES);
+// io_uring (EPERM), whose operations pass no filter and no supervisor.
 func LandlockOnly(o LandlockOnlyOptions) Profile {
 	p := Profile{Name: "landlock-only", DefaultAction: Action{Kind: ActAllow}}
 	notify := Action{Kind: ActNotify}
@@ -104,12 +117,19 @@ func LandlockOnly(o LandlockOnlyOptions) Profile {
 		add(Rule{Names: []string{"connect"}, Action: notify,
 			Reason: "Landlock below ABI 9 does not check which pathname unix socket is connected to: the supervisor does"})
 	}
-	if !o.UnixDatagram {
-		for _, name := range []string{"socket", "socketpair"} {
-			add(Rule{Names: []string{name}, Action: Action{Kind: ActErrno, Errno: errEACCES},
-				Args:   []Arg{masked(0, low32, 1), masked(1, sockTypeMask, sockDgram)},
-				Reason: "a unix datagram can be sent to any socket path, where no filter sees the address"})
-		}
+	refuse := func(name, reason string, args ...Arg) {
+		add(Rule{Names: []string{name}, Action: Action{Kind: ActErrno, Errno: errEACCES},
+			Args: append([]Arg{masked(0, low32, 1)}, args...), Reason: reason})
+	}
+	dgram := masked(1, sockTypeMask, sockDgram)
+	const why = "a unix datagram can be sent to any socket path, where no filter sees the address"
+	switch o.Unix {
+	case UnixNoDatagram:
+		refuse("socket", why, dgram)
+		refuse("socketpair", why, dgram)
+	case UnixPairsOnly:
+		refuse("socket", "nothing checks which socket path a unix socket connects to: only connected pairs are allowed")
+		refuse("socketpair", why, dgram)
 	}
 	return p
 }

@@ -14,17 +14,20 @@ func TestLandlockOnlyFilterDecisions(t *testing.T) {
 		notify = retUserNotif
 		eacces = retErrno | errEACCES
 	)
-	for _, o := range []LandlockOnlyOptions{{Connect: true}, {Connect: true, UnixDatagram: true}, {}} {
+	for _, o := range []LandlockOnlyOptions{{Connect: true, Unix: UnixNoDatagram}, {Connect: true}, {Unix: UnixPairsOnly}} {
 		c, err := compileFor(LandlockOnly(o), "amd64")
 		if err != nil {
 			t.Fatal(err)
 		}
-		connect, dgram := uint32(allow), uint32(eacces)
+		connect, dgram, stream := uint32(allow), uint32(allow), uint32(allow)
 		if o.Connect {
 			connect = notify
 		}
-		if o.UnixDatagram {
-			dgram = allow
+		if o.Unix != UnixAll {
+			dgram = eacces
+		}
+		if o.Unix == UnixPairsOnly {
+			stream = eacces
 		}
 		for _, tc := range []struct {
 			name string
@@ -35,10 +38,12 @@ func TestLandlockOnlyFilterDecisions(t *testing.T) {
 			{"getpid", unix.SYS_GETPID, [6]uint64{}, allow},
 			{"connect", unix.SYS_CONNECT, [6]uint64{3, 0x1000, 110}, connect},
 			{"sendto", unix.SYS_SENDTO, [6]uint64{3, 0x1000, 1, 0, 0x2000, 110}, allow},
-			{"socket unix stream", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_STREAM | unix.SOCK_CLOEXEC}, allow},
-			{"socket unix seqpacket", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_SEQPACKET}, allow},
+			{"socket unix stream", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_STREAM | unix.SOCK_CLOEXEC}, stream},
+			{"socket unix seqpacket", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_SEQPACKET}, stream},
+			{"socketpair unix stream", unix.SYS_SOCKETPAIR, [6]uint64{unix.AF_UNIX, unix.SOCK_STREAM}, allow},
 			{"socket unix datagram", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_DGRAM | unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC}, dgram},
 			{"socket unix datagram, high bits", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX | 1<<32, unix.SOCK_DGRAM | 1<<40}, dgram},
+			{"socket unix stream, high bits", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX | 1<<32, unix.SOCK_STREAM | 1<<40}, stream},
 			{"socketpair unix datagram", unix.SYS_SOCKETPAIR, [6]uint64{unix.AF_UNIX, unix.SOCK_DGRAM}, dgram},
 			{"socket inet datagram", unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_DGRAM}, allow},
 			{"chmod", unix.SYS_CHMOD, [6]uint64{0x1000, 0o644}, notify},

@@ -263,8 +263,8 @@ Security layers:
   --landlock auto|off         apply what the kernel offers (default), or not at all
   --seccomp default|off|FILE  nsrun's filter (default), none, or an OCI/Docker profile
   --allow-userns              let the payload create namespaces (nested sandboxes)
-  --allow-unix-datagram       with --isolation landlock: allow unix datagram sockets
-                              (they can reach host sockets; reported as not enforced)
+  --allow-host-unix-sockets   with --isolation landlock: do not keep the payload from the
+                              host's unix sockets (reported as not enforced)
   --strict                    refuse to run unless every layer is fully enforced
 Policy:
   --policy FILE     a JSON policy file (rules default to the baseline source);

@@ -262,10 +262,11 @@ func (t *target) who() (caller, error) {
 	return caller{tid: t.tid, tgid: tgid}, err
 }
 
-// fd takes the caller's descriptor n. The pidfd is opened for the calling
+// socket takes the caller's descriptor n, the very open file: a connect
+// must act on the caller's socket. The pidfd is opened for the calling
 // thread (its own descriptor table), and the notification checked still
 // to wait afterwards: the pid then named the caller when it was opened.
-func (t *target) fd(n int) (int, error) {
+func (t *target) socket(n int) (int, error) {
 	if t.pidfd < 0 {
 		pidfd, err := unix.PidfdOpen(t.tid, unix.PIDFD_THREAD)
 		if errors.Is(err, unix.EINVAL) {
@@ -291,11 +292,41 @@ func (t *target) fd(n int) (int, error) {
 	return t.keep(fd), nil
 }
 
+// object opens, O_PATH, what the caller's descriptor n refers to, through
+// /proc/TID/fd/N: the same file, without pidfd_getfd (which container
+// profiles refuse without CAP_SYS_PTRACE), and enough for any metadata
+// call. opath says whether the caller's descriptor is an O_PATH one, on
+// which the kernel refuses such calls (EBADF). The notification is checked
+// to still wait afterwards: the tid then named the caller.
+func (t *target) object(n int32) (fd int, opath bool, err error) {
+	proc := "/proc/" + strconv.Itoa(t.tid)
+	fd, err = unix.Open(proc+"/fd/"+strconv.Itoa(int(n)), unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return -1, false, unix.EBADF
+		}
+		return -1, false, err
+	}
+	t.keep(fd)
+	info, err := os.ReadFile(proc + "/fdinfo/" + strconv.Itoa(int(n)))
+	if err != nil || !t.s.valid(t.n) {
+		return -1, false, unix.ESRCH
+	}
+	for _, line := range strings.Split(string(info), "\n") {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, _ := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			opath = flags&unix.O_PATH != 0
+		}
+	}
+	return fd, opath, nil
+}
+
 // dir opens the directory a path argument is taken from: the descriptor
 // dirfd, or the calling thread's working directory.
 func (t *target) dir(dirfd int32) (int, error) {
 	if dirfd != atFdcwd {
-		return t.fd(int(dirfd))
+		fd, _, err := t.object(dirfd)
+		return fd, err
 	}
 	fd, err := unix.Open("/proc/"+strconv.Itoa(t.tid)+"/cwd", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -308,14 +339,19 @@ func (t *target) dir(dirfd int32) (int, error) {
 	return fd, nil
 }
 
-// object opens what a metadata call acts on. byPath is true when the
-// descriptor is an O_PATH one the supervisor resolved (false: the
-// caller's own descriptor).
-func (t *target) object(c call) (fd int, byPath bool, err error) {
+// target opens, O_PATH, what a metadata call acts on: the file its path
+// resolves to, or the one its descriptor refers to.
+func (t *target) target(c call) (int, error) {
 	args := t.n.Args
+	onFd := func(n int32) (int, error) {
+		fd, opath, err := t.object(n)
+		if err == nil && opath {
+			return -1, unix.EBADF
+		}
+		return fd, err
+	}
 	if c.path == none {
-		fd, err := t.fd(int(int32(args[c.fd])))
-		return fd, false, err
+		return onFd(int32(args[c.fd]))
 	}
 	var flags uint64
 	if c.flags != none {
@@ -328,33 +364,32 @@ func (t *target) object(c call) (fd int, byPath bool, err error) {
 	if c.times == timesTimespec && args[c.path] == 0 {
 		// utimensat(fd, NULL, ...): fd itself (futimens).
 		if dirfd == atFdcwd {
-			return -1, false, unix.EFAULT
+			return -1, unix.EFAULT
 		}
-		fd, err := t.fd(int(dirfd))
-		return fd, false, err
+		return onFd(dirfd)
 	}
 	path, err := readString(t.tid, args[c.path], unix.PathMax-1)
 	if err != nil {
-		return -1, false, err
+		return -1, err
 	}
 	start := -1 // an absolute path needs no start
 	if !strings.HasPrefix(path, "/") {
 		if start, err = t.dir(dirfd); err != nil {
-			return -1, false, err
+			return -1, err
 		}
 	}
 	if path == "" {
 		if flags&unix.AT_EMPTY_PATH == 0 {
-			return -1, false, unix.ENOENT
+			return -1, unix.ENOENT
 		}
-		return start, true, nil
+		return start, nil
 	}
 	follow := c.follow && flags&unix.AT_SYMLINK_NOFOLLOW == 0
-	fd, err = resolve(t.s.root, start, path, follow, t.who)
+	fd, err := resolve(t.s.root, start, path, follow, t.who)
 	if err != nil {
-		return -1, false, err
+		return -1, err
 	}
-	return t.keep(fd), true, nil
+	return t.keep(fd), nil
 }
 
 // allowed reports whether the object fd may be changed: it lies in a
@@ -370,8 +405,12 @@ func (s *Supervisor) allowed(fd int) error {
 	return nil
 }
 
+// metadata performs a metadata call on the object it acts on, an O_PATH
+// descriptor: through AT_EMPTY_PATH, or its /proc/self/fd link, which
+// names exactly that object (a symlink, for the calls that do not follow
+// one).
 func (s *Supervisor) metadata(t *target, c call, n seccomp.Notification) error {
-	fd, byPath, err := t.object(c)
+	fd, err := t.target(c)
 	if err != nil {
 		return err
 	}
@@ -383,20 +422,13 @@ func (s *Supervisor) metadata(t *target, c call, n seccomp.Notification) error {
 	switch c.op {
 	case opChmod:
 		mode := uint32(args[c.a])
-		if !byPath {
-			return unix.Fchmod(fd, mode)
-		}
 		err := fchmodat2(fd, mode)
 		if errors.Is(err, unix.ENOSYS) {
 			return unix.Chmod(self, mode)
 		}
 		return err
 	case opChown:
-		uid, gid := int(int32(args[c.a])), int(int32(args[c.b]))
-		if !byPath {
-			return unix.Fchown(fd, uid, gid)
-		}
-		return unix.Fchownat(fd, "", uid, gid, unix.AT_EMPTY_PATH)
+		return unix.Fchownat(fd, "", int(int32(args[c.a])), int(int32(args[c.b])), unix.AT_EMPTY_PATH)
 	case opUtimes:
 		ts, err := readTimes(t.tid, args[c.a], c.times)
 		if err != nil {
@@ -404,21 +436,18 @@ func (s *Supervisor) metadata(t *target, c call, n seccomp.Notification) error {
 		}
 		return utimensat(fd, ts)
 	case opSetxattr:
-		return s.setxattr(t, c, fd, byPath, self)
+		return s.setxattr(t, c, self)
 	case opRemovexattr:
 		name, err := readXattrName(t.tid, args[c.a])
 		if err != nil {
 			return err
-		}
-		if !byPath {
-			return unix.Fremovexattr(fd, name)
 		}
 		return unix.Removexattr(self, name)
 	}
 	return unix.EPERM
 }
 
-func (s *Supervisor) setxattr(t *target, c call, fd int, byPath bool, self string) error {
+func (s *Supervisor) setxattr(t *target, c call, self string) error {
 	args := t.n.Args
 	name, err := readXattrName(t.tid, args[c.a])
 	if err != nil {
@@ -447,9 +476,6 @@ func (s *Supervisor) setxattr(t *target, c call, fd int, byPath bool, self strin
 	if err != nil {
 		return err
 	}
-	if !byPath {
-		return unix.Fsetxattr(fd, name, value, int(flags))
-	}
 	return unix.Setxattr(self, name, value, int(flags))
 }
 
@@ -464,17 +490,27 @@ func (s *Supervisor) ioctl(t *target, n seccomp.Notification) error {
 	} else if req != fsIocSetflags && req != fsIoc32Setflags {
 		return unix.EPERM
 	}
-	fd, err := t.fd(int(int32(n.Args[0])))
+	obj, opath, err := t.object(int32(n.Args[0]))
+	if err == nil && opath {
+		err = unix.EBADF
+	}
 	if err != nil {
 		return err
 	}
-	if err := s.allowed(fd); err != nil {
+	if err := s.allowed(obj); err != nil {
 		return err
 	}
 	arg, err := readMem(t.tid, n.Args[2], size)
 	if err != nil {
 		return err
 	}
+	// The ioctls need an open file: the object, opened again as chattr
+	// opens it.
+	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(obj), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	t.keep(fd)
 	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(unsafe.Pointer(&arg[0])))
 	if errno != 0 {
 		return errno
@@ -557,7 +593,7 @@ func fchmodat2(fd int, mode uint32) error {
 // in a writable path, the rest on threads whose Landlock domain decides as
 // the payload's would.
 func (s *Supervisor) connect(t *target, n seccomp.Notification) error {
-	sock, err := t.fd(int(int32(n.Args[0])))
+	sock, err := t.socket(int(int32(n.Args[0])))
 	if err != nil {
 		return err
 	}
