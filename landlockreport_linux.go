@@ -10,12 +10,12 @@ import (
 // llFacts decide what a Landlock-only sandbox's report says it made up
 // for and what it left open.
 type llFacts struct {
-	Handled      landlock.Request // what Landlock enforces
-	ABI          int
-	NetNone      bool
-	Unix         llUnix
-	Cgroup       string   // the cgroup every process of the sandbox is in, or ""
-	DeniedDirs   []string // denied directories, whose names can be listed
+	Handled    landlock.Request // what Landlock enforces
+	ABI        int
+	NetNone    bool
+	Unix       llUnix
+	Cgroup     string   // the cgroup every process of the sandbox is in, or ""
+	DeniedDirs []string // denied directories, whose names can be listed
 }
 
 // bindRights are the rights that create, remove or rename entries of a

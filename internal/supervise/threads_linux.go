@@ -109,6 +109,3 @@ func (p *pool) do(f func()) error {
 	})
 	return <-done
 }
-
-// stop ends the threads once they are idle.
-func (p *pool) stop() { close(p.jobs) }
