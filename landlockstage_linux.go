@@ -389,6 +389,7 @@ func runLandlockChild() int {
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
+	step := stepLogger(spec.Verbose)
 	if spec.Foreground {
 		// The payload takes the terminal: its group, made at the fork.
 		setForeground(0, unix.Getpgrp())
@@ -402,6 +403,7 @@ func runLandlockChild() int {
 	if err := landlock.Apply(*spec.Landlock); err != nil {
 		return fail(ExitSetup, err)
 	}
+	step("landlock applied")
 	if err := ns.DropPrivileges(); err != nil {
 		return fail(ExitSetup, err)
 	}
@@ -414,6 +416,7 @@ func runLandlockChild() int {
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
+	step("capabilities dropped, seccomp filters loaded")
 	b, err := frame(&childMsg{Kind: msgListener, Killable: killable}, "child message")
 	if err != nil {
 		return fail(ExitSetup, err)

@@ -17,17 +17,21 @@
 //
 // Nothing the payload's memory holds is read twice: the supervisor copies
 // each argument once, resolves paths itself (from the caller's working
-// directory, with /proc/self meaning the caller), takes the caller's
-// descriptors with pidfd_getfd, checks the object it opened and performs
-// the call on that object; only calls decided by register values alone
-// are let through to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
-// Calls are performed on threads without capabilities, so a root
-// supervisor gives the payload nothing it did not have.
+// directory, with /proc/self meaning the caller), opens the files the
+// caller's descriptors refer to through /proc/TID/fd, checks the object it
+// opened and performs the call on that object; a connect takes the
+// caller's very socket with pidfd_getfd. Only calls decided by register
+// values alone are let through to the kernel
+// (SECCOMP_USER_NOTIF_FLAG_CONTINUE). Calls are performed on threads
+// without capabilities, so a root supervisor gives the payload nothing it
+// did not have.
 //
-// Kernel minimums: 5.6 (pidfd_getfd); 5.19 for the killable wait that
-// keeps a caught signal from restarting a call already performed (older
-// kernels: a connect performed twice answers as the first did). A caller
-// whose memory the supervisor may not read (not dumpable) gets EPERM.
+// Kernel minimums: 5.6 (pidfd_getfd, for connect alone; container
+// profiles that refuse it leave the caller to refuse what connects would
+// need checking); 5.19 for the killable wait that keeps a caught signal
+// from restarting a call already performed (older kernels: a connect
+// performed twice answers as the first did). A caller whose memory the
+// supervisor may not read (not dumpable) gets EPERM.
 //
 // What it cannot do: a peer of a unix socket the supervisor connected sees
 // the supervisor's pid in SO_PEERCRED; calls that name another process of
