@@ -125,11 +125,7 @@ func runInit() int {
 			ws, ended := reap(pid)
 			switch {
 			case ended:
-				m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
-				if ws.Signaled() {
-					m.Signal = int(ws.Signal())
-					m.Code = 128 + m.Signal
-				}
+				m := exitMsg(ws)
 				send(status, m)
 				return m.Code
 			case ws.Stopped() && spec.Foreground && terminalStop(ws.StopSignal()):
@@ -157,6 +153,16 @@ func reap(pid int) (payload unix.WaitStatus, ended bool) {
 			payload, ended = ws, ws.Exited() || ws.Signaled()
 		}
 	}
+}
+
+// exitMsg says how the payload ended: its status, or 128+N for signal N.
+func exitMsg(ws unix.WaitStatus) initMsg {
+	m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
+	if ws.Signaled() {
+		m.Signal = int(ws.Signal())
+		m.Code = 128 + m.Signal
+	}
+	return m
 }
 
 func terminalStop(sig unix.Signal) bool {

@@ -146,11 +146,7 @@ func superviseLoop(pid int, foreground bool, status *os.File, sigs <-chan os.Sig
 		if !ended {
 			continue
 		}
-		m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
-		if ws.Signaled() {
-			m.Signal = int(ws.Signal())
-			m.Code = 128 + m.Signal
-		}
+		m := exitMsg(ws)
 		send(status, m)
 		return m.Code
 	}

@@ -142,15 +142,7 @@ func listenLocal(t *testing.T) (net.Listener, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go acceptAndClose(ln)
 	return ln, ln.Addr().(*net.TCPAddr).Port
 }
 

@@ -42,16 +42,32 @@ func hostSocket(t *testing.T, dir string) string {
 	}
 	t.Cleanup(func() { ln.Close() })
 	os.Chmod(sock, 0o777)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go acceptAndClose(ln)
 	return sock
+}
+
+// acceptAndClose accepts connections on ln and closes them, until ln is
+// closed.
+func acceptAndClose(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
+}
+
+// dockerProfile writes Docker's default seccomp profile into dir.
+func dockerProfile(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := json.Marshal(docker.DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile := filepath.Join(dir, "docker-default.json")
+	writeFile(t, profile, string(b))
+	return profile
 }
 
 // Host pathname unix sockets (docker.sock, the ssh agent, D-Bus) are out
@@ -598,12 +614,7 @@ func TestLandlockOnlyNoTerminalsWithoutOne(t *testing.T) {
 func TestLandlockOnlyUnderADockerProfile(t *testing.T) {
 	hostABI(t)
 	ws := workspace(t)
-	b, err := json.Marshal(docker.DefaultProfile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	profile := filepath.Join(ws, "docker-default.json")
-	writeFile(t, profile, string(b))
+	profile := dockerProfile(t, ws)
 	inner := filepath.Join(ws, "inner")
 	if err := os.Mkdir(inner, 0o755); err != nil {
 		t.Fatal(err)

@@ -53,14 +53,7 @@ type PathRule struct {
 // hole (see Way): they can be listed, and read where the hole can be, but
 // nothing can be created, removed or renamed directly in them.
 func Rules(grants []Grant, handled FS, carve bool, list Lister) ([]PathRule, error) {
-	byPath := map[string]Grant{}
-	for _, g := range grants {
-		g.Access &= handled
-		if !g.Dir {
-			g.Access &= FileRights
-		}
-		byPath[g.Path] = g
-	}
+	byPath := byPath(grants, handled)
 	paths := make([]string, 0, len(byPath))
 	for p := range byPath {
 		paths = append(paths, p)
@@ -87,6 +80,20 @@ func Rules(grants []Grant, handled FS, carve bool, list Lister) ([]PathRule, err
 		}
 	}
 	return c.out, nil
+}
+
+// byPath indexes grants by path, with rights limited to handled and files
+// given file rights only; a later grant for a path replaces an earlier one.
+func byPath(grants []Grant, handled FS) map[string]Grant {
+	out := map[string]Grant{}
+	for _, g := range grants {
+		g.Access &= handled
+		if !g.Dir {
+			g.Access &= FileRights
+		}
+		out[g.Path] = g
+	}
+	return out
 }
 
 // inherited is the union of the rights granted above p: Landlock adds a
@@ -248,14 +255,7 @@ type Narrow struct {
 // lose rights on the way to holes, outermost first: the grants with holes
 // below them and the directories between them and each hole.
 func Narrowed(grants []Grant, handled FS) []Narrow {
-	byPath := map[string]Grant{}
-	for _, g := range grants {
-		g.Access &= handled
-		if !g.Dir {
-			g.Access &= FileRights
-		}
-		byPath[g.Path] = g
-	}
+	byPath := byPath(grants, handled)
 	owner := func(p string) (Grant, bool) {
 		for d := p; ; d = path.Dir(d) {
 			if g, ok := byPath[d]; ok && g.Dir {
