@@ -406,6 +406,11 @@ func TestLandlockOnlyMetadataOutsideWritablePaths(t *testing.T) {
 	if n, err := unix.Getxattr(host, "user.planted", nil); err == nil || n > 0 {
 		t.Error("an extended attribute was planted on the host file")
 	}
+	// Nor can a host file be brought into the workspace by a hard link,
+	// where its metadata could be changed.
+	if got := helper(t, opts, "link", host, filepath.Join(ws, "hl")); got != "EXDEV" && got != "EACCES" {
+		t.Errorf("hard link of a host file into the workspace: %s", got)
+	}
 	// In the workspace, everything works.
 	for _, tc := range [][]string{
 		{"chmod", mine, "755"},
