@@ -87,8 +87,10 @@ type Isolation int
 const (
 	// IsolationFull uses namespaces, mounts, Landlock and seccomp.
 	IsolationFull Isolation = iota
-	// IsolationLandlock uses Landlock and seccomp alone, for hosts that
-	// forbid user namespaces; it is reported as partial.
+	// IsolationLandlock uses Landlock and seccomp alone, with a supervisor
+	// for what Landlock does not check, for hosts that forbid user
+	// namespaces; it is reported as partial, with its compensations and
+	// gaps (see the README).
 	IsolationLandlock
 )
 

@@ -65,15 +65,14 @@ type Supervisor struct {
 	root  int // "/", which the payload cannot change (chroot is refused)
 	pool  *pool
 	net   *pool
-	stop  [2]int // a pipe: closing the write end ends Serve
-	done  chan struct{}
+	stop  [2]int // a pipe: closing the write end ends serve
 	mu    sync.Mutex
 	again map[uint64]bool // sockets connected for a call that was then interrupted
 }
 
 // Start begins answering the listener's notifications.
 func Start(cfg Config) (*Supervisor, error) {
-	s := &Supervisor{cfg: cfg, byNR: map[int32]call{}, done: make(chan struct{}), again: map[uint64]bool{}}
+	s := &Supervisor{cfg: cfg, byNR: map[int32]call{}, again: map[uint64]bool{}}
 	for name, c := range calls {
 		if nr, ok := seccomp.Number(cfg.Goarch, name); ok {
 			s.byNR[int32(nr)] = c
@@ -100,11 +99,11 @@ func Start(cfg Config) (*Supervisor, error) {
 	return s, nil
 }
 
-// Stop stops answering and waits until no new call is taken; calls being
-// answered finish on their own.
+// Stop stops taking calls. It does not wait for the calls being answered
+// (a connect may block for minutes): the process that stops a supervisor
+// is about to exit, and the sandbox is gone.
 func (s *Supervisor) Stop() {
 	unix.Close(s.stop[1])
-	<-s.done
 }
 
 // serve receives the notifications on a thread of its own, set up as a
@@ -112,7 +111,6 @@ func (s *Supervisor) Stop() {
 // (each costs a thread wake-up); connects, which can block for minutes,
 // go to the pool.
 func (s *Supervisor) serve(ready chan<- error) {
-	defer close(s.done)
 	// Never unlocked: see StartThread.
 	runtime.LockOSThread()
 	if err := s.cfg.Worker(); err != nil {
@@ -183,7 +181,7 @@ func errnoOf(err error) unix.Errno {
 	return unix.EPERM
 }
 
-// handle decides and performs one call, on a worker thread.
+// handle decides and performs one call, on a thread without capabilities.
 func (s *Supervisor) handle(n seccomp.Notification) (int64, error) {
 	c, ok := s.byNR[n.Nr]
 	if !ok {
