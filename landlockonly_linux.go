@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/seccomp"
 	"golang.org/x/sys/unix"
 )
@@ -139,17 +140,23 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		return fail(err)
 	}
 	unixMode := llUnixMode(l.landlock.Handled.FS, p.AllowHostUnixSockets, pidfdGetfdAllowed())
-	sup, err := supervisorFor(l.landlock, writable, unixMode)
+	narrowed := landlock.Narrowed(grants, l.landlock.Handled.FS)
+	// Giving the payload the descriptor an open returns takes 5.14
+	// (SECCOMP_ADDFD_FLAG_SEND).
+	k := seccompHost().Kernel
+	entries := entriesNeeded(narrowed, writable) && (k[0] > 5 || k[0] == 5 && k[1] >= 14)
+	sup, err := supervisorFor(l.landlock, writable, unixMode, entries)
 	if err != nil {
 		return fail(err)
 	}
+	sup.Protected = protected(user)
 	wd, err := c.workDir("/", user, cwd)
 	if err != nil {
 		return fail(err)
 	}
 	report.Landlock, report.Seccomp = l.lreport, l.sreport
 	report.Filesystem.Overruled = c.overruledReport(overruled)
-	facts := llFacts{Handled: l.landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, Unix: unixMode}
+	facts := llFacts{Handled: l.landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, Unix: unixMode, Entries: entries}
 	for _, r := range user {
 		if r.Access == Deny && r.Dir {
 			facts.DeniedDirs = append(facts.DeniedDirs, r.Canon)
@@ -159,7 +166,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		facts.Cgroup = c.sys.cgroup.dir
 	}
 	report.Compensations, report.NotEnforced = llReport(facts)
-	if w := narrowedWarning(landlock.Narrowed(grants, l.landlock.Handled.FS), facts.DeniedDirs); w != "" {
+	if w := narrowedWarning(narrowed, facts.DeniedDirs, entries); w != "" {
 		c.warnf("%s", w)
 	}
 	prep.report = report
@@ -174,6 +181,36 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	sup.Home, _ = os.UserHomeDir()
 	prep.spec = initSpec{Env: env, Dir: wd, Landlock: l.landlock, Seccomp: l.seccomp, Supervisor: sup}
 	return prep, nil
+}
+
+// entriesNeeded reports whether a directory the policy makes writable lost
+// the rights to create, remove or rename entries on the way to a hole: the
+// supervisor then does those for the payload.
+func entriesNeeded(narrowed []landlock.Narrow, writable []supervise.Rule) bool {
+	pol := supervise.Policy{Rules: writable}
+	for _, n := range narrowed {
+		if n.Lost&bindRights != 0 && pol.Writable(n.Dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// protected are the read-only and denied rules inside writable ones.
+func protected(rules []canonRule) []string {
+	var out []string
+	for _, r := range rules {
+		if r.Access != ReadOnly && r.Access != Deny {
+			continue
+		}
+		for _, w := range rules {
+			if w.Access == ReadWrite && w.Canon != r.Canon && mounts.Within(r.Canon, w.Canon) {
+				out = append(out, r.Canon)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // llUnix is how a Landlock-only sandbox keeps the payload from the host's
@@ -234,8 +271,8 @@ func lstatID(path string) landlock.Identity {
 // the filter that hands it calls, the ruleset of the threads that connect
 // inet sockets for the payload (its port rules, so the kernel decides as it
 // would for the payload), and where writing is allowed.
-func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode llUnix) (*supervisorSpec, error) {
-	o := seccomp.LandlockOnlyOptions{}
+func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode llUnix, entries bool) (*supervisorSpec, error) {
+	o := seccomp.LandlockOnlyOptions{Entries: entries}
 	switch mode {
 	case llUnixChecked:
 		o.Connect, o.Unix = true, seccomp.UnixNoDatagram

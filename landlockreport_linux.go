@@ -14,6 +14,7 @@ type llFacts struct {
 	ABI        int
 	NetNone    bool
 	Unix       llUnix
+	Entries    bool     // the supervisor makes entries where Landlock cannot
 	Cgroup     string   // the cgroup every process of the sandbox is in, or ""
 	DeniedDirs []string // denied directories, whose names can be listed
 }
@@ -38,6 +39,9 @@ func llReport(f llFacts) (compensations, gaps []string) {
 		compensations = append(compensations, "unix sockets refused (seccomp, EACCES), socketpair's streams excepted: this process may not take another's descriptors (pidfd_getfd; a container gives it with CAP_SYS_PTRACE), so connects cannot be checked")
 	case llUnixOpen:
 		gaps = append(gaps, "host unix sockets (docker.sock, the ssh agent, D-Bus) are reachable (--allow-host-unix-sockets)")
+	}
+	if f.Entries {
+		compensations = append(compensations, "directories on the way to a read-only or denied path inside a writable one: the supervisor creates, removes, renames and opens for writing their entries, by the policy, which Landlock cannot give there without giving it to the protected path")
 	}
 	compensations = append(compensations,
 		"chmod, chown, utimes, setxattr, removexattr and chattr: performed by the supervisor only on files in the writable paths (Landlock does not check metadata)",
@@ -70,18 +74,29 @@ func llReport(f llFacts) (compensations, gaps []string) {
 
 // narrowedWarning is the one line saying what the policy asked for and
 // Landlock cannot express: writable directories on the way to a read-only
-// or denied path, in which nothing can be created, removed or renamed, and
+// or denied path, whose entries the supervisor makes (or, where it cannot,
+// nothing can be created, removed or renamed directly in them), and
 // denied directories whose names can be listed.
-func narrowedWarning(narrowed []landlock.Narrow, denied []string) string {
-	var dirs []string
+func narrowedWarning(narrowed []landlock.Narrow, denied []string, entries bool) string {
+	var dirs, unreadable []string
 	for _, n := range narrowed {
 		if n.Lost&bindRights == 0 {
 			continue
 		}
 		dirs = append(dirs, fmt.Sprintf("%s (which holds %s)", n.Dir, strings.Join(n.Holes, ", ")))
+		if n.Lost&landlock.ReadFile != 0 {
+			unreadable = append(unreadable, n.Dir)
+		}
 	}
 	var parts []string
-	if len(dirs) > 0 {
+	switch {
+	case len(dirs) > 0 && entries:
+		parts = append(parts, "in "+strings.Join(dirs, "; ")+", nsrun's supervisor creates, removes and renames entries and opens files for writing, "+
+			"which Landlock cannot allow there without allowing it below (slower there); the paths it holds and their directories cannot be removed or renamed")
+		if len(unreadable) > 0 {
+			parts = append(parts, "new files directly in "+strings.Join(unreadable, ", ")+" cannot be opened again for reading or executed (a denied file there keeps Landlock from allowing it)")
+		}
+	case len(dirs) > 0:
 		parts = append(parts, "nothing can be created, removed or renamed directly in "+strings.Join(dirs, "; ")+
 			": Landlock cannot keep those rights from reaching what lies below; their files stay writable and their other subdirectories fully writable")
 	}

@@ -303,8 +303,9 @@ func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, e
 	}
 	cfg := supervise.Config{
 		Listener: listener, KillableWait: m.Killable, Goarch: runtime.GOARCH,
-		Policy: supervise.Policy{Rules: spec.Supervisor.Writable},
-		Worker: ns.DropPrivileges,
+		Policy:   supervise.Policy{Rules: spec.Supervisor.Writable, Protected: spec.Supervisor.Protected},
+		Landlock: spec.Landlock.Paths,
+		Worker:   ns.DropPrivileges,
 		NetWorker: func() error {
 			if err := ns.DropPrivileges(); err != nil {
 				return err

@@ -43,8 +43,10 @@ type supervisorSpec struct {
 	// (seccomp.LandlockOnly); the payload loads it last.
 	Filter seccomp.Program
 	// Writable is where the supervisor lets the payload change metadata
-	// and connect to unix sockets.
-	Writable []supervise.Rule
+	// and connect to unix sockets; Protected are the paths inside it that
+	// keep their names.
+	Writable  []supervise.Rule
+	Protected []string
 	// Workers is the ruleset of the threads that perform calls for the
 	// payload: its port rules.
 	Workers landlock.Ruleset

@@ -243,7 +243,7 @@ func TestLandlockOnlyNothingSurvives(t *testing.T) {
 	})
 	t.Run("timeout", func(t *testing.T) {
 		m := marker + "-t"
-		r := run(t, "/", "--isolation", "landlock", "--timeout", "3s", "--", "/bin/bash", "-c", stragglers(m)+"; sleep 60")
+		r := run(t, "/", "--isolation", "landlock", "--timeout", "2s", "--", "/bin/bash", "-c", stragglers(m)+"; sleep 60")
 		if r.code != 124 || r.stdout != "ready" {
 			t.Fatalf("want exit 124 after ready: %v", r)
 		}
@@ -428,9 +428,10 @@ func TestLandlockOnlyMetadataOutsideWritablePaths(t *testing.T) {
 	}
 }
 
-// --rw WS --ro WS/.git --deny HOME/.ssh: the workspace can be listed and
-// read, git status works, and one warning says where Landlock cannot
-// express the layout.
+// --rw WS --ro WS/.git --deny HOME/.ssh: the workspace can be listed,
+// read and written, files and directories made in it (by the supervisor,
+// where Landlock cannot allow it), git status works, and one warning says
+// where Landlock cannot express the layout.
 func TestLandlockOnlyWorkspaceWithReadOnlyGit(t *testing.T) {
 	hostABI(t)
 	if _, err := exec.LookPath("git"); err != nil {
@@ -452,7 +453,7 @@ func TestLandlockOnlyWorkspaceWithReadOnlyGit(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "main.go") || !strings.Contains(r.stdout, ".git") {
 		t.Fatalf("ls of the workspace: %v", r)
 	}
-	if !strings.Contains(r.stderr, ws+" (which holds "+filepath.Join(ws, ".env")+", "+filepath.Join(ws, ".git")+")") ||
+	if !strings.Contains(r.stderr, ws+" (which holds "+filepath.Join(ws, ".env")+", "+filepath.Join(ws, ".git")+"), nsrun's supervisor creates") ||
 		!strings.Contains(r.stderr, "the names in "+secrets+" can be listed") || strings.Count(r.stderr, "warning: --isolation landlock") != 1 {
 		t.Errorf("want one warning naming the workspace and its holes, and the denied directory: %q", r.stderr)
 	}
@@ -469,7 +470,11 @@ func TestLandlockOnlyWorkspaceWithReadOnlyGit(t *testing.T) {
 		{"append", filepath.Join(ws, "main.go"), "ok"},
 		{"write", filepath.Join(ws, "sub", "new.txt"), "ok"},
 		{"mkdir", filepath.Join(ws, "sub", "newdir"), "ok"},
-		{"write", filepath.Join(ws, "new-in-ws.txt"), "EACCES"},
+		{"write", filepath.Join(ws, "new-in-ws.txt"), "ok"},
+		{"append", filepath.Join(ws, "new-in-ws.txt"), "ok"},
+		{"mkdir", filepath.Join(ws, "newdir"), "ok"},
+		{"write", filepath.Join(ws, "newdir", "f"), "ok"},
+		{"write", filepath.Join(ws, ".env"), "EACCES"},
 		{"write", filepath.Join(ws, ".git", "config"), "EACCES"},
 		{"write", filepath.Join(ws, ".git", "hooks", "pre-commit"), "EACCES"},
 		{"read", filepath.Join(ws, ".env"), "EACCES"},
@@ -508,7 +513,7 @@ func TestLandlockOnlyWorkspaceWithReadOnlyGit(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(ws, "go.mod"), "module example.com/ws\n\ngo 1.21\n")
 	r = runEnv(t, ws, env, append(opts, "-q", "--rw", cache, "--", "/bin/sh", "-c",
-		`GOCACHE=`+cache+` GOPATH="$TMPDIR/gopath" GOTOOLCHAIN=local GOFLAGS=-buildvcs=false `+goBin+` build -o sub/bin . && ./sub/bin && echo built`)...)
+		`GOCACHE=`+cache+` GOPATH="$TMPDIR/gopath" GOTOOLCHAIN=local GOFLAGS=-buildvcs=false `+goBin+` build -o sub/ws && ./sub/ws && echo built`)...)
 	if r.stdout != "built" {
 		t.Errorf("go build: %v", r)
 	}
@@ -638,5 +643,70 @@ func TestLandlockOnlyUnderADockerProfile(t *testing.T) {
 	expect(t, "own socket, host socket, chmod inside, chmod outside", r.stdout, "EACCES\nEACCES\nok\nEPERM")
 	if got := readLLReport(t, rep); !strings.Contains(strings.Join(got.Compensations, "\n"), "pidfd_getfd") {
 		t.Errorf("the report does not say why unix sockets are refused: %v", got.Compensations)
+	}
+}
+
+// The layout of git's own protections (config and hooks read-only, the
+// rest of .git writable): git commits, while config and hooks cannot be
+// replaced by any path — removed, renamed over, linked elsewhere, or
+// created through a symlink swapped in while the supervisor works.
+func TestLandlockOnlyGitCommitWithProtectedHooks(t *testing.T) {
+	hostABI(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "file.txt"), "content\n")
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	git := filepath.Join(ws, ".git")
+	opts := landlockOnly("-q", "--rw", ws, "--ro", filepath.Join(git, "config"), "--ro", filepath.Join(git, "hooks"))
+	env := []string{"HOME=" + ws, "GIT_CONFIG_NOSYSTEM=1"}
+	r := runEnv(t, ws, env, append(opts, "--", "/bin/sh", "-c",
+		"git add file.txt && git -c user.name=t -c user.email=t@example.com commit -qm first && git log --format=%s")...)
+	expect(t, "git commit", r.stdout, "first")
+	// A program built into the workspace itself runs.
+	if _, err := exec.LookPath("gcc"); err == nil {
+		writeFile(t, filepath.Join(ws, "hello.c"), "int main(void){return 0;}\n")
+		r = run(t, ws, append(opts, "--", "/bin/sh", "-c", "gcc -o hello hello.c && ./hello && echo built")...)
+		expect(t, "gcc into the workspace", r.stdout, "built")
+	}
+	config := readFile(t, filepath.Join(git, "config"))
+	for _, tc := range []struct {
+		op   string
+		args []string
+	}{
+		{"remove", []string{filepath.Join(git, "config")}},
+		{"rename", []string{filepath.Join(ws, "file.txt"), filepath.Join(git, "config")}},
+		{"rename", []string{filepath.Join(git, "hooks"), filepath.Join(git, "hooks.old")}},
+		{"rename", []string{git, filepath.Join(ws, "git.old")}},
+		{"write", []string{filepath.Join(git, "config")}},
+		{"write", []string{filepath.Join(git, "hooks", "pre-commit")}},
+		{"link", []string{filepath.Join(git, "config"), filepath.Join(ws, "config-alias")}},
+		{"symlink", []string{filepath.Join(ws, "x"), filepath.Join(git, "hooks", "pre-commit")}},
+		{"rmdir", []string{filepath.Join(git, "hooks")}},
+	} {
+		got := helper(t, opts, tc.op, tc.args...)
+		if got == "ok" {
+			t.Errorf("%s %v: it worked", tc.op, tc.args)
+		}
+	}
+	if got := readFile(t, filepath.Join(git, "config")); got != config {
+		t.Errorf(".git/config changed:\n%s", got)
+	}
+	for _, p := range []string{filepath.Join(git, "hooks", "pre-commit"), filepath.Join(ws, "config-alias"), filepath.Join(ws, "git.old")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s exists", p)
+		}
+	}
+	// A directory of the workspace swapped for a symlink to the hooks while
+	// files are created in it: never one in the hooks.
+	got := helper(t, opts, "race-create", filepath.Join(ws, "d"), filepath.Join(git, "hooks"), "1000")
+	if n, err := strconv.Atoi(got); err != nil || n == 0 {
+		t.Errorf("race-create: %s (no file created at all proves nothing)", got)
+	}
+	if _, err := os.Lstat(filepath.Join(git, "hooks", "planted")); err == nil {
+		t.Error("a file was planted in .git/hooks")
 	}
 }

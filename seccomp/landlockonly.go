@@ -26,6 +26,11 @@ type LandlockOnlyOptions struct {
 	Connect bool
 	// Unix is which unix sockets the payload may create.
 	Unix UnixSockets
+	// Entries hands over the calls that create, remove, rename or open
+	// for writing a directory entry, so the supervisor can do them in
+	// the directories Landlock cannot give those rights (those on the way
+	// to a read-only or denied path inside a writable one).
+	Entries bool
 }
 
 // UnixSockets says which unix sockets a Landlock-only payload may create.
@@ -54,6 +59,22 @@ var metadataCalls = []string{
 	"setxattr", "lsetxattr", "fsetxattr", "setxattrat",
 	"removexattr", "lremovexattr", "fremovexattr", "removexattrat",
 }
+
+// entryCalls create, remove or rename directory entries; the opens among
+// them are handed over only when they create or write.
+var entryCalls = []string{
+	"creat", "openat2", "mkdir", "mkdirat", "mknod", "mknodat", "unlink", "unlinkat", "rmdir",
+	"rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate",
+}
+
+// Open flags, the same on every architecture nsrun supports.
+const (
+	oWronly  = 0x1
+	oRdwr    = 0x2
+	oAccmode = 0x3
+	oCreat   = 0x40
+	oTrunc   = 0x200
+)
 
 // pidCalls take a pid as their first argument and change the scheduling
 // or the limits of that process, which Landlock does not scope.
@@ -112,6 +133,21 @@ func LandlockOnly(o LandlockOnlyOptions) Profile {
 	for _, req := range []uint64{fsIocSetflags, fsIoc32Setflags, fsIocFssetxattr, fsIocEnableVerity, fsIocSetEncryptionPolicy} {
 		add(Rule{Names: []string{"ioctl"}, Action: notify, Args: []Arg{masked(1, low32, req)},
 			Reason: "file attributes (chattr, verity, encryption) are not checked by Landlock: the supervisor decides"})
+	}
+	if o.Entries {
+		add(Rule{Names: entryCalls, Action: notify,
+			Reason: "Landlock cannot let a directory on the way to a protected path create, remove or rename entries: the supervisor does, by the policy"})
+		// open and openat: the ones that create, truncate or write.
+		for _, c := range []struct {
+			name  string
+			flags uint
+		}{{"open", 1}, {"openat", 2}} {
+			for _, a := range []Arg{masked(c.flags, oCreat, oCreat), masked(c.flags, oTrunc, oTrunc),
+				masked(c.flags, oAccmode, oWronly), masked(c.flags, oAccmode, oRdwr), masked(c.flags, oAccmode, oAccmode)} {
+				add(Rule{Names: []string{c.name}, Action: notify, Args: []Arg{a},
+					Reason: "an open that creates or writes may need the supervisor, where Landlock cannot give the right"})
+			}
+		}
 	}
 	if o.Connect {
 		add(Rule{Names: []string{"connect"}, Action: notify,

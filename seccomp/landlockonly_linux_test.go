@@ -105,4 +105,46 @@ func TestNotificationLayout(t *testing.T) {
 	if got, want := unsafe.Sizeof(notifResponse{}), uintptr(unix.SECCOMP_IOCTL_NOTIF_SEND>>16&0x3fff); got != want {
 		t.Errorf("struct seccomp_notif_resp: %d bytes, the kernel's %d", got, want)
 	}
+	if got, want := unsafe.Sizeof(notifAddfd{}), uintptr(unix.SECCOMP_IOCTL_NOTIF_ADDFD>>16&0x3fff); got != want {
+		t.Errorf("struct seccomp_notif_addfd: %d bytes, the kernel's %d", got, want)
+	}
+}
+
+func TestLandlockOnlyEntriesFilter(t *testing.T) {
+	c, err := compileFor(LandlockOnly(LandlockOnlyOptions{Entries: true}), "amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, _ := compileFor(LandlockOnly(LandlockOnlyOptions{}), "amd64")
+	for _, tc := range []struct {
+		name string
+		nr   uint32
+		args [6]uint64
+		want uint32
+	}{
+		{"openat for reading", unix.SYS_OPENAT, [6]uint64{3, 0x1000, unix.O_RDONLY | unix.O_CLOEXEC}, allow},
+		{"openat a directory", unix.SYS_OPENAT, [6]uint64{3, 0x1000, unix.O_RDONLY | unix.O_DIRECTORY}, allow},
+		{"openat for writing", unix.SYS_OPENAT, [6]uint64{3, 0x1000, unix.O_WRONLY}, retUserNotif},
+		{"openat read-write", unix.SYS_OPENAT, [6]uint64{3, 0x1000, unix.O_RDWR}, retUserNotif},
+		{"openat creating", unix.SYS_OPENAT, [6]uint64{3, 0x1000, unix.O_RDONLY | unix.O_CREAT}, retUserNotif},
+		{"openat truncating", unix.SYS_OPENAT, [6]uint64{3, 0x1000, unix.O_RDONLY | unix.O_TRUNC}, retUserNotif},
+		{"open for writing", unix.SYS_OPEN, [6]uint64{0x1000, unix.O_WRONLY | unix.O_APPEND}, retUserNotif},
+		{"open for reading", unix.SYS_OPEN, [6]uint64{0x1000, unix.O_RDONLY}, allow},
+		{"creat", unix.SYS_CREAT, [6]uint64{0x1000, 0o644}, retUserNotif},
+		{"openat2", unix.SYS_OPENAT2, [6]uint64{3, 0x1000, 0x2000, 24}, retUserNotif},
+		{"mkdirat", unix.SYS_MKDIRAT, [6]uint64{3, 0x1000, 0o755}, retUserNotif},
+		{"unlinkat", unix.SYS_UNLINKAT, [6]uint64{3, 0x1000, 0}, retUserNotif},
+		{"renameat2", unix.SYS_RENAMEAT2, [6]uint64{3, 0x1000, 3, 0x2000, 0}, retUserNotif},
+		{"linkat", unix.SYS_LINKAT, [6]uint64{3, 0x1000, 3, 0x2000, 0}, retUserNotif},
+		{"symlinkat", unix.SYS_SYMLINKAT, [6]uint64{0x1000, 3, 0x2000}, retUserNotif},
+		{"truncate", unix.SYS_TRUNCATE, [6]uint64{0x1000, 0}, retUserNotif},
+		{"ftruncate", unix.SYS_FTRUNCATE, [6]uint64{3, 0}, allow},
+	} {
+		if got := run(t, c.Program, auditArchX86_64, tc.nr, tc.args); got != tc.want {
+			t.Errorf("%s: %#x, want %#x", tc.name, got, tc.want)
+		}
+		if got := run(t, none.Program, auditArchX86_64, tc.nr, tc.args); got != allow {
+			t.Errorf("without Entries, %s: %#x, want allow", tc.name, got)
+		}
+	}
 }

@@ -200,7 +200,7 @@ func TestCompilerAgreesWithLibseccomp(t *testing.T) {
 	}}
 	vectors := argVectors()
 	profiles := []Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist,
-		LandlockOnly(LandlockOnlyOptions{Connect: true, Unix: UnixNoDatagram}), LandlockOnly(LandlockOnlyOptions{Unix: UnixPairsOnly})}
+		LandlockOnly(LandlockOnlyOptions{Connect: true, Unix: UnixNoDatagram, Entries: true}), LandlockOnly(LandlockOnlyOptions{Unix: UnixPairsOnly})}
 	for _, p := range profiles {
 		mine, err := compileFor(p, "amd64")
 		if err != nil {

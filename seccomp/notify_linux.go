@@ -102,6 +102,36 @@ func Continue(listener int, id uint64) error {
 	return send(listener, &r)
 }
 
+// seccomp_notif_addfd.
+type notifAddfd struct {
+	ID         uint64
+	Flags      uint32
+	Srcfd      uint32
+	Newfd      uint32
+	NewfdFlags uint32
+}
+
+// RespondFd ends the call of notification id by installing fd (a
+// descriptor of the listener's process) in the caller, as the descriptor
+// the call returns (5.14, SECCOMP_ADDFD_FLAG_SEND). cloexec sets
+// close-on-exec on the caller's copy.
+func RespondFd(listener int, id uint64, fd int, cloexec bool) error {
+	a := notifAddfd{ID: id, Flags: unix.SECCOMP_ADDFD_FLAG_SEND, Srcfd: uint32(fd)}
+	if cloexec {
+		a.NewfdFlags = unix.O_CLOEXEC
+	}
+	for {
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_ADDFD, uintptr(unsafe.Pointer(&a)))
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return errno
+		}
+		return nil
+	}
+}
+
 func send(listener int, r *notifResponse) error {
 	for {
 		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(r)))

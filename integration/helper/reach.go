@@ -121,6 +121,35 @@ func hostReachOp(op string, args []string) (out string, known bool, err error) {
 		flags |= 0x80 // FS_NOATIME_FL
 		_, _, errno := unix.Syscall(unix.SYS_IOCTL, f.Fd(), unix.FS_IOC_SETFLAGS, uintptr(unsafe.Pointer(&flags)))
 		return "ok", true, errOf(errno)
+	case "race-create": // DIR TARGET N: swap DIR between a directory and a symlink to TARGET while creating DIR/planted N times
+		n := atoi(2)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				os.Remove(args[0])
+				os.Symlink(args[1], args[0])
+				os.Remove(args[0])
+				os.Mkdir(args[0], 0o755)
+			}
+		}()
+		created := 0
+		for i := 0; i < n; i++ {
+			if f, err := os.OpenFile(args[0]+"/planted", os.O_CREATE|os.O_WRONLY, 0o755); err == nil {
+				f.Close()
+				created++
+				os.Remove(args[0] + "/planted")
+			}
+		}
+		close(stop)
+		<-done
+		return strconv.Itoa(created), true, nil
 	case "prlimit": // PID: lower its open-files limit
 		lim := unix.Rlimit{Cur: 77, Max: 77}
 		return "ok", true, unix.Prlimit(atoi(0), unix.RLIMIT_NOFILE, &lim, nil)

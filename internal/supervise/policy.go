@@ -8,6 +8,11 @@ type Policy struct {
 	// the deepest rule covering a path decides, and a path no rule covers
 	// is not writable.
 	Rules []Rule
+	// Protected are the read-only and denied paths inside writable ones:
+	// they, and the directories that hold them, keep their names (no
+	// removing, renaming or replacing them, which would take the
+	// protection along).
+	Protected []string
 }
 
 // Rule says whether Path and what lies beneath it (down to a deeper rule)

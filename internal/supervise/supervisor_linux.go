@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/seccomp"
 )
 
@@ -50,6 +51,9 @@ type Config struct {
 	// which may not read the payload's memory: the calls are handled on
 	// workers.)
 	NetWorker func() error
+	// Landlock are the payload's Landlock rules: where they give what an
+	// entry call needs, the kernel does the call.
+	Landlock []landlock.PathRule
 	// Abstract connects abstract unix addresses: a thread whose Landlock
 	// domain is the one the payload's was made in, so the kernel lets it
 	// reach the sandbox's abstract sockets and no others. Nil where the
@@ -156,15 +160,20 @@ func (s *Supervisor) serve(ready chan<- error) {
 // answer handles n and answers it.
 func (s *Supervisor) answer(n seccomp.Notification) {
 	val, err := s.handle(n)
-	if errors.Is(err, errContinue) {
+	switch {
+	case errors.Is(err, errContinue):
 		_ = seccomp.Continue(s.cfg.Listener, n.ID)
-		return
+	case !errors.Is(err, errAnswered):
+		s.reply(n, val, err)
 	}
-	s.reply(n, val, err)
 }
 
-// errContinue lets a call go on in the kernel as it was made.
-var errContinue = errors.New("continue")
+// errContinue lets a call go on in the kernel as it was made;
+// errAnswered says the call was answered already (with a descriptor).
+var (
+	errContinue = errors.New("continue")
+	errAnswered = errors.New("answered")
+)
 
 func (s *Supervisor) reply(n seccomp.Notification, val int64, err error) error {
 	return seccomp.Respond(s.cfg.Listener, n.ID, val, errnoOf(err))
@@ -206,8 +215,10 @@ func (s *Supervisor) handle(n seccomp.Notification) (int64, error) {
 		return 0, s.connect(t, n)
 	case opIoctl:
 		return 0, s.ioctl(t, n)
+	case opChmod, opChown, opUtimes, opSetxattr, opRemovexattr:
+		return 0, s.metadata(t, c, n)
 	}
-	return 0, s.metadata(t, c, n)
+	return s.entryCall(t, c, n)
 }
 
 func (s *Supervisor) valid(n seccomp.Notification) bool { return seccomp.Valid(s.cfg.Listener, n.ID) }
