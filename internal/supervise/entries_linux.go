@@ -200,7 +200,8 @@ func (s *Supervisor) entryCall(t *target, c call, n seccomp.Notification) (int64
 
 // open handles an open that creates, truncates or writes.
 func (s *Supervisor) open(t *target, c call, flags uint64, mode uint32) (int64, error) {
-	if flags&(unix.O_CREAT|unix.O_TRUNC|openWrite) == 0 || flags&unix.O_TMPFILE == unix.O_TMPFILE {
+	// O_PATH ignores the other flags; O_TMPFILE makes no entry.
+	if flags&(unix.O_CREAT|unix.O_TRUNC|openWrite) == 0 || flags&unix.O_TMPFILE == unix.O_TMPFILE || flags&unix.O_PATH != 0 {
 		return 0, errContinue
 	}
 	dirfd := int32(atFdcwd)
@@ -242,6 +243,12 @@ func (s *Supervisor) open(t *target, c call, flags uint64, mode uint32) (int64, 
 		return 0, orContinue(err)
 	}
 	t.keep(obj)
+	var st unix.Stat_t
+	if err := unix.Fstat(obj, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		// A FIFO or a device could block the open, and so the supervisor:
+		// the kernel opens those.
+		return 0, errContinue
+	}
 	loc, err := location(obj)
 	if err != nil {
 		return 0, err
