@@ -121,14 +121,14 @@ func (s *Supervisor) entryCall(t *target, c call, n seccomp.Notification) (int64
 			flags = a[c.flags]
 		}
 		if c.how {
-			how, err := readMem(t.tid, a[c.b], 24)
-			if err != nil {
-				return 0, err
+			if n.Args[3] < 24 {
+				return 0, errContinue // the kernel refuses it
 			}
-			flags, mode = le64(how), le64(how[8:])
-			if le64(how[16:]) != 0 || n.Args[3] < 24 {
+			how, err := readMem(t.tid, a[c.b], 24)
+			if err != nil || le64(how[16:]) != 0 {
 				return 0, errContinue // RESOLVE_* flags: the kernel resolves
 			}
+			flags, mode = le64(how), le64(how[8:])
 		}
 		return s.open(t, c, flags, uint32(mode))
 	case opMkdir, opMknod, opSymlink:
@@ -184,11 +184,11 @@ func (s *Supervisor) entryCall(t *target, c call, n seccomp.Notification) (int64
 	case opTruncate:
 		fd, err := t.target(c)
 		if err != nil {
-			return 0, err
+			return 0, orContinue(err)
 		}
 		loc, err := location(fd)
 		if err != nil {
-			return 0, err
+			return 0, orContinue(err)
 		}
 		if loc == "" || s.landlockGives(loc, landlock.Truncate) || !s.mayChange(loc) {
 			return 0, errContinue
@@ -230,12 +230,12 @@ func (s *Supervisor) open(t *target, c call, flags uint64, mode uint32) (int64, 
 	// An entry that exists: the file the path leads to.
 	p, err := readString(t.tid, t.n.Args[c.path], unix.PathMax-1)
 	if err != nil {
-		return 0, err
+		return 0, orContinue(err)
 	}
 	start := -1
 	if !strings.HasPrefix(p, "/") {
 		if start, err = t.dir(dirfd); err != nil {
-			return 0, err
+			return 0, orContinue(err)
 		}
 	}
 	obj, err := resolve(s.root, start, p, flags&unix.O_NOFOLLOW == 0, t.who)
@@ -251,7 +251,7 @@ func (s *Supervisor) open(t *target, c call, flags uint64, mode uint32) (int64, 
 	}
 	loc, err := location(obj)
 	if err != nil {
-		return 0, err
+		return 0, orContinue(err)
 	}
 	need := landlock.FS(0)
 	if flags&openWrite != 0 {
