@@ -67,10 +67,11 @@
 //
 // LandlockOnly is the filter a sandbox without namespaces stacks on its
 // profile for what Landlock does not check: it hands connect, the chmod,
-// chown, utimes and xattr calls, the chattr ioctls and pid-taking calls on
-// other pids to a supervisor (SECCOMP_RET_USER_NOTIF; LoadNotifying,
-// Receive, Respond, Continue), and refuses unix datagram sockets and
-// io_uring. The kernel applies the strictest action of stacked filters, so
+// chown, utimes and xattr calls, the chattr ioctls, pid-taking calls on
+// other pids and, where asked, the calls that create, remove, rename or
+// open for writing a directory entry to a supervisor
+// (SECCOMP_RET_USER_NOTIF; LoadNotifying, Receive, Respond, RespondFd,
+// Continue), and refuses the unix sockets it cannot check and io_uring. The kernel applies the strictest action of stacked filters, so
 // an errno of the profile still wins over a notification.
 //
 // Profiles in the OCI runtime-spec or Docker format are applied whole or

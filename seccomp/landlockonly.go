@@ -97,7 +97,11 @@ var pidCalls = []string{"sched_setaffinity", "sched_setscheduler", "sched_setpar
 //     refused);
 //   - prlimit64 with a new limit, setpriority, ioprio_set and the
 //     sched_set* calls on another pid than 0: allowed only on the caller
-//     itself.
+//     itself;
+//   - with Options.Entries, open and openat that create, truncate or
+//     write, creat, openat2, and the calls that make, remove, rename or
+//     link entries: the supervisor does them in the directories Landlock
+//     cannot give those rights, and lets the kernel do the rest.
 //
 // Calls it refuses: the unix sockets Options.Unix does not allow (EACCES);
 // io_uring (EPERM), whose operations pass no filter and no supervisor.

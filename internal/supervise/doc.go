@@ -13,7 +13,13 @@
 //     chattr ioctls change only files in a writable path, or files that
 //     have no name at all (memfd, unlinked files, pipes);
 //   - prlimit64, setpriority, ioprio_set and sched_set* change only the
-//     calling process or thread.
+//     calling process or thread;
+//   - in the directories the payload's Landlock rules cannot let it
+//     change (those on the way to a protected path), entries are created,
+//     removed, renamed, linked and opened for writing as the policy
+//     allows, and the protected paths and the directories holding them
+//     keep their names; every other such call goes to the kernel, where
+//     Landlock checks it.
 //
 // Nothing the payload's memory holds is read twice: the supervisor copies
 // each argument once, resolves paths itself (from the caller's working
