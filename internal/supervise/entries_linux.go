@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path"
@@ -106,9 +107,10 @@ func (t *target) umask() uint32 {
 
 // entryCall handles the calls that create, remove, rename or open for
 // writing an entry. Where the payload's Landlock rules give what the call
-// needs, or the policy does not allow it, the kernel decides (Landlock
-// then refuses what it must): letting the call continue is safe, since
-// Landlock checks it again. Otherwise the supervisor makes the change
+// needs, where the policy does not allow it, or where its arguments cannot
+// be looked at, the kernel decides (Landlock then refuses what it must,
+// and the kernel gives its own errors): letting the call continue is
+// safe, since Landlock checks it again. Otherwise the supervisor makes the change
 // itself, on the directory it opened and the one name in it, so nothing
 // the payload changes meanwhile can move it elsewhere.
 func (s *Supervisor) entryCall(t *target, c call, n seccomp.Notification) (int64, error) {
@@ -125,16 +127,16 @@ func (s *Supervisor) entryCall(t *target, c call, n seccomp.Notification) (int64
 				return 0, errContinue // the kernel refuses it
 			}
 			how, err := readMem(t.tid, a[c.b], 24)
-			if err != nil || le64(how[16:]) != 0 {
+			if err != nil || binary.LittleEndian.Uint64(how[16:]) != 0 {
 				return 0, errContinue // RESOLVE_* flags: the kernel resolves
 			}
-			flags, mode = le64(how), le64(how[8:])
+			flags, mode = binary.LittleEndian.Uint64(how), binary.LittleEndian.Uint64(how[8:])
 		}
 		return s.open(t, c, flags, uint32(mode))
 	case opMkdir, opMknod, opSymlink:
 		e, ok, err := t.entryAt(dirfdArg(c, a), a[c.path])
 		if err != nil || !ok {
-			return 0, orContinue(err)
+			return 0, errContinue
 		}
 		need := map[op]landlock.FS{opMkdir: landlock.MakeDir, opSymlink: landlock.MakeSym}[c.op]
 		mode := uint32(0)
@@ -163,7 +165,7 @@ func (s *Supervisor) entryCall(t *target, c call, n seccomp.Notification) (int64
 	case opUnlink:
 		e, ok, err := t.entryAt(dirfdArg(c, a), a[c.path])
 		if err != nil || !ok {
-			return 0, orContinue(err)
+			return 0, errContinue
 		}
 		flags := 0
 		if c.flags != none {
@@ -184,11 +186,11 @@ func (s *Supervisor) entryCall(t *target, c call, n seccomp.Notification) (int64
 	case opTruncate:
 		fd, err := t.target(c)
 		if err != nil {
-			return 0, orContinue(err)
+			return 0, errContinue
 		}
 		loc, err := location(fd)
 		if err != nil {
-			return 0, orContinue(err)
+			return 0, errContinue
 		}
 		if loc == "" || s.landlockGives(loc, landlock.Truncate) || !s.mayChange(loc) {
 			return 0, errContinue
@@ -211,7 +213,7 @@ func (s *Supervisor) open(t *target, c call, flags uint64, mode uint32) (int64, 
 	if flags&unix.O_CREAT != 0 {
 		e, ok, err := t.entryAt(dirfd, t.n.Args[c.path])
 		if err != nil || !ok {
-			return 0, orContinue(err)
+			return 0, errContinue
 		}
 		if s.landlockGives(e.dirPath, landlock.MakeReg) || !s.mayChange(e.path()) {
 			return 0, errContinue
@@ -230,17 +232,17 @@ func (s *Supervisor) open(t *target, c call, flags uint64, mode uint32) (int64, 
 	// An entry that exists: the file the path leads to.
 	p, err := readString(t.tid, t.n.Args[c.path], unix.PathMax-1)
 	if err != nil {
-		return 0, orContinue(err)
+		return 0, errContinue
 	}
 	start := -1
 	if !strings.HasPrefix(p, "/") {
 		if start, err = t.dir(dirfd); err != nil {
-			return 0, orContinue(err)
+			return 0, errContinue
 		}
 	}
 	obj, err := resolve(s.root, start, p, flags&unix.O_NOFOLLOW == 0, t.who)
 	if err != nil {
-		return 0, orContinue(err)
+		return 0, errContinue
 	}
 	t.keep(obj)
 	var st unix.Stat_t
@@ -251,7 +253,7 @@ func (s *Supervisor) open(t *target, c call, flags uint64, mode uint32) (int64, 
 	}
 	loc, err := location(obj)
 	if err != nil {
-		return 0, orContinue(err)
+		return 0, errContinue
 	}
 	need := landlock.FS(0)
 	if flags&openWrite != 0 {
@@ -288,7 +290,7 @@ func (s *Supervisor) twoEntries(t *target, c call, n seccomp.Notification) error
 	}
 	dst, ok, err := t.entryAt(newDir, a[c.path2])
 	if err != nil || !ok {
-		return orContinue(err)
+		return errContinue
 	}
 	flags := 0
 	if c.flags != none {
@@ -315,7 +317,7 @@ func (s *Supervisor) twoEntries(t *target, c call, n seccomp.Notification) error
 			}
 		}
 		if err != nil {
-			return orContinue(err)
+			return errContinue
 		}
 		// A second name for a file that is not the payload's to change
 		// would let it be changed there.
@@ -330,7 +332,7 @@ func (s *Supervisor) twoEntries(t *target, c call, n seccomp.Notification) error
 	}
 	src, ok, err := t.entryAt(oldDir, a[c.path])
 	if err != nil || !ok {
-		return orContinue(err)
+		return errContinue
 	}
 	if s.landlockGives(src.dirPath, bindRights) && s.landlockGives(dst.dirPath, bindRights) ||
 		!s.mayChange(src.path()) || !s.mayChange(dst.path()) {
@@ -357,14 +359,4 @@ func dirfdArg(c call, a [6]uint64) int32 {
 		return atFdcwd
 	}
 	return int32(a[c.dirfd])
-}
-
-// orContinue leaves to the kernel what could not be looked at here (the
-// error, if any, is the kernel's to give): safe, as Landlock checks every
-// entry call.
-func orContinue(error) error { return errContinue }
-
-func le64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
