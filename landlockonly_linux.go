@@ -189,7 +189,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 func entriesNeeded(narrowed []landlock.Narrow, writable []supervise.Rule) bool {
 	pol := supervise.Policy{Rules: writable}
 	for _, n := range narrowed {
-		if n.Lost&bindRights != 0 && pol.Writable(n.Dir) {
+		if n.Lost&landlock.Bind != 0 && pol.Writable(n.Dir) {
 			return true
 		}
 	}

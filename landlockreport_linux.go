@@ -19,11 +19,6 @@ type llFacts struct {
 	DeniedDirs []string // denied directories, whose names can be listed
 }
 
-// bindRights are the rights that create, remove or rename entries of a
-// directory: what a directory on the way to a hole loses.
-const bindRights = landlock.RemoveDir | landlock.RemoveFile | landlock.MakeChar | landlock.MakeDir |
-	landlock.MakeReg | landlock.MakeSock | landlock.MakeFifo | landlock.MakeBlock | landlock.MakeSym | landlock.Refer
-
 // llReport lists the compensations a Landlock-only sandbox applies (what
 // stands in for what Landlock lacks) and the gaps that remain, each a line
 // a user can read: the reason "enforcement" is "partial".
@@ -80,7 +75,7 @@ func llReport(f llFacts) (compensations, gaps []string) {
 func narrowedWarning(narrowed []landlock.Narrow, denied []string, entries bool) string {
 	var dirs, unreadable []string
 	for _, n := range narrowed {
-		if n.Lost&bindRights == 0 {
+		if n.Lost&landlock.Bind == 0 {
 			continue
 		}
 		dirs = append(dirs, fmt.Sprintf("%s (which holds %s)", n.Dir, strings.Join(n.Holes, ", ")))

@@ -58,9 +58,6 @@ func runLandlockStage() int {
 		send(status, initMsg{Kind: msgError, Code: code, Msg: err.Error()})
 		return code
 	}
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(pdeathSignal), 0, 0, 0); err != nil {
-		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_PDEATHSIG: %w", err))
-	}
 	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
 	}
@@ -78,9 +75,22 @@ func runLandlockStage() int {
 		return fail(ExitSetup, err)
 	}
 	defer child.outer.Stop()
-	spec, err := readSpec(os.NewFile(specFD, "spec"))
+	// The spec pipe stays the lifeline after the spec (read by its number):
+	// its File must not be collected, whose finalizer would close it.
+	specFile := os.NewFile(specFD, "spec")
+	defer runtime.KeepAlive(specFile)
+	spec, err := readSpec(specFile)
 	if err == nil && (spec.Landlock == nil || spec.Supervisor == nil) {
 		err = errors.New("no Landlock ruleset for a Landlock-only sandbox")
+	}
+	// The parent-death signal is set once it is caught (its default action
+	// would end this process, and not the sandbox); the lifeline closes
+	// the race with a parent that died before.
+	<-notified
+	if err == nil {
+		if perr := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(pdeathSignal), 0, 0, 0); perr != nil {
+			err = fmt.Errorf("prctl PR_SET_PDEATHSIG: %w", perr)
+		}
 	}
 	if err != nil || parentGone() {
 		killSandbox(child.pid)
@@ -96,7 +106,6 @@ func runLandlockStage() int {
 		return fail(code, err)
 	}
 	defer sup.Stop()
-	<-notified
 	send(status, initMsg{Kind: msgStarted, Code: child.pid})
 	step("payload started")
 	return superviseLoop(child.pid, spec.Foreground, status, sigs)
@@ -108,10 +117,17 @@ func runLandlockStage() int {
 func superviseLoop(pid int, foreground bool, status *os.File, sigs <-chan os.Signal) int {
 	control := make(chan byte)
 	go readControl(control)
+	// The child was started before SIGCHLD was caught: a payload that
+	// ended that early would never be reaped otherwise.
+	pending := make(chan os.Signal, 1)
+	pending <- unix.SIGCHLD
 	for {
 		var ws unix.WaitStatus
 		ended := false
+		var sig os.Signal
 		select {
+		case sig = <-pending:
+		case sig = <-sigs:
 		case b, ok := <-control:
 			if !ok {
 				// nsrun is gone: so is the sandbox.
@@ -124,7 +140,8 @@ func superviseLoop(pid int, foreground bool, status *os.File, sigs <-chan os.Sig
 			}
 			resume(pid, b == ctlForeground)
 			continue
-		case sig := <-sigs:
+		}
+		if sig != nil {
 			switch sig {
 			case pdeathSignal:
 				killSandbox(pid)

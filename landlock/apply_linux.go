@@ -31,21 +31,20 @@ func Apply(rs Ruleset) error {
 	if rs.Handled.empty() {
 		return nil
 	}
-	fd, err := Build(rs)
+	fd, err := build(rs)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
-	return RestrictSelf(fd)
+	return restrictSelf(fd)
 }
 
-// Build makes the ruleset rs in the kernel without enforcing it, and
-// returns its descriptor: another process (or thread) can enforce it with
-// RestrictSelf. Rule paths are opened without following any symlink on
-// the way, and a rule whose path names another file than the one the
-// caller checked (PathRule.ID) is an error: a rule must never land on a
-// directory swapped in since.
-func Build(rs Ruleset) (int, error) {
+// build makes the ruleset rs in the kernel and returns its descriptor.
+// Rule paths are opened without following any symlink on the way, and a
+// rule whose path names another file than the one the caller checked
+// (PathRule.ID) is an error: a rule must never land on a directory
+// swapped in since.
+func build(rs Ruleset) (int, error) {
 	attr := ll.RulesetAttr{
 		HandledAccessFS:  uint64(rs.Handled.FS),
 		HandledAccessNet: uint64(rs.Handled.Net),
@@ -76,9 +75,9 @@ func Build(rs Ruleset) (int, error) {
 	return fd, nil
 }
 
-// RestrictSelf enforces the ruleset fd on the calling thread, setting
+// restrictSelf enforces the ruleset fd on the calling thread, setting
 // NO_NEW_PRIVS first.
-func RestrictSelf(fd int) error {
+func restrictSelf(fd int) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl PR_SET_NO_NEW_PRIVS: %w", err)
 	}
@@ -86,6 +85,12 @@ func RestrictSelf(fd int) error {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	return nil
+}
+
+// changed is the error for a rule path that no longer names the file the
+// rules were made for: the tree changed between planning and enforcing.
+func changed(path, why string) error {
+	return fmt.Errorf("landlock rule on %s: the path changed during start-up (%s); nothing ran", path, why)
 }
 
 // addPath adds one rule. The path is opened with openat2
@@ -108,7 +113,7 @@ func addPath(ruleset int, r PathRule, handled FS) error {
 		// Gone since the rules were made: nothing to grant.
 		return nil
 	case errors.Is(err, unix.ELOOP):
-		return &ChangedError{Path: r.Path, Why: "a symlink is now on the way"}
+		return changed(r.Path, "a symlink is now on the way")
 	case err != nil:
 		return fmt.Errorf("landlock rule on %s: open: %w", r.Path, err)
 	}
@@ -118,7 +123,7 @@ func addPath(ruleset int, r PathRule, handled FS) error {
 		return fmt.Errorf("landlock rule on %s: fstat: %w", r.Path, err)
 	}
 	if r.ID != (Identity{}) && (st.Dev != r.ID.Dev || st.Ino != r.ID.Ino) {
-		return &ChangedError{Path: r.Path, Why: "it is another file now"}
+		return changed(r.Path, "it is another file now")
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return nil

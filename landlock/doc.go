@@ -20,8 +20,7 @@
 // symlink on the way to it is an error (rule paths are canonical), and so
 // is a rule path that names another file than the one it was made for
 // (Identity), so a tree changed between planning and enforcing cannot
-// move a rule onto another directory. Build makes a ruleset that another
-// process can enforce (RestrictSelf).
+// move a rule onto another directory.
 //
 // Kernel minimums: 5.13 (ABI 1); REFER 5.19, TRUNCATE 6.2, TCP 6.7,
 // IOCTL_DEV 6.10, scopes 6.12.

@@ -16,17 +16,6 @@ type Ruleset struct {
 	Ports   []PortRule
 }
 
-// ChangedError is a rule path that no longer names the file the rules were
-// made for: something changed the tree between planning and enforcing.
-type ChangedError struct {
-	Path string
-	Why  string
-}
-
-func (e *ChangedError) Error() string {
-	return "landlock rule on " + e.Path + ": the path changed during start-up (" + e.Why + "); nothing ran"
-}
-
 // Allowed is what rules give path (clean and absolute): Landlock adds the
 // rights of every rule on the path and its ancestors.
 func Allowed(rules []PathRule, path string) FS {

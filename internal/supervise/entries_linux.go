@@ -14,13 +14,8 @@ import (
 	"github.com/nsrun/nsrun/seccomp"
 )
 
-// Rights an entry call needs in the directory it changes, as Landlock
-// checks them.
-const (
-	bindRights = landlock.RemoveDir | landlock.RemoveFile | landlock.MakeChar | landlock.MakeDir |
-		landlock.MakeReg | landlock.MakeSock | landlock.MakeFifo | landlock.MakeBlock | landlock.MakeSym | landlock.Refer
-	openWrite = unix.O_WRONLY | unix.O_RDWR
-)
+// openWrite are the open flags that write.
+const openWrite = unix.O_WRONLY | unix.O_RDWR
 
 // entry is a directory entry a call names: the directory (an O_PATH
 // descriptor of the supervisor's, and its path) and the name in it.
@@ -334,7 +329,7 @@ func (s *Supervisor) twoEntries(t *target, c call, n seccomp.Notification) error
 	if err != nil || !ok {
 		return errContinue
 	}
-	if s.landlockGives(src.dirPath, bindRights) && s.landlockGives(dst.dirPath, bindRights) ||
+	if s.landlockGives(src.dirPath, landlock.Bind) && s.landlockGives(dst.dirPath, landlock.Bind) ||
 		!s.mayChange(src.path()) || !s.mayChange(dst.path()) {
 		return errContinue
 	}
