@@ -92,6 +92,46 @@ func newCgroup(p *Policy) (*sandboxCgroup, error) {
 	return cg, nil
 }
 
+// newKillCgroup makes a cgroup v2 with no limits under this process's own,
+// for a sandbox without a PID namespace: cgroup.kill then ends every
+// process in it. It returns nil where it cannot (no cgroup v2, a hierarchy
+// this user may not write, a kernel without cgroup.kill).
+func newKillCgroup() *sandboxCgroup {
+	mnt, err := cgroupV2Mount()
+	if err != nil {
+		return nil
+	}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil
+	}
+	rel, ok := ownCgroup(string(self))
+	if !ok {
+		return nil
+	}
+	parent := filepath.Join(mnt, rel)
+	if unix.Access(parent, unix.W_OK) != nil {
+		return nil
+	}
+	removeStaleCgroups(parent)
+	cg, err := createCgroup(parent, nil)
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(cg.dir, "cgroup.kill")); err != nil {
+		cg.remove()
+		return nil
+	}
+	return cg
+}
+
+// kill ends every process in a cgroup v2 (5.14, cgroup.kill).
+func (cg *sandboxCgroup) kill() {
+	if cg.v1 == nil {
+		_ = os.WriteFile(filepath.Join(cg.dir, "cgroup.kill"), []byte("1"), 0)
+	}
+}
+
 // createCgroup makes the sandbox's cgroup under parent, writes files
 // into it and opens it for CLONE_INTO_CGROUP.
 func createCgroup(parent string, files map[string]string) (*sandboxCgroup, error) {

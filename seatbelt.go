@@ -52,6 +52,8 @@ func (p *Policy) linuxOnlySetting() string {
 		return "root"
 	case p.AllowUserns:
 		return "allow-userns"
+	case p.AllowHostUnixSockets:
+		return "allow-host-unix-sockets"
 	case len(p.AllowConnect)+len(p.AllowBind) > 0:
 		return "port rules (allow-connect, allow-bind)"
 	case p.filtersNetwork() || p.AllowPrivateHosts || len(p.AddHosts) > 0 || p.Dial != nil || p.Resolve != nil:
