@@ -3,6 +3,7 @@ package landlock
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -93,6 +94,57 @@ func changed(path, why string) error {
 	return fmt.Errorf("landlock rule on %s: the path changed during start-up (%s); nothing ran", path, why)
 }
 
+// openNoSymlinks opens the canonical path, O_PATH, failing with ELOOP if
+// a symlink is anywhere on the way. Where openat2 is refused (ENOSYS: so
+// do kernels before 5.6, and nsrun's own guard, in a nested sandbox), it
+// walks the path one name at a time with O_NOFOLLOW, which for a path
+// without "." or ".." resolves the same.
+func openNoSymlinks(path string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_CLOEXEC | unix.O_NOFOLLOW,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if !errors.Is(err, unix.ENOSYS) {
+		return fd, err
+	}
+	if !strings.HasPrefix(path, "/") {
+		return -1, unix.EINVAL
+	}
+	fd, err = unix.Open("/", unix.O_PATH|unix.O_CLOEXEC|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return -1, err
+	}
+	names := strings.Split(strings.Trim(path, "/"), "/")
+	for i, name := range names {
+		if name == "" && len(names) == 1 {
+			break // "/"
+		}
+		if name == "" || name == "." || name == ".." {
+			unix.Close(fd)
+			return -1, unix.EINVAL
+		}
+		next, err := unix.Openat(fd, name, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+		if i == len(names)-1 {
+			break // a final symlink is returned, as openat2 does
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			unix.Close(fd)
+			return -1, unix.ELOOP
+		}
+	}
+	return fd, nil
+}
+
 // addPath adds one rule. The path is opened with openat2
 // RESOLVE_NO_SYMLINKS: rule paths are canonical, so a symlink anywhere on
 // the way means the tree changed since they were made.
@@ -104,10 +156,7 @@ func addPath(ruleset int, r PathRule, handled FS) error {
 	if access == 0 {
 		return nil
 	}
-	fd, err := unix.Openat2(unix.AT_FDCWD, r.Path, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC | unix.O_NOFOLLOW,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	fd, err := openNoSymlinks(r.Path)
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		// Gone since the rules were made: nothing to grant.

@@ -26,8 +26,8 @@ type caller struct {
 // changes in the tree afterwards, it stays that object.
 //
 // Most paths are resolved by the kernel in one openat2 that refuses magic
-// links; those (/proc/self/fd/N, /dev/stdin, /proc/PID/cwd) are walked a
-// component at a time.
+// links; those (/proc/self/fd/N, /dev/stdin, /proc/PID/cwd), and every
+// path where openat2 is refused, are walked a component at a time.
 func resolve(root, start int, path string, follow bool, who func() (caller, error)) (int, error) {
 	if path == "" {
 		return -1, unix.ENOENT
@@ -56,7 +56,9 @@ func resolve(root, start int, path string, follow bool, who func() (caller, erro
 		}
 		return fd, checkTrailingSlash(fd, path)
 	}
-	if !errors.Is(err, unix.ELOOP) {
+	// ENOSYS: openat2 refused (a nested sandbox's guard, kernels before
+	// 5.6); the walk resolves the same.
+	if !errors.Is(err, unix.ELOOP) && !errors.Is(err, unix.ENOSYS) {
 		return -1, err
 	}
 	return walkAs(root, start, path, follow, who)
