@@ -9,6 +9,9 @@
 //     netlink sockets are connected from a thread whose Landlock domain
 //     makes the kernel decide as it would for the payload (abstract
 //     sockets of the sandbox only, the same port rules);
+//   - listen(2), where it is handed over (Config.Listen), is performed on
+//     the caller's very socket only as Config.Listen decides (a TCP
+//     socket bound to an allowed port);
 //   - chmod, chown, utimes, setxattr and removexattr calls and the
 //     chattr ioctls change only files in a writable path, or files that
 //     have no name at all (memfd, unlinked files, pipes);
@@ -25,14 +28,14 @@
 // each argument once, resolves paths itself (from the caller's working
 // directory, with /proc/self meaning the caller), opens the files the
 // caller's descriptors refer to through /proc/TID/fd, checks the object it
-// opened and performs the call on that object; a connect takes the
-// caller's very socket with pidfd_getfd. Only calls decided by register
+// opened and performs the call on that object; a connect or a listen takes
+// the caller's very socket with pidfd_getfd. Only calls decided by register
 // values alone are let through to the kernel
 // (SECCOMP_USER_NOTIF_FLAG_CONTINUE). Calls are performed on threads
 // without capabilities, so a root supervisor gives the payload nothing it
 // did not have.
 //
-// Kernel minimums: 5.6 (pidfd_getfd, for connect alone; container
+// Kernel minimums: 5.6 (pidfd_getfd, for connect and listen; container
 // profiles that refuse it leave the caller to refuse what connects would
 // need checking); 5.19 for the killable wait that keeps a caught signal
 // from restarting a call already performed (older kernels: a connect
