@@ -257,14 +257,19 @@ func reap(pid int) (payload unix.WaitStatus, ended bool) {
 // endNamespace kills what is left of the sandbox, as its init, and reaps
 // it all, returning the payload's status if it was among them. Killing -1
 // from pid 1 reaches every process of the PID namespace and of those
-// nested in it, and no other; a process that forks meanwhile dies with its
+// nested in it, and no other (were the init not pid 1, the payload's
+// process group is what it kills); a process that forks meanwhile dies with its
 // child, as the kernel refuses a fork with a fatal signal pending.
 func endNamespace(pid int) (payload unix.WaitStatus, reaped bool) {
 	// Waiting for every child is safe only once they are all dying (a
 	// profile that refused kill would leave them running): else this
 	// process's own exit ends its PID namespace.
+	target := -pid
+	if unix.Getpid() == 1 {
+		target = -1
+	}
 	flags := unix.WALL
-	if err := unix.Kill(-1, unix.SIGKILL); err != nil && err != unix.ESRCH {
+	if err := unix.Kill(target, unix.SIGKILL); err != nil && err != unix.ESRCH {
 		flags |= unix.WNOHANG
 	}
 	for {

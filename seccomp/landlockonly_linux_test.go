@@ -148,3 +148,24 @@ func TestLandlockOnlyEntriesFilter(t *testing.T) {
 		}
 	}
 }
+
+// listen() goes to the supervisor only where it checks it (Listen): the
+// guard's own hand-over is off in this mode, as a task tree has one
+// listener.
+func TestLandlockOnlyListenFilter(t *testing.T) {
+	with, err := compileFor(LandlockOnly(LandlockOnlyOptions{Listen: true}), "amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := compileFor(LandlockOnly(LandlockOnlyOptions{}), "amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := [6]uint64{3, 16}
+	if got := run(t, with.Program, auditArchX86_64, unix.SYS_LISTEN, args); got != retUserNotif {
+		t.Errorf("listen with Listen: %#x, want notify", got)
+	}
+	if got := run(t, without.Program, auditArchX86_64, unix.SYS_LISTEN, args); got != allow {
+		t.Errorf("listen without Listen: %#x, want allow", got)
+	}
+}
