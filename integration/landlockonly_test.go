@@ -637,6 +637,23 @@ func TestLandlockOnlyUnderADockerProfile(t *testing.T) {
 	}
 }
 
+// --allow-bind needs listen() checked, by taking the payload's socket:
+// where a container's profile refuses pidfd_getfd, the Landlock-only mode
+// refuses to start rather than let listen() on a socket never bound take
+// any port.
+func TestLandlockOnlyAllowBindUnderADockerProfile(t *testing.T) {
+	if hostABI(t) < 4 {
+		t.Skip("Landlock ABI < 4 has no TCP rules")
+	}
+	ws := workspace(t)
+	profile := dockerProfile(t, ws)
+	r := run(t, ws, "--seccomp", profile, "--ro", filepath.Dir(nsrunBin), "--rw", ws, "--",
+		nsrunBin, "-q", "--isolation", "landlock", "--net", "host", "--allow-bind", "40000", "--", "/bin/true")
+	if r.code != 125 || !strings.Contains(r.stderr, "--allow-bind") || !strings.Contains(r.stderr, "pidfd_getfd") {
+		t.Errorf("--allow-bind without pidfd_getfd: %v", r)
+	}
+}
+
 // The layout of git's own protections (config and hooks read-only, the
 // rest of .git writable): git commits, while config and hooks cannot be
 // replaced by any path — removed, renamed over, linked elsewhere, or
