@@ -417,9 +417,9 @@ func readFrameWithFd(conn *os.File, v any) (int, error) {
 
 // runLandlockChild restricts itself and becomes the payload: rlimits, the
 // Landlock ruleset (its domain nests in the supervisor's outer thread's),
-// no capabilities, the seccomp profile, and last the filter that hands the
-// supervisor what Landlock does not check, whose listener the supervisor
-// takes before the payload runs.
+// no capabilities, the filter that hands the supervisor what Landlock does
+// not check (whose listener the supervisor takes before the payload runs),
+// then nsrun's guard and the seccomp profile.
 func runLandlockChild() int {
 	// Landlock, NO_NEW_PRIVS, capabilities and seccomp are per thread;
 	// execve from this same thread hands them to the payload.
@@ -474,14 +474,19 @@ func runLandlockChild() int {
 	if err := ns.DropPrivileges(); err != nil {
 		return fail(ExitSetup, err)
 	}
-	for _, prog := range spec.Seccomp {
-		if err := seccomp.Load(prog); err != nil {
-			return fail(ExitSetup, err)
-		}
-	}
+	// The filter that hands calls to the supervisor first: where two
+	// filters refuse a call with different errnos, the kernel answers with
+	// the newest one's, and the profile's must stand (as with namespaces,
+	// and as a container runtime applying the same profile answers).
 	listener, killable, err := seccomp.LoadListener(spec.Supervisor.Filter)
 	if err != nil {
 		return fail(ExitSetup, err)
+	}
+	for _, prog := range spec.Seccomp {
+		if err := seccomp.Load(prog); err != nil {
+			unix.Close(listener)
+			return fail(ExitSetup, err)
+		}
 	}
 	step("capabilities dropped, seccomp filters loaded")
 	b, err := frame(&childMsg{Kind: msgListener, Killable: killable}, "child message")
