@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,9 +17,7 @@ import (
 // after it: the ACEs (journaled), the temp dir.
 type sysCmd struct {
 	proc    *win.Process
-	sid     *xwin.SID
-	journal string
-	entries []win.Entry
+	session *win.Session
 	tmpDir  string
 	started time.Time
 	begun   chan struct{}
@@ -93,14 +89,16 @@ func (c *Cmd) start() error {
 	if c.afterPrepare != nil {
 		c.afterPrepare()
 	}
-	replayJournals(c)
-	if s.sid, err = win.NewSandboxSID(); err != nil {
-		return fail(fmt.Errorf("sandbox SID: %w", err))
+	for _, err := range win.ReplayStale() {
+		c.warnf("%v", err)
 	}
-	if err := s.applyACEs(plan); err != nil {
+	if s.session, err = win.NewSession(); err != nil {
+		return fail(err)
+	}
+	if err := s.session.Apply(plan); err != nil {
 		return fail(&SetupError{Code: ExitSetup, Msg: "Windows sandbox unavailable: " + err.Error()})
 	}
-	token, err := restrictedToken(plan, s.sid)
+	token, err := s.session.Token(plan)
 	if err != nil {
 		return fail(&SetupError{Code: ExitSetup, Msg: "Windows sandbox unavailable: " + err.Error()})
 	}
@@ -139,131 +137,12 @@ func (p *Policy) windowsCheck() error {
 	return nil
 }
 
-func restrictedToken(plan win.Plan, sandbox *xwin.SID) (xwin.Token, error) {
-	var cur xwin.Token
-	if err := xwin.OpenProcessToken(xwin.CurrentProcess(), xwin.TOKEN_QUERY, &cur); err != nil {
-		return 0, fmt.Errorf("OpenProcessToken: %w", err)
-	}
-	logon, err := win.LogonSIDOf(cur)
-	cur.Close()
-	if err != nil {
-		return 0, err
-	}
-	everyone, err := xwin.StringToSid("S-1-1-0")
-	if err != nil {
-		return 0, err
-	}
-	sids := map[win.SID]*xwin.SID{win.SandboxSID: sandbox, win.LogonSID: logon, win.Everyone: everyone}
-	var restricting []*xwin.SID
-	for _, k := range plan.RestrictingSIDs {
-		restricting = append(restricting, sids[k])
-	}
-	return win.RestrictedToken(plan.TokenFlags, restricting)
-}
-
-// applyACEs journals every ACE, then applies it.
-func (s *sysCmd) applyACEs(plan win.Plan) error {
-	dir, err := journalDir()
-	if err != nil {
-		return err
-	}
-	s.journal = filepath.Join(dir, fmt.Sprintf("journal-%d-%s.jsonl", os.Getpid(), s.sid.String()))
-	for _, ace := range plan.ACEs {
-		s.entries = append(s.entries, win.Entry{SID: s.sid.String(), Path: ace.Path})
-	}
-	f, err := os.Create(s.journal)
-	if err != nil {
-		return fmt.Errorf("ACE journal: %w", err)
-	}
-	err = win.EncodeJournal(f, s.entries)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("ACE journal: %w", err)
-	}
-	for _, ace := range plan.ACEs {
-		if err := win.Apply(ace, s.sid); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// undo revokes the ACEs and removes the journal and the temp dir; a journal
-// whose ACEs could not all be revoked stays for the next run.
+// undo revokes the ACEs and removes the temp dir.
 func (s *sysCmd) undo() {
-	if s.sid != nil && len(s.entries) > 0 {
-		left, _ := win.Replay(s.entries, func(e win.Entry) error { return revokeEntry(e) })
-		if len(left) == 0 {
-			os.Remove(s.journal)
-		}
-	}
+	s.session.Undo()
 	if s.tmpDir != "" {
 		os.RemoveAll(s.tmpDir)
 	}
-}
-
-func revokeEntry(e win.Entry) error {
-	sid, err := xwin.StringToSid(e.SID)
-	if err != nil {
-		return err
-	}
-	err = win.Revoke(e.Path, sid)
-	if errors.Is(err, xwin.ERROR_FILE_NOT_FOUND) || errors.Is(err, xwin.ERROR_PATH_NOT_FOUND) {
-		return nil
-	}
-	return err
-}
-
-// replayJournals revokes what runs that died left behind: journals of
-// processes that no longer exist.
-func replayJournals(c *Cmd) {
-	dir, err := journalDir()
-	if err != nil {
-		return
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "journal-*.jsonl"))
-	for _, f := range files {
-		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(f), "journal-"), "-", 2)[0])
-		if err != nil || alive(uint32(pid)) {
-			continue
-		}
-		data, err := os.Open(f)
-		if err != nil {
-			continue
-		}
-		entries, err := win.DecodeJournal(data)
-		data.Close()
-		if err != nil {
-			c.warnf("ACE journal %s: %v", f, err)
-			continue
-		}
-		if left, errs := win.Replay(entries, revokeEntry); len(left) == 0 {
-			os.Remove(f)
-		} else {
-			c.warnf("ACE journal %s: %d entries could not be revoked: %v", f, len(left), errs)
-		}
-	}
-}
-
-func alive(pid uint32) bool {
-	h, err := xwin.OpenProcess(xwin.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
-	if err != nil {
-		return false
-	}
-	defer xwin.CloseHandle(h)
-	var code uint32
-	return xwin.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
-}
-
-func journalDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(base, "nsrun")
-	return dir, os.MkdirAll(dir, 0o700)
 }
 
 func withoutKeys(env []string, keys ...string) []string {

@@ -138,6 +138,12 @@ type terminal struct {
 	mu    sync.Mutex
 	begun bool
 	raw   bool // the caller's terminal is in raw modes, set by nsrun
+	// resumed counts the continues from stopSelf that event already acted
+	// on: the SIGCONT behind each reaches follow too, and passing it on
+	// again would continue the payload twice (vim loses output to the
+	// second SIGCONT's handler).
+	resumed  int
+	notified bool // follow gets SIGCONT
 }
 
 // newTerminal returns the Cmd's pty, or nil when it gets none. direct says
@@ -367,6 +373,9 @@ func (t *terminal) begin(control func(byte)) error {
 func (t *terminal) follow() {
 	signal.Notify(t.sigs, unix.SIGCONT, unix.SIGWINCH)
 	defer signal.Stop(t.sigs)
+	t.mu.Lock()
+	t.notified = true
+	t.mu.Unlock()
 	for {
 		select {
 		case <-t.quit:
@@ -405,6 +414,10 @@ func (t *terminal) event(ev jobEvent, sig unix.Signal) {
 	if !t.begun {
 		return
 	}
+	if ev == jobContinued && t.resumed > 0 {
+		t.resumed--
+		return
+	}
 	for {
 		fg, jobs := t.observe()
 		a := decideJob(ev, sig, fg, jobs)
@@ -417,6 +430,9 @@ func (t *terminal) event(ev jobEvent, sig unix.Signal) {
 		}
 		t.hold(false)
 		stopSelf(a.stop)
+		if t.notified {
+			t.resumed++
+		}
 		ev = jobContinued
 	}
 }

@@ -219,6 +219,27 @@ func TestFullScreenPrograms(t *testing.T) {
 	}
 }
 
+// fg continues a stopped payload once, as a shell continues its job: a
+// second SIGCONT reaches handlers that do not expect it (vim, redrawing
+// from its handler, loses the output that restores its screen).
+func TestFgContinuesThePayloadOnce(t *testing.T) {
+	for _, mode := range isolations {
+		t.Run(mode, func(t *testing.T) {
+			s := outerShell(t)
+			for round := 0; round < 3; round++ {
+				s.send("clear; "+nsrunBin+" -q --isolation "+mode+" --ro "+filepath.Dir(helperBin)+" -- "+helperBin+" stop-count-cont", "Enter")
+				s.waitFor("Stopped")
+				s.send("clear; fg", "Enter")
+				s.waitFor("continued ")
+				s.waitForPrompt("outer$")
+				if screen := s.cmd("capture-pane", "-p", "-t", "nsrun"); !strings.Contains(screen, "continued 1\n") {
+					t.Fatalf("round %d: the payload was not continued exactly once:\n%s", round, screen)
+				}
+			}
+		})
+	}
+}
+
 // Terminal multiplexers make ptys of their own in the sandbox's devpts.
 // screen gives its pty to the tty group, which the sandbox's user namespace
 // does not map, and stops for uid 0: it runs as another uid inside.

@@ -217,6 +217,9 @@ func run(op string, args []string) (string, error) {
 	if out, known, err := hostReachOp(op, args); known {
 		return out, err
 	}
+	if out, ok, err := jobOp(op, args); ok {
+		return out, err
+	}
 	return "", fmt.Errorf("unknown op %q", op)
 }
 
