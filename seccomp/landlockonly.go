@@ -85,10 +85,11 @@ const (
 // or the limits of that process, which Landlock does not scope.
 var pidCalls = []string{"sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr"}
 
-// LandlockOnly is the filter a sandbox without namespaces stacks on its
+// LandlockOnly is the filter a sandbox without namespaces loads beneath its
 // profile, for what Landlock does not see. It is a profile of its own, so
 // it compiles and is tested like any other; the kernel applies the
-// strictest action of stacked filters (an errno beats a notification).
+// strictest action of stacked filters (an errno beats a notification),
+// and of two errnos the newest filter's (the profile's, loaded after).
 //
 // Calls it hands to the supervisor (ActNotify), which checks them against
 // the policy and performs them, or lets them continue when only register
