@@ -107,10 +107,15 @@ func openNoSymlinks(path string) (int, error) {
 	if !errors.Is(err, unix.ENOSYS) {
 		return fd, err
 	}
+	return walkNoSymlinks(path)
+}
+
+// walkNoSymlinks is openNoSymlinks without openat2.
+func walkNoSymlinks(path string) (int, error) {
 	if !strings.HasPrefix(path, "/") {
 		return -1, unix.EINVAL
 	}
-	fd, err = unix.Open("/", unix.O_PATH|unix.O_CLOEXEC|unix.O_DIRECTORY, 0)
+	fd, err := unix.Open("/", unix.O_PATH|unix.O_CLOEXEC|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return -1, err
 	}
