@@ -47,8 +47,8 @@ type sysCmd struct {
 	backstop   *time.Timer   // kills the init if it does not end after the payload was killed
 	term       *terminal     // the payload's pty, nil without one
 	log        io.Writer     // the Cmd's Log
-	direct     bool          // the payload is the process started (Landlock-only), not an init
-	payload    int           // Landlock-only with a terminal: the payload the stage forked
+	direct     bool          // the Landlock-only stage, not an init in namespaces
+	payload    int           // the payload's pid as its supervisor sees it, once started
 	tmpDir     string        // removed once the sandbox is gone
 	kept       string        // --keep-changes, whose work directories are emptied then
 	keptLock   *os.File      // held on kept until then
@@ -63,6 +63,8 @@ type sysCmd struct {
 	killedFor  string         // what appeared, when the watcher ended the sandbox
 	denials    *denialLog     // --trace-denials: what the tracer recorded
 	tracer     *ptrace.Tracer // --trace-denials: reaps the process it traces
+	specSent   bool           // guarded by mu; the init has its spec: control bytes may follow
+	stageArgs  []string       // the stage's arguments after its name
 }
 
 func init() {
@@ -71,6 +73,7 @@ func init() {
 	_ = reexec.Register(landlockStage, runLandlockStage)
 	_ = reexec.Register(probeStage, runProbeStage)
 	_ = reexec.Register(probeWaitStage, runProbeWaitStage)
+	_ = reexec.Register(landlockChildStage, runLandlockChild)
 	_ = reexec.Register(forkStage, runForkHelper)
 
 }
@@ -123,10 +126,16 @@ func (c *Cmd) start() error {
 		return fail(err)
 	}
 	var err error
-	if p.Memory > 0 || p.Pids > 0 || p.CPU > 0 {
+	limits := p.Memory > 0 || p.Pids > 0 || p.CPU > 0
+	if limits {
 		if s.cgroup, err = newCgroup(p); err != nil {
 			return fail(err)
 		}
+	} else if s.direct {
+		// Without a PID namespace, a cgroup is the surest way to find every
+		// process of the sandbox at the end; where none can be made, the
+		// stage's subreaper does it alone.
+		s.cgroup = cgroup.NewKill()
 	}
 	if s.term, err = c.newTerminal(s.direct); err != nil {
 		return fail(err)
@@ -188,13 +197,16 @@ func (c *Cmd) start() error {
 	attr.Files, extraAt = extraFilePlaces(attr.Files, c.ExtraFiles, netSockFD+1)
 	stage := initStage
 	if s.direct {
-		// The stage becomes the payload, with the pty as its terminal, and
-		// dies with nsrun (there is no PID namespace to end it otherwise).
+		// The stage is a session leader with the pty as its terminal; it
+		// sets a parent-death signal of its own, which it catches to end
+		// the sandbox first.
 		stage = landlockStage
+		if p.TraceDenials {
+			s.stageArgs = []string{stageTraced}
+		}
 		if s.term != nil {
 			s.term.stageAttr(attr.Sys)
 		}
-		attr.Sys.Pdeathsig = syscall.SIGKILL
 	} else {
 		uids, gids := ns.Maps(ids.uid, ids.hostUID, ids.gid, ids.hostGID)
 		attr.Sys.Cloneflags = ns.CloneFlags(p.Net == NetHost)
@@ -271,7 +283,7 @@ func (c *Cmd) start() error {
 			Msg: "create namespaces and start the init: " + err.Error() + "; where user namespaces are not allowed, --isolation landlock runs without them"})
 	}
 	c.report, s.tmpDir, s.git, s.kept, s.keptLock = prep.report, prep.tmpDir, prep.git, prep.kept, prep.lock
-	if s.cgroup != nil {
+	if s.cgroup != nil && limits {
 		c.report.Limits["cgroup"] = s.cgroup.Version()
 	}
 	if s.direct {
@@ -309,6 +321,9 @@ func (c *Cmd) start() error {
 		s.abort()
 		return fail(&SetupError{Code: ExitSetup, Op: "send spec to init", Err: err})
 	}
+	s.mu.Lock()
+	s.specSent = true
+	s.mu.Unlock()
 	if prep.net != nil {
 		if err := s.startNetwork(prep.net, s.netSock); err != nil {
 			setupErr := &SetupError{Code: ExitSetup, Op: "network", Err: err}
@@ -331,14 +346,11 @@ func (c *Cmd) start() error {
 		}
 		msg, err = s.next()
 	}
-	// The Landlock-only stage says nothing when all went well: its status
-	// pipe closes as it executes the payload.
-	startedDirect := s.direct && errors.Is(err, io.EOF)
 	// A name kept absent appeared and the sandbox was ended before the
 	// init could say the payload had started: it ran, and Wait says what
 	// it planted; it is not a sandbox that could not be built.
-	endedEarly := !s.direct && errors.Is(err, io.EOF) && s.endedByWatcher()
-	if !startedDirect && !endedEarly && (err != nil || msg.Kind != msgStarted) {
+	endedEarly := errors.Is(err, io.EOF) && s.endedByWatcher()
+	if !endedEarly && (err != nil || msg.Kind != msgStarted) {
 		s.abort()
 		if err == nil && msg.Kind == msgError {
 			return fail(msg.setupError())
@@ -351,7 +363,9 @@ func (c *Cmd) start() error {
 			return fail(err)
 		}
 	}
+	s.mu.Lock()
 	s.payload = msg.Pid
+	s.mu.Unlock()
 	s.running = time.Now()
 	if endedEarly {
 		s.process = processOf(s.pid, func(int) bool { return s.signal(0) == nil })
@@ -359,7 +373,7 @@ func (c *Cmd) start() error {
 		s.process = s.findPayload(msg)
 	}
 	c.Process = s.process
-	if !startedDirect && !endedEarly {
+	if !endedEarly {
 		s.control(ctlStarted) // the supervisor may reap the payload now
 	}
 	close(s.begun)
@@ -381,7 +395,7 @@ func (s *sysCmd) start(stage string, attr *syscall.ProcAttr) error {
 func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	pid, err := syscall.ForkExec(reexec.Self, []string{stage}, attr)
+	pid, err := syscall.ForkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr)
 	s.pid, s.waitPid = pid, pid
 	started <- err
 	if err != nil {
@@ -396,17 +410,18 @@ func (s *sysCmd) terminate() error {
 	return s.signal(unix.SIGTERM)
 }
 
-// killBackstop is how long the init has to end the sandbox and report
-// after its payload was killed, before it is killed itself.
+// killBackstop is how long the supervisor has to end the sandbox and
+// report after its payload was killed, before it is killed itself.
 const killBackstop = 500 * time.Millisecond
 
 // kill ends the whole sandbox. Once the payload has started it kills the
-// payload: the init then kills and reaps every other process at once and
-// reports what they all used, which a killed init could not; the init is
-// killed too if it has not ended shortly after. Before that, and without a
+// payload: its supervisor (the init, the Landlock-only stage) then kills
+// and reaps every other process at once and reports what they all used,
+// which a killed supervisor could not; the supervisor is killed too if it
+// has not ended shortly after (killHard). Before that, and without a
 // handle on the payload, it kills the init, which ends every process of
-// its PID namespace. Without one (Landlock-only), the payload's process
-// group is what can be reached.
+// its PID namespace, or asks the Landlock-only stage to end the sandbox
+// (signal).
 func (s *sysCmd) kill() error {
 	s.mu.Lock()
 	if s.reaped {
@@ -414,11 +429,8 @@ func (s *sysCmd) kill() error {
 		return os.ErrProcessDone
 	}
 	p := s.process
-	if p != nil && s.backstop == nil {
-		s.backstop = time.AfterFunc(killBackstop, func() {
-			_ = s.signal(unix.SIGKILL)
-			s.killGroup()
-		})
+	if (p != nil || s.direct) && s.backstop == nil {
+		s.backstop = time.AfterFunc(killBackstop, s.killHard)
 	}
 	s.mu.Unlock()
 	var err error
@@ -432,14 +444,36 @@ func (s *sysCmd) kill() error {
 	return err
 }
 
-// killGroup ends what is left of a Landlock-only payload's process group.
-// The group id cannot be reused while any process of the group is alive.
-func (s *sysCmd) killGroup() {
+// killHard kills the supervisor itself, and what can be reached of a
+// Landlock-only sandbox without it: the payload's process group, the
+// stage's, and the cgroup the sandbox was born in.
+func (s *sysCmd) killHard() {
+	s.mu.Lock()
+	if !s.reaped {
+		if s.pidfd >= 0 {
+			_ = unix.PidfdSendSignal(s.pidfd, unix.SIGKILL, nil, 0)
+		} else {
+			_ = unix.Kill(s.pid, unix.SIGKILL)
+		}
+	}
+	s.mu.Unlock()
+	s.killGroup()
 	if s.direct {
 		_ = unix.Kill(-s.pid, unix.SIGKILL)
-		if s.payload > 0 {
-			_ = unix.Kill(-s.payload, unix.SIGKILL)
+		if s.cgroup != nil {
+			s.cgroup.Kill()
 		}
+	}
+}
+
+// killGroup ends what is left of a Landlock-only payload's process group
+// (its stage ends the rest). The group id cannot be reused while any
+// process of the group is alive.
+func (s *sysCmd) killGroup() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.direct && s.payload > 0 {
+		_ = unix.Kill(-s.payload, unix.SIGKILL)
 	}
 }
 
@@ -451,12 +485,20 @@ func (s *sysCmd) removeTmp() {
 }
 
 // signal sends sig to the init, through its pidfd where there is one so
-// that a recycled pid can never be hit.
+// that a recycled pid can never be hit. The Landlock-only stage is asked to
+// end the sandbox (ctlKill) instead of being sent SIGKILL, which would end
+// it alone, once it has its spec (a byte before it would be read as the
+// spec's).
 func (s *sysCmd) signal(sig unix.Signal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reaped {
 		return os.ErrProcessDone
+	}
+	if s.direct && sig == unix.SIGKILL && s.specSent {
+		if _, err := s.lifeline.Write([]byte{ctlKill}); err == nil {
+			return nil
+		}
 	}
 	if s.pidfd >= 0 {
 		return unix.PidfdSendSignal(s.pidfd, sig, nil, 0)
@@ -464,7 +506,7 @@ func (s *sysCmd) signal(sig unix.Signal) error {
 	return unix.Kill(s.pid, sig)
 }
 
-// reap waits for the init (or the Landlock-only stage or payload) to exit.
+// reap waits for the init (or the Landlock-only stage) to exit.
 func (s *sysCmd) reap() {
 	s.releaseHelper()
 	var ws unix.WaitStatus
@@ -534,6 +576,9 @@ func (s *sysCmd) finish() {
 		s.keptLock.Close()
 	}
 	if s.cgroup != nil {
+		if s.direct {
+			s.cgroup.Kill()
+		}
 		s.cgroup.Remove()
 	}
 	close(s.done)

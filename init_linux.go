@@ -133,59 +133,74 @@ func runInit() int {
 	closeExtraFiles(spec.ExtraFiles)
 	send(status, initMsg{Kind: msgStarted, Pid: pid, Code: pidfd})
 	step("payload started")
-	return supervise(pid, term, status, sigs)
+	return supervisePayload(pid, term, status, sigs, endNamespace)
 }
 
-// supervise waits for the payload pid and returns its exit status, after
+// supervisePayload waits for the payload pid and returns its exit status, after
 // reporting it with what every process reaped used: it reaps every child,
 // passes signals on to the payload, reports the payload's stops from its
 // terminal and applies the parent's control bytes to it. When the payload
-// ends, the rest of the sandbox is killed and reaped first: every process
-// of the PID namespace when this is its init, else the payload's process
-// group.
+// ends, when the parent asks (ctlKill), goes away or its death signal
+// (pdeathSignal, caught by the Landlock-only stage) comes, endAll kills and
+// reaps the rest of the sandbox, returning the payload's status if it
+// reaped the payload.
 //
 // Nothing is reaped before the parent has said it knows the payload's pid
 // (ctlStarted): a payload that ends at once stays a zombie until then, so
-// that its pid still names it when the parent asks.
-func supervise(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal) int {
+// that its pid still names it when the parent asks. The payload may have
+// ended before SIGCHLD was caught: it is looked for once then.
+func supervisePayload(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal, endAll func(pid int) (unix.WaitStatus, bool)) int {
 	control := make(chan byte)
 	go readControl(control)
-	known, pending := false, false
+	known, pending := false, true
 	for {
+		kill := false
 		select {
 		case b, ok := <-control:
-			if !ok {
-				return ExitSetup // the parent is gone
-			}
-			if b != ctlStarted {
+			switch {
+			case !ok:
+				endAll(pid) // the parent is gone
+				return ExitSetup
+			case b == ctlKill:
+				kill = true
+			case b == ctlStarted:
+				known = true
+				if !pending {
+					continue
+				}
+			default:
 				if term != nil {
 					term.control(b, pid)
 				}
 				continue
 			}
-			known = true
-			if !pending {
-				continue
-			}
 		case sig := <-sigs:
-			if sig != unix.SIGCHLD {
+			switch {
+			case sig == pdeathSignal:
+				endAll(pid)
+				return ExitSetup
+			case sig != unix.SIGCHLD:
 				_ = unix.Kill(pid, sig.(unix.Signal))
 				continue
-			}
-			if !known {
+			case !known:
 				pending = true
 				continue
 			}
 		}
-		ws, ended := reap(pid)
+		var ws unix.WaitStatus
+		ended := false
+		if kill {
+			if ws, ended = endAll(pid); !ended {
+				// Reaped before: it was killed all the same.
+				ws, ended = unix.WaitStatus(unix.SIGKILL), true
+			}
+		} else if ws, ended = reap(pid); ended {
+			endAll(pid)
+		}
 		switch {
 		case ended:
-			m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
-			if ws.Signaled() {
-				m.Signal = int(ws.Signal())
-				m.Code = 128 + m.Signal
-			}
-			m.Usage = endSandbox(pid)
+			m := exitMsg(ws)
+			m.Usage = childUsage()
 			send(status, m)
 			return m.Code
 		case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):
@@ -195,6 +210,16 @@ func supervise(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal
 			send(status, initMsg{Kind: msgStopped, Signal: int(ws.StopSignal())})
 		}
 	}
+}
+
+// exitMsg says how the payload ended: its status, or 128+N for signal N.
+func exitMsg(ws unix.WaitStatus) initMsg {
+	m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
+	if ws.Signaled() {
+		m.Signal = int(ws.Signal())
+		m.Code = 128 + m.Signal
+	}
+	return m
 }
 
 // notifySignals registers the signals a supervisor handles. Registering
@@ -229,32 +254,41 @@ func reap(pid int) (payload unix.WaitStatus, ended bool) {
 	}
 }
 
-// endSandbox kills what is left of the sandbox once its payload (pid) has
-// ended, reaps it all and returns what every process reaped used. Killing
-// -1 from pid 1 reaches every process of the PID namespace and of those
-// nested in it, and no other; a process that forks meanwhile dies with its
+// endNamespace kills what is left of the sandbox, as its init, and reaps
+// it all, returning the payload's status if it was among them. Killing -1
+// from pid 1 reaches every process of the PID namespace and of those
+// nested in it, and no other (were the init not pid 1, the payload's
+// process group is what it kills); a process that forks meanwhile dies with its
 // child, as the kernel refuses a fork with a fatal signal pending.
-func endSandbox(pid int) *usageMsg {
+func endNamespace(pid int) (payload unix.WaitStatus, reaped bool) {
+	// Waiting for every child is safe only once they are all dying (a
+	// profile that refused kill would leave them running): else this
+	// process's own exit ends its PID namespace.
 	target := -pid
 	if unix.Getpid() == 1 {
 		target = -1
 	}
-	// Waiting for every child is safe only once they are all dying (a
-	// profile that refused kill would leave them running): else this
-	// process's own exit ends its PID namespace.
 	flags := unix.WALL
 	if err := unix.Kill(target, unix.SIGKILL); err != nil && err != unix.ESRCH {
 		flags |= unix.WNOHANG
 	}
 	for {
-		got, err := unix.Wait4(-1, nil, flags, nil)
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, flags, nil)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil || got <= 0 {
-			break // ECHILD: nothing left
+			return payload, reaped // ECHILD: nothing left
+		}
+		if got == pid {
+			payload, reaped = ws, true
 		}
 	}
+}
+
+// childUsage is what every process this one reaped used.
+func childUsage() *usageMsg {
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) != nil {
 		return nil
@@ -337,7 +371,7 @@ func lockDown(spec *initSpec, step func(string), status *os.File) (path string, 
 			}
 			continue
 		}
-		listener, err := seccomp.LoadListener(prog)
+		listener, _, err := seccomp.LoadListener(prog)
 		if err != nil {
 			return "", ExitSetup, err
 		}

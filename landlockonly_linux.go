@@ -5,17 +5,25 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/seccomp"
+	"golang.org/x/sys/unix"
 )
 
-// The Landlock-only stage is started without namespaces; it restricts
-// itself and executes the payload in its place.
-const landlockStage = "nsrun-landlock"
+// The Landlock-only sandbox is two stages started without namespaces: the
+// supervisor, which stays outside the payload's Landlock domain, and the
+// child it starts, which restricts itself and executes the payload.
+const (
+	landlockStage = "nsrun-landlock"
+	// stageTraced, the Landlock-only stage's one argument, says nsrun will
+	// trace the sandbox (--trace-denials).
+	stageTraced        = "traced"
+	landlockChildStage = "nsrun-landlock-child"
+)
 
 // execDirs are where system programs live; in a Landlock-only sandbox
 // they, the writable rules and the read-only rules can execute, and
@@ -30,9 +38,10 @@ var landlockDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/rand
 // the host root readable, programs executable only from the system's
 // directories and the rules' paths, the rules' paths with their access, a
 // private temporary directory, no /dev but a few devices and its own
-// terminal, /proc read-only. Holes
-// (deny, read-only inside writable) are carved out of the grants around
-// them, since nothing else enforces them here.
+// terminal, /proc read-only.
+// Holes (deny, read-only inside writable) are carved out of the grants
+// around them, since nothing else enforces them here; what Landlock does
+// not see is handed to the stage's supervisor (supervisorSpec).
 func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
 	switch {
 	case p.Root != "":
@@ -69,20 +78,43 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if p.Landlock == LandlockOff {
 		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock with --landlock off would leave nothing enforced"}
 	}
+	if p.Seccomp == "off" {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock needs seccomp for what Landlock does not check (host unix sockets, metadata changes, other processes' limits); seccomp is off"}
+	}
+	abi, _, err := landlock.ABI()
+	if err != nil || abi < 1 {
+		return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--isolation landlock needs Landlock, which this kernel does not offer (%v)", err)}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil && strings.TrimSpace(string(b)) >= "2" {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock: kernel.yama.ptrace_scope=" + strings.TrimSpace(string(b)) +
+			" keeps nsrun's supervisor from reading the calls it checks for the payload; it needs 0 or 1"}
+	}
 	tmp, err := privateTmp()
 	if err != nil {
 		return nil, err
 	}
 	prep := &prepared{tmpDir: tmp}
-
+	fail := func(err error) (*prepared, error) {
+		prep.cleanup()
+		return nil, err
+	}
+	// Where Landlock can check which unix socket is connected to (ABI 9),
+	// it does; below, the supervisor does.
+	rw, extraFS := llRW, landlock.FS(0)
+	if abi >= 9 {
+		rw, extraFS = llRW|landlock.ResolveUnix, landlock.ResolveUnix
+	}
+	dir := func(path string, access landlock.FS) landlock.Grant {
+		return landlock.Grant{Path: path, Access: access, Dir: true, ID: lstatID(path)}
+	}
 	grants := []landlock.Grant{
-		{Path: "/", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
-		{Path: "/dev", Access: 0, Dir: true},
-		{Path: "/proc", Access: landlock.ReadFile | landlock.ReadDir, Dir: true},
-		{Path: tmp, Access: llRW, Dir: true},
+		dir("/", landlock.ReadFile|landlock.ReadDir),
+		dir("/dev", 0),
+		dir("/proc", landlock.ReadFile|landlock.ReadDir),
+		dir(tmp, rw),
 	}
 	for _, d := range landlockDevices {
-		grants = append(grants, landlock.Grant{Path: d, Access: llDev})
+		grants = append(grants, landlock.Grant{Path: d, Access: llDev, ID: lstatID(d)})
 	}
 	// /dev/pts holds every session's terminal: only the payload's own pty
 	// is granted, and no /dev/ptmx to make others.
@@ -91,16 +123,19 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	for _, d := range execDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
-			grants = append(grants, landlock.Grant{Path: d, Access: landlock.ReadExec, Dir: true})
+			grants = append(grants, dir(d, landlock.ReadExec))
 		}
 	}
 	report := Report{
 		Version: 1, Backend: "landlock",
 		Filesystem: FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "host", Sys: "host"},
 	}
+	writable := []supervise.Rule{{Path: tmp, Writable: true}}
 	for _, r := range user {
-		access := map[Access]landlock.FS{ReadWrite: llRW, ReadOnly: landlock.ReadExec}[r.Access]
-		grants = append(grants, landlock.Grant{Path: r.Canon, Access: access, Dir: r.Dir})
+		access := map[Access]landlock.FS{ReadWrite: rw, ReadOnly: landlock.ReadExec}[r.Access]
+		id := identity(r.info)
+		grants = append(grants, landlock.Grant{Path: r.Canon, Access: access, Dir: r.Dir, ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
+		writable = append(writable, supervise.Rule{Path: r.Canon, Writable: r.Access == ReadWrite})
 		switch r.Access {
 		case ReadWrite:
 			report.Filesystem.RW = append(report.Filesystem.RW, r.Canon)
@@ -114,13 +149,11 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	// socket but unix and netlink (and Landlock denying the ports where
 	// the kernel can).
 	if p.Net == NetNone && len(p.AllowConnect)+len(p.AllowBind) > 0 {
-		prep.cleanup()
-		return nil, &SetupError{Code: ExitSetup, Msg: "port rules need --net host"}
+		return fail(&SetupError{Code: ExitSetup, Msg: "port rules need --net host"})
 	}
 	report.Network = networkReport(p)
 	if prep.net, err = c.planNetwork(p, true, report.Network); err != nil {
-		prep.cleanup()
-		return nil, err
+		return fail(err)
 	}
 	layersPolicy, limit := p, netAsPolicy
 	switch {
@@ -131,37 +164,183 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	case p.Net == NetNone:
 		limit = netNothing
 	}
-	l, err := c.planLayers(layersPolicy, grants, limit, true)
+	l, err := c.planLayers(layersPolicy, grants, layerOptions{extraFS: extraFS, limit: limit, carve: true, supervised: true})
 	if err == nil && prep.net != nil {
 		err = prep.net.addTCPOnly(p, l)
 	}
 	if err != nil {
-		prep.cleanup()
-		return nil, err
+		return fail(err)
 	}
-	dir, err := c.workDir("/", user, cwd)
+	getfd := pidfdGetfdAllowed()
+	unixMode := llUnixMode(l.landlock.Handled.FS, p.AllowHostUnixSockets, getfd)
+	narrowed := landlock.Narrowed(grants, l.landlock.Handled.FS)
+	// Giving the payload the descriptor an open returns takes 5.14
+	// (SECCOMP_ADDFD_FLAG_SEND).
+	k := seccompHost().Kernel
+	entries := entriesNeeded(narrowed, writable) && (k[0] > 5 || k[0] == 5 && k[1] >= 14)
+	if l.bindRestricted && !getfd {
+		// Docker's default profile allows pidfd_getfd only with
+		// CAP_SYS_PTRACE; without it listen() cannot be checked.
+		return fail(&SetupError{Code: ExitSetup, Msg: "--allow-bind: listen() checks need pidfd_getfd, which is refused here (a container's seccomp profile without CAP_SYS_PTRACE?)"})
+	}
+	// listen() on a TCP socket never bound takes a port no bind() shows:
+	// the supervisor checks it where binding is restricted, and with the
+	// filtered network (which allows no port) where it can take the
+	// payload's sockets; else the report says it is not enforced.
+	listen := l.bindRestricted || prep.net != nil && getfd
+	sup, err := supervisorFor(l.landlock, writable, unixMode, entries, listen)
 	if err != nil {
-		prep.cleanup()
-		return nil, err
+		return fail(err)
+	}
+	if sup.Listen {
+		sup.AllowBind = layersPolicy.AllowBind
+	}
+	sup.Protected = protected(user)
+	wd, err := c.workDir("/", user, cwd)
+	if err != nil {
+		return fail(err)
 	}
 	report.Landlock, report.Seccomp = l.lreport, l.sreport
 	report.Filesystem.Overruled = c.overruledReport(overruled)
+	facts := llFacts{Handled: l.landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, Unix: unixMode, Entries: entries}
+	for _, r := range user {
+		if r.Access == Deny && r.Dir {
+			facts.DeniedDirs = append(facts.DeniedDirs, r.Canon)
+		}
+	}
+	if c.sys != nil && c.sys.cgroup != nil && c.sys.cgroup.Version() == "v2" {
+		facts.Cgroup = c.sys.cgroup.Dir()
+	}
+	report.Compensations, report.NotEnforced = llReport(facts)
+	if w := narrowedWarning(narrowed, facts.DeniedDirs, entries); w != "" {
+		c.warnf("%s", w)
+	}
 	env = withTmpdir(env, tmp)
 	if prep.net != nil {
 		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
-		report.NotEnforced = append(report.NotEnforced, landlockNetNotEnforced(prep.net.proxy)...)
+		report.NotEnforced = append(report.NotEnforced, landlockNetNotEnforced(prep.net.proxy, listen)...)
 	}
 	prep.report = report
 	home := filepath.Join(tmp, "home")
 	if p.Home == HomePrivate {
 		if err := os.Mkdir(home, 0o700); err != nil {
-			prep.cleanup()
-			return nil, fmt.Errorf("private home: %w", err)
+			return fail(fmt.Errorf("private home: %w", err))
 		}
 	}
 	env = payloadEnv(p, env, x.home, home, "landlock")
-	prep.spec = initSpec{Env: env, Dir: dir, Landlock: l.landlock, Seccomp: l.seccomp}
+	sup.Home, _ = os.UserHomeDir()
+	prep.spec = initSpec{Env: env, Dir: wd, Landlock: l.landlock, Seccomp: l.seccomp, Supervisor: sup}
 	return prep, nil
+}
+
+// entriesNeeded reports whether a directory the policy makes writable lost
+// the rights to create, remove or rename entries on the way to a hole: the
+// supervisor then does those for the payload.
+func entriesNeeded(narrowed []landlock.Narrow, writable []supervise.Rule) bool {
+	pol := supervise.Policy{Rules: writable}
+	for _, n := range narrowed {
+		if n.Lost&landlock.Bind != 0 && pol.Writable(n.Dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// protected are the read-only and denied rules inside writable ones.
+func protected(rules []canonRule) []string {
+	var out []string
+	for _, r := range rules {
+		if r.Access != ReadOnly && r.Access != Deny {
+			continue
+		}
+		for _, w := range rules {
+			if w.Access == ReadWrite && w.Canon != r.Canon && mounts.Within(r.Canon, w.Canon) {
+				out = append(out, r.Canon)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// llUnix is how a Landlock-only sandbox keeps the payload from the host's
+// unix sockets.
+type llUnix int
+
+const (
+	llUnixLandlock  llUnix = iota // Landlock's resolve_unix (ABI 9)
+	llUnixChecked                 // the supervisor checks every connect; datagram sockets refused
+	llUnixPairsOnly               // connects cannot be checked: only socketpair's streams
+	llUnixOpen                    // --allow-host-unix-sockets: nothing
+)
+
+// llUnixMode picks the mechanism: Landlock's where the kernel has it; the
+// supervisor's checks where it can take the payload's sockets
+// (pidfd_getfd, which container profiles refuse without CAP_SYS_PTRACE);
+// refusing unconnected unix sockets otherwise.
+func llUnixMode(handled landlock.FS, allowHost, getfd bool) llUnix {
+	switch {
+	case allowHost:
+		return llUnixOpen
+	case handled&landlock.ResolveUnix != 0:
+		return llUnixLandlock
+	case getfd:
+		return llUnixChecked
+	}
+	return llUnixPairsOnly
+}
+
+// pidfdGetfdAllowed reports whether this process may take another's
+// descriptors (tried on itself): Docker's and Kubernetes' default seccomp
+// profiles allow pidfd_getfd only with CAP_SYS_PTRACE.
+func pidfdGetfdAllowed() bool {
+	pidfd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, pidfd, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err == nil
+}
+
+// lstatID is the identity of path, or none when it cannot be had (the
+// path then gets no rule if it is missing when the rules are made).
+func lstatID(path string) landlock.Identity {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return landlock.Identity{}
+	}
+	id := identity(fi)
+	return landlock.Identity{Dev: id.Dev, Ino: id.Ino}
+}
+
+// supervisorFor decides what the Landlock-only stage's supervisor gets:
+// the filter that hands it calls, the ruleset of the threads that connect
+// inet sockets for the payload (its port rules, so the kernel decides as it
+// would for the payload), where writing is allowed, and whether it checks
+// listen() (the one listener of the task tree is this filter's).
+func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode llUnix, entries, listen bool) (*supervisorSpec, error) {
+	o := seccomp.LandlockOnlyOptions{Entries: entries, Listen: listen}
+	switch mode {
+	case llUnixChecked:
+		o.Connect, o.Unix = true, seccomp.UnixNoDatagram
+	case llUnixPairsOnly:
+		o.Unix = seccomp.UnixPairsOnly
+	}
+	prof := seccomp.LandlockOnly(o)
+	compiled, err := seccomp.Compile(prof)
+	if err != nil {
+		return nil, &SetupError{Code: ExitSetup, Msg: "the Landlock-only filter: " + err.Error()}
+	}
+	return &supervisorSpec{
+		Filter:   compiled.Program,
+		Writable: writable,
+		Workers:  landlock.Ruleset{Handled: landlock.Request{Net: rs.Handled.Net}, Ports: rs.Ports},
+		Listen:   listen,
+	}, nil
 }
 
 // withTmpdir points TMPDIR at dir.
@@ -173,56 +352,4 @@ func withTmpdir(env []string, dir string) []string {
 		}
 	}
 	return append(out, "TMPDIR="+dir)
-}
-
-// runLandlockStage restricts itself and becomes the payload. It runs with
-// the caller's credentials in the caller's namespaces; capabilities (a
-// root caller's) are dropped like in the init.
-func runLandlockStage() int {
-	// Landlock, NO_NEW_PRIVS, capabilities and seccomp are per thread; execve
-	// from this same thread hands them to the payload.
-	runtime.LockOSThread()
-	status, specFile := os.NewFile(statusFD, "status"), os.NewFile(specFD, "spec")
-	// Neither may be closed by the collector once ExtraFiles take their
-	// numbers (placeExtraFiles).
-	defer runtime.KeepAlive(specFile)
-	defer runtime.KeepAlive(status)
-	fail := func(code int, err error) int {
-		send(status, failure(code, err))
-		return code
-	}
-	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
-	}
-	spec, err := readSpec(specFile)
-	if err != nil {
-		return fail(ExitSetup, err)
-	}
-	if spec.Landlock == nil {
-		return fail(ExitSetup, errors.New("no Landlock ruleset for a Landlock-only sandbox"))
-	}
-	var sigs chan os.Signal
-	var notified chan struct{}
-	if spec.TTY != nil {
-		sigs, notified = notifySignals()
-	}
-	path, code, err := lockDown(spec, stepLogger(spec.Verbose, status), status)
-	if err != nil {
-		return fail(code, err)
-	}
-	if spec.TTY != nil {
-		<-notified
-		return superviseStage(spec, path, status, sigs)
-	}
-	moved, err := placeExtraFiles(spec.ExtraFiles, statusFD)
-	if moved != statusFD {
-		// Not closed: its number may be an ExtraFile's now.
-		status = os.NewFile(uintptr(moved), "status")
-	}
-	if err != nil {
-		return fail(ExitSetup, err)
-	}
-	err = unix.Exec(path, spec.Args, spec.Env)
-	err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
-	return fail(execCode(err), err)
 }

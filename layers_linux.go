@@ -29,6 +29,9 @@ type layers struct {
 	seccomp  []seccomp.Program
 	lreport  LandlockReport
 	sreport  SeccompReport
+	// bindRestricted: TCP binding is limited to the --allow-bind ports, so
+	// listen() on a socket never bound must be checked.
+	bindRestricted bool
 }
 
 // netRequest turns the port options into the network rights Landlock must
@@ -86,12 +89,6 @@ func unenforceablePort(p *Policy, handled landlock.Net) string {
 	return ""
 }
 
-// planLayers decides Landlock and seccomp for grants. noNetwork is a
-// sandbox with no network namespace that must have no network: seccomp
-// refuses every socket but unix and netlink, and Landlock also denies the
-// ports where the kernel can (never reported as dropped: seccomp covers
-// them). carve makes Landlock enforce holes on its own (see
-// landlock.Rules).
 // netLimit is what a sandbox without a network namespace needs of the
 // layers beyond p's port rules.
 type netLimit int
@@ -102,7 +99,25 @@ const (
 	netConnectOnly                 // p's connect rules and no bind or listen (the filtered network's proxy)
 )
 
-func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, limit netLimit, carve bool) (*layers, error) {
+// layerOptions say what a sandbox needs of planLayers beyond p.
+type layerOptions struct {
+	// extraFS are filesystem rights to handle beyond nsrun's usual ones.
+	extraFS landlock.FS
+	limit   netLimit
+	// carve makes Landlock enforce holes on its own (see landlock.Rules).
+	carve bool
+	// supervised: the Landlock-only stage's supervisor checks listen(),
+	// not a listener of the guard's (a task tree has one listener).
+	supervised bool
+}
+
+// planLayers decides Landlock and seccomp for grants. With netNothing the
+// sandbox has no network namespace and must have no network: seccomp
+// refuses every socket but unix and netlink, and Landlock also denies the
+// ports where the kernel can (never reported as dropped: seccomp covers
+// them).
+func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, o layerOptions) (*layers, error) {
+	limit := o.limit
 	noNetwork := limit == netNothing
 	l := &layers{lreport: LandlockReport{Status: "off", Dropped: []string{}}}
 	if p.AllowUserns && p.Landlock != LandlockOff {
@@ -128,16 +143,16 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, limit netLimit, car
 		netRights := explicit | implied
 		if limit == netConnectOnly {
 			// Binding is handled with no port allowed. listen() on an
-			// unbound socket still binds a port no bind() shows: checking
-			// it takes pidfd_getfd, which containers often refuse, so it
-			// is left to the report (see landlockNetNotEnforced).
+			// unbound socket still binds a port no bind() shows: the
+			// Landlock-only supervisor checks it where it can take the
+			// payload's sockets (see prepareLandlockOnly).
 			netRights |= landlock.BindTCP
 		}
 		if noNetwork {
 			all := landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
 			netRights |= landlock.Decide(landlock.Request{Net: all}, abi, errata).Handled.Net
 		}
-		req := landlock.Request{FS: llRW, Net: netRights, Scope: landlock.AbstractUnixSocket | landlock.Signal}
+		req := landlock.Request{FS: llRW | o.extraFS, Net: netRights, Scope: landlock.AbstractUnixSocket | landlock.Signal}
 		d := landlock.Decide(req, abi, errata)
 		l.lreport = LandlockReport{Status: d.Status, ABI: d.ABI, RequestedABI: d.RequestedABI, Dropped: d.Dropped, Reason: d.Reason}
 		if l.lreport.Dropped == nil {
@@ -146,7 +161,7 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, limit netLimit, car
 		if d.Status != "full" {
 			c.warnf("landlock: %s", d.Reason)
 		}
-		rules, err := landlock.Rules(grants, d.Handled.FS, carve, listDir)
+		rules, err := landlock.Rules(grants, d.Handled.FS, o.carve, listDir)
 		if err != nil {
 			return nil, &SetupError{Code: ExitSetup, Op: "landlock rules", Err: err}
 		}
@@ -157,13 +172,19 @@ func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, limit netLimit, car
 		rights := explicit | implied
 		guard.Ports = &seccomp.PortGuard{Connect: rights&landlock.ConnectTCP != 0, Bind: rights&landlock.BindTCP != 0}
 	}
-	return l, c.planSeccomp(p, l, guard)
+	l.bindRestricted = guard.Ports != nil && guard.Ports.Bind
+	names := guard.Names()
+	if o.supervised && l.bindRestricted {
+		// The Landlock-only filter hands listen() over instead.
+		guard.Ports.Bind = false
+	}
+	return l, c.planSeccomp(p, l, guard, names)
 }
 
 // planSeccomp compiles the seccomp profile, and nsrun's guard beside it
 // (seccomp.Guard): no set-uid or set-gid files, and what the network
 // options need from seccomp.
-func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions) error {
+func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions, names []string) error {
 	var prof seccomp.Profile
 	switch p.Seccomp {
 	case "off":
@@ -208,7 +229,7 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions) erro
 	// two errnos, the newest filter's: the profile is loaded last so that
 	// its errnos stand where both refuse a call.
 	l.seccomp = []seccomp.Program{g.Program, compiled.Program}
-	l.sreport = SeccompReport{Status: "full", Profile: prof.Name, SyscallsBlocked: compiled.Blocked, Rules: guard.Names()}
+	l.sreport = SeccompReport{Status: "full", Profile: prof.Name, SyscallsBlocked: compiled.Blocked, Rules: names}
 	return l.addTraceProgram(p)
 }
 
@@ -230,7 +251,16 @@ func listDir(dir string) ([]landlock.Entry, error) {
 	}
 	out := make([]landlock.Entry, 0, len(ents))
 	for _, e := range ents {
-		out = append(out, landlock.Entry{Name: e.Name(), Dir: e.IsDir(), Symlink: e.Type()&os.ModeSymlink != 0})
+		// The identity makes the stage refuse an entry swapped for
+		// another between this listing and the rules; an entry gone
+		// meanwhile gets no rule.
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		id := identity(info)
+		out = append(out, landlock.Entry{Name: e.Name(), Dir: e.IsDir(), Symlink: e.Type()&os.ModeSymlink != 0,
+			ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
 	}
 	return out, nil
 }

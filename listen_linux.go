@@ -42,17 +42,21 @@ func superviseListen(listener int, ranges []PortRange) (*listenSupervisor, error
 	if err != nil {
 		return nil, fmt.Errorf("pipe: %w", err)
 	}
-	ls := &listenSupervisor{listener: listener, stopR: r, stopW: w, done: make(chan struct{}),
-		allowed: func(port int) bool {
-			for _, pr := range ranges {
-				if pr.Proto == "tcp" && port >= int(pr.First) && port <= int(pr.Last) {
-					return true
-				}
-			}
-			return false
-		}}
+	ls := &listenSupervisor{listener: listener, stopR: r, stopW: w, done: make(chan struct{}), allowed: portAllowed(ranges)}
 	go ls.serve()
 	return ls, nil
+}
+
+// portAllowed says whether a TCP port is among ranges.
+func portAllowed(ranges []PortRange) func(port int) bool {
+	return func(port int) bool {
+		for _, pr := range ranges {
+			if pr.Proto == "tcp" && port >= int(pr.First) && port <= int(pr.Last) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // stop ends serving and closes the listener; calls still waiting then

@@ -301,13 +301,16 @@ func (np *netPlan) addTCPOnly(p *Policy, l *layers) error {
 
 // landlockNetNotEnforced is what a Landlock-only sandbox's filtered
 // network gives up, for the report.
-func landlockNetNotEnforced(proxy string) []string {
+func landlockNetNotEnforced(proxy string, listenChecked bool) []string {
 	port := netip.MustParseAddrPort(proxy).Port()
-	return []string{
+	out := []string{
 		fmt.Sprintf("network: TCP connects are limited to port %d, the proxy's, but on any address (Landlock rules name ports, not addresses)", port),
 		"network: no DNS and no transparent forwarding (no network namespace): only programs that use the proxy variables reach the allowed hosts",
-		"network: listen() on a TCP socket never bound binds a port of the host's that no Landlock rule sees (binding one is refused)",
 	}
+	if !listenChecked {
+		out = append(out, "network: listen() on a TCP socket never bound binds a port of the host's that no Landlock rule sees (binding one is refused; checking it needs pidfd_getfd, refused here)")
+	}
+	return out
 }
 
 // socketPair is the socket between nsrun and the init's factory.

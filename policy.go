@@ -144,8 +144,10 @@ type Isolation int
 const (
 	// IsolationFull uses namespaces, mounts, Landlock and seccomp.
 	IsolationFull Isolation = iota
-	// IsolationLandlock uses Landlock and seccomp alone, for hosts that
-	// forbid user namespaces; it is reported as partial.
+	// IsolationLandlock uses Landlock and seccomp alone, with a supervisor
+	// for what Landlock does not check, for hosts that forbid user
+	// namespaces; it is reported as partial, with its compensations and
+	// gaps (see the README).
 	IsolationLandlock
 )
 
@@ -226,6 +228,12 @@ type Policy struct {
 	// AllowUserns lets the payload create namespaces, e.g. to run a nested
 	// sandbox.
 	AllowUserns bool
+	// AllowHostUnixSockets turns off, in a sandbox without namespaces
+	// (IsolationLandlock), what keeps the payload from the host's unix
+	// sockets (docker.sock, the ssh agent, D-Bus): connects are not
+	// checked and datagram sockets are allowed. The report lists host unix
+	// sockets as not enforced.
+	AllowHostUnixSockets bool
 	// Strict refuses to start unless every layer is fully enforced.
 	Strict bool
 	// Rlimits are resource limits for the payload; core=0 unless set.

@@ -32,39 +32,40 @@ type PolicyFile struct {
 // baseline source: a file is where an operator's starting point lives, and
 // flags (the user) apply on top.
 type policyJSON struct {
-	Version      int        `json:"version"`
-	Preset       string     `json:"preset,omitempty"`
-	Root         string     `json:"root,omitempty"`
-	Rules        []ruleJSON `json:"rules,omitempty"`
-	Net          string     `json:"net,omitempty"`
-	AllowConnect []string   `json:"allow_connect,omitempty"`
-	AllowBind    []string   `json:"allow_bind,omitempty"`
-	AllowHosts   []string   `json:"allow_hosts,omitempty"`
-	AllowPrivate bool       `json:"allow_private_hosts,omitempty"`
-	AddHosts     []string   `json:"add_hosts,omitempty"`
-	Publish      []string   `json:"publish,omitempty"`
-	HostPorts    []string   `json:"host_ports,omitempty"`
-	Hostname     string     `json:"hostname,omitempty"`
-	UID          *int       `json:"uid,omitempty"`
-	GID          *int       `json:"gid,omitempty"`
-	Isolation    string     `json:"isolation,omitempty"`
-	Proc         string     `json:"proc,omitempty"`
-	Sys          string     `json:"sys,omitempty"`
-	Landlock     string     `json:"landlock,omitempty"`
-	Seccomp      string     `json:"seccomp,omitempty"`
-	AllowUserns  bool       `json:"allow_userns,omitempty"`
-	Strict       bool       `json:"strict,omitempty"`
-	Chdir        string     `json:"chdir,omitempty"`
-	Env          []string   `json:"env,omitempty"`
-	UnsetEnv     []string   `json:"unset_env,omitempty"`
-	KeepEnv      []string   `json:"keep_env,omitempty"`
-	ClearEnv     bool       `json:"clear_env,omitempty"`
-	Timeout      string     `json:"timeout,omitempty"`
-	KillAfter    string     `json:"kill_after,omitempty"`
-	Home         string     `json:"home,omitempty"`
-	KeepChanges  string     `json:"keep_changes,omitempty"`
-	ProtectGit   bool       `json:"protect_git,omitempty"`
-	TraceDenials bool       `json:"trace_denials,omitempty"`
+	Version              int        `json:"version"`
+	Preset               string     `json:"preset,omitempty"`
+	Root                 string     `json:"root,omitempty"`
+	Rules                []ruleJSON `json:"rules,omitempty"`
+	Net                  string     `json:"net,omitempty"`
+	AllowConnect         []string   `json:"allow_connect,omitempty"`
+	AllowBind            []string   `json:"allow_bind,omitempty"`
+	AllowHosts           []string   `json:"allow_hosts,omitempty"`
+	AllowPrivate         bool       `json:"allow_private_hosts,omitempty"`
+	AddHosts             []string   `json:"add_hosts,omitempty"`
+	Publish              []string   `json:"publish,omitempty"`
+	HostPorts            []string   `json:"host_ports,omitempty"`
+	Hostname             string     `json:"hostname,omitempty"`
+	UID                  *int       `json:"uid,omitempty"`
+	GID                  *int       `json:"gid,omitempty"`
+	Isolation            string     `json:"isolation,omitempty"`
+	Proc                 string     `json:"proc,omitempty"`
+	Sys                  string     `json:"sys,omitempty"`
+	Landlock             string     `json:"landlock,omitempty"`
+	Seccomp              string     `json:"seccomp,omitempty"`
+	AllowUserns          bool       `json:"allow_userns,omitempty"`
+	AllowHostUnixSockets bool       `json:"allow_host_unix_sockets,omitempty"`
+	Strict               bool       `json:"strict,omitempty"`
+	Chdir                string     `json:"chdir,omitempty"`
+	Env                  []string   `json:"env,omitempty"`
+	UnsetEnv             []string   `json:"unset_env,omitempty"`
+	KeepEnv              []string   `json:"keep_env,omitempty"`
+	ClearEnv             bool       `json:"clear_env,omitempty"`
+	Timeout              string     `json:"timeout,omitempty"`
+	KillAfter            string     `json:"kill_after,omitempty"`
+	Home                 string     `json:"home,omitempty"`
+	KeepChanges          string     `json:"keep_changes,omitempty"`
+	ProtectGit           bool       `json:"protect_git,omitempty"`
+	TraceDenials         bool       `json:"trace_denials,omitempty"`
 }
 
 // ruleJSON is a rule. With "from" (a host path, or a symlink's target),
@@ -116,6 +117,7 @@ func ParsePolicyFile(data []byte, dir string) (*PolicyFile, error) {
 			}
 		}
 	}
+	p.AllowHostUnixSockets = j.AllowHostUnixSockets
 	abs := func(path string) string {
 		if path == "" || filepath.IsAbs(path) {
 			return path

@@ -242,6 +242,9 @@ func (c *Cmd) prepare() (*prepared, error) {
 }
 
 func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
+	if p.AllowHostUnixSockets {
+		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-host-unix-sockets is for --isolation landlock: with namespaces, the host's unix sockets are out of reach through the private /run and --deny"}
+	}
 	root := "/"
 	var rootInfo os.FileInfo
 	var err error
@@ -339,7 +342,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, fullGrants(plan), netAsPolicy, false)
+	l, err := c.planLayers(p, fullGrants(plan), layerOptions{limit: netAsPolicy})
 	if err != nil {
 		return nil, err
 	}

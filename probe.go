@@ -25,6 +25,19 @@ type Probe struct {
 	Limits       ProbeItem         `json:"limits"`
 	LimitsCgroup map[string]string `json:"limits_cgroup,omitempty"`
 	Seatbelt     ProbeItem         `json:"seatbelt"`
+	// LandlockOnly is what --isolation landlock can enforce here.
+	LandlockOnly ProbeLandlockOnly `json:"landlock_only"`
+}
+
+// ProbeLandlockOnly is what a sandbox of Landlock and seccomp alone can
+// enforce on this host: by Landlock itself, by what stands in for what
+// Landlock lacks, and what is left open (as its report would say).
+type ProbeLandlockOnly struct {
+	OK            bool     `json:"ok"`
+	Detail        string   `json:"detail"`
+	Enforced      []string `json:"enforced,omitempty"`
+	Compensations []string `json:"compensations,omitempty"`
+	NotEnforced   []string `json:"not_enforced,omitempty"`
 }
 
 // ProbeItem is one capability of the host.

@@ -11,10 +11,8 @@ import (
 )
 
 // findPayload returns the payload as this process sees it. The Landlock-
-// only stage that executed the payload is it; a supervisor (the stage
-// with a terminal) reports its pid, which is the caller's; the init
-// reports the payload's pid in the sandbox's PID namespace and holds a
-// pidfd of it, which this process takes (pidfd_getfd) and asks for the
+// only stage reports its pid, which is the caller's; the init reports the
+// payload's pid in the sandbox's PID namespace and holds a pidfd of it, which this process takes (pidfd_getfd) and asks for the
 // pid here. Where that is refused (a container's seccomp profile), the
 // payload is found among the init's children by the NSpid of their
 // status, which costs the kernel more (~1 ms a launch: it makes and later
@@ -28,12 +26,7 @@ import (
 // to it reach the payload or end the sandbox).
 func (s *sysCmd) findPayload(msg initMsg) *os.Process {
 	inside := msg.Pid
-	switch {
-	case s.direct && inside == 0:
-		// Our own child, not reaped before Wait: its pid is its own.
-		p, _ := os.FindProcess(s.pid)
-		return p
-	case s.direct:
+	if s.direct {
 		return processOf(inside, func(pid int) bool { return isPayload(pid, s.pid, inside) })
 	}
 	if msg.Code > 0 && s.pidfd >= 0 {

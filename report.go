@@ -39,8 +39,13 @@ type Report struct {
 	// Limits are the resource limits applied: rlimits as "soft:hard",
 	// tmpfs_size in bytes.
 	Limits map[string]string `json:"limits,omitempty"`
-	// NotEnforced lists what the backend cannot do at all (macOS, Windows),
-	// or what a chosen mode gives up (--proc host).
+	// Compensations are what stands in for what a layer lacks (a Landlock-
+	// only sandbox: which seccomp rules and supervisor checks do what
+	// Landlock cannot), one readable line each.
+	Compensations []string `json:"compensations,omitempty"`
+	// NotEnforced lists what the backend cannot do at all (macOS, Windows,
+	// and a Landlock-only sandbox's gaps), or what a chosen mode gives up
+	// (--proc host), one readable line each.
 	NotEnforced []string `json:"not_enforced,omitempty"`
 	// Denials are what the sandbox refused the payload, one entry per
 	// distinct operation, path or address, errno and rule, with a count

@@ -54,6 +54,8 @@ func (p *Policy) linuxOnlySetting() string {
 		return "allow-userns"
 	case p.TraceDenials:
 		return "trace-denials"
+	case p.AllowHostUnixSockets:
+		return "allow-host-unix-sockets"
 	case len(p.AllowConnect)+len(p.AllowBind) > 0:
 		return "port rules (allow-connect, allow-bind)"
 	case p.filtersNetwork() || p.AllowPrivateHosts || len(p.AddHosts) > 0 || p.Dial != nil || p.Resolve != nil:

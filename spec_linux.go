@@ -7,6 +7,7 @@ import (
 	"io"
 	"syscall"
 
+	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/internal/wire"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -45,6 +46,8 @@ type initSpec struct {
 	// LoopbackAddrs are given to lo with lo up, for the addresses of a
 	// filtered network's address rules.
 	LoopbackAddrs []string
+	// Supervisor is set for a Landlock-only sandbox.
+	Supervisor *supervisorSpec
 }
 
 // ttySpec is the sandbox's pseudo-terminal: which of the payload's
@@ -56,6 +59,29 @@ type ttySpec struct {
 	Foreground bool
 	Mode       []byte // pty.EncodeMode; empty: the kernel's defaults
 	Rows, Cols uint16
+}
+
+// supervisorSpec is what the Landlock-only stage needs to supervise its
+// payload.
+type supervisorSpec struct {
+	// Filter hands the supervisor what Landlock does not check
+	// (seccomp.LandlockOnly); the payload loads it last.
+	Filter seccomp.Program
+	// Writable is where the supervisor lets the payload change metadata
+	// and connect to unix sockets; Protected are the paths inside it that
+	// keep their names.
+	Writable  []supervise.Rule
+	Protected []string
+	// Workers is the ruleset of the threads that perform calls for the
+	// payload: its port rules.
+	Workers landlock.Ruleset
+	// Home is the caller's home, for advice on what to make executable.
+	Home string
+	// Listen is set where TCP binding is restricted: the filter hands
+	// listen() over, and the supervisor allows it on TCP sockets bound to
+	// a port of AllowBind.
+	Listen    bool
+	AllowBind []PortRange
 }
 
 // maxSpec bounds what the init will read, so a broken pipe cannot make it
@@ -175,4 +201,5 @@ const (
 	// reaps nothing before it, so that the pid names the payload until
 	// then.
 	ctlStarted = 'p'
+	ctlKill    = 'k' // end the whole sandbox (the Landlock-only stage: a SIGKILL would end it alone)
 )

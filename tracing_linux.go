@@ -56,10 +56,9 @@ func (s *sysCmd) traceDenials(c *Cmd) error {
 	if s.direct && s.tmpDir != "" {
 		j.writable = []string{s.tmpDir}
 	}
+	// The init and the Landlock-only stage supervise; their own calls are
+	// not the payload's.
 	ignore := s.pid
-	if s.direct {
-		ignore = 0 // the stage becomes the payload
-	}
 	s.denials = newDenialLog()
 	report := func(ev ptrace.Event) {
 		if d, ok := j.judge(ev); ok {

@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	docker "github.com/moby/profiles/seccomp"
 	"golang.org/x/sys/unix"
 )
 
@@ -138,12 +136,7 @@ func TestSeccompStatusAndRealPrograms(t *testing.T) {
 
 func TestDockerDefaultProfileRunsRealPrograms(t *testing.T) {
 	ws := workspace(t)
-	b, err := json.Marshal(docker.DefaultProfile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	profile := filepath.Join(ws, "docker-default.json")
-	writeFile(t, profile, string(b))
+	profile := dockerProfile(t, ws)
 	rep := filepath.Join(ws, "r.json")
 	r := run(t, ws, "--rw", ws, "--seccomp", profile, "--report", rep, "--", "/bin/bash", "-c",
 		"git init -q repo && python3 -c 'print(6*7)' && /bin/cat /proc/self/status | grep -c 'Seccomp:.2'")

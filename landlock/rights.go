@@ -66,6 +66,9 @@ const (
 	FileRights = Execute | WriteFile | ReadFile | Truncate | IoctlDev
 	// AllFS is every filesystem right this package knows.
 	AllFS FS = 1<<17 - 1
+	// Bind are the rights that create, remove or rename a directory's
+	// entries.
+	Bind = RemoveDir | RemoveFile | MakeChar | MakeDir | MakeReg | MakeSock | MakeFifo | MakeBlock | MakeSym | Refer
 )
 
 // abiRights is what each ABI version can enforce; index = version.

@@ -12,6 +12,13 @@ type Grant struct {
 	Path   string // clean and absolute
 	Access FS
 	Dir    bool
+	ID     Identity // of the file the caller checked, when known
+}
+
+// Identity is a file's device and inode. Apply refuses a rule whose path
+// names another file by then; the zero value is not checked.
+type Identity struct {
+	Dev, Ino uint64
 }
 
 // Entry is one name in a directory.
@@ -19,6 +26,7 @@ type Entry struct {
 	Name    string
 	Dir     bool
 	Symlink bool
+	ID      Identity
 }
 
 // Lister lists a directory; Rules calls it only when carving.
@@ -29,6 +37,7 @@ type PathRule struct {
 	Path   string
 	Access FS
 	Dir    bool
+	ID     Identity
 }
 
 // Rules turns grants into Landlock rules, with rights limited to handled
@@ -40,17 +49,11 @@ type PathRule struct {
 // enforce the hole and Landlock is defence in depth. With carve, the
 // outer grant is given instead to each entry of the directories along the
 // way to the hole (symlinks get nothing), so the hole really has fewer
-// rights; the directories along the way then get no rights of their own:
-// they can be walked through but not listed or changed.
+// rights. The directories along the way keep what cannot reach into the
+// hole (see Way): they can be listed, and read where the hole can be, but
+// nothing can be created, removed or renamed directly in them.
 func Rules(grants []Grant, handled FS, carve bool, list Lister) ([]PathRule, error) {
-	byPath := map[string]Grant{}
-	for _, g := range grants {
-		g.Access &= handled
-		if !g.Dir {
-			g.Access &= FileRights
-		}
-		byPath[g.Path] = g
-	}
+	byPath := byPath(grants, handled)
 	paths := make([]string, 0, len(byPath))
 	for p := range byPath {
 		paths = append(paths, p)
@@ -63,7 +66,7 @@ func Rules(grants []Grant, handled FS, carve bool, list Lister) ([]PathRule, err
 			// out: 1,000 read-only binds under a writable one would cost
 			// 1,000 opens and rules otherwise.
 			if g := byPath[p]; g.Access&^inherited(byPath, p) != 0 {
-				out = append(out, PathRule{Path: p, Access: g.Access, Dir: g.Dir})
+				out = append(out, PathRule{Path: p, Access: g.Access, Dir: g.Dir, ID: g.ID})
 			}
 		}
 		return out, nil
@@ -77,6 +80,20 @@ func Rules(grants []Grant, handled FS, carve bool, list Lister) ([]PathRule, err
 		}
 	}
 	return c.out, nil
+}
+
+// byPath indexes grants by path, with rights limited to handled and files
+// given file rights only; a later grant for a path replaces an earlier one.
+func byPath(grants []Grant, handled FS) map[string]Grant {
+	out := map[string]Grant{}
+	for _, g := range grants {
+		g.Access &= handled
+		if !g.Dir {
+			g.Access &= FileRights
+		}
+		out[g.Path] = g
+	}
+	return out
 }
 
 // inherited is the union of the rights granted above p: Landlock adds a
@@ -144,7 +161,7 @@ func (c *carver) place(g Grant, inherited FS) error {
 	}
 	if !hole || !g.Dir {
 		if add := g.Access &^ inherited; add != 0 {
-			c.out = append(c.out, PathRule{Path: g.Path, Access: add, Dir: g.Dir})
+			c.out = append(c.out, PathRule{Path: g.Path, Access: add, Dir: g.Dir, ID: g.ID})
 		}
 		for _, d := range direct(desc) {
 			if err := c.place(d, inherited|g.Access); err != nil {
@@ -157,6 +174,10 @@ func (c *carver) place(g Grant, inherited FS) error {
 	if err != nil {
 		return err
 	}
+	if add := Way(g, desc) &^ inherited; add != 0 {
+		c.out = append(c.out, PathRule{Path: g.Path, Access: add, Dir: true, ID: g.ID})
+		inherited |= add
+	}
 	for _, e := range entries {
 		if e.Symlink {
 			continue
@@ -168,7 +189,7 @@ func (c *carver) place(g Grant, inherited FS) error {
 			}
 			continue
 		}
-		sub := Grant{Path: child, Access: g.Access, Dir: e.Dir}
+		sub := Grant{Path: child, Access: g.Access, Dir: e.Dir, ID: e.ID}
 		if !e.Dir {
 			sub.Access &= FileRights
 		}
@@ -179,10 +200,28 @@ func (c *carver) place(g Grant, inherited FS) error {
 			continue
 		}
 		if add := sub.Access &^ inherited; add != 0 {
-			c.out = append(c.out, PathRule{Path: child, Access: add, Dir: e.Dir})
+			c.out = append(c.out, PathRule{Path: child, Access: add, Dir: e.Dir, ID: e.ID})
 		}
 	}
 	return nil
+}
+
+// Way is what a directory granted g keeps on its way to the holes below
+// it (the grants of desc with fewer rights): a right on a directory
+// reaches everything beneath, so it keeps only the file rights every hole
+// has, and read_dir. The rights that create, remove or rename entries
+// would let a hole be replaced, so they go. read_dir stays even above a
+// denied directory, whose names can then be listed (not its files read):
+// otherwise "/" could not be listed as soon as anything under it is
+// denied, nor a workspace holding a denied file.
+func Way(g Grant, desc []Grant) FS {
+	way := g.Access & (FileRights | ReadDir)
+	for _, d := range desc {
+		if g.Access&^d.Access != 0 {
+			way &= d.Access&FileRights | ReadDir
+		}
+	}
+	return way
 }
 
 // direct returns the grants of desc that no other grant of desc covers.
@@ -200,5 +239,66 @@ func direct(desc []Grant) []Grant {
 			out = append(out, d)
 		}
 	}
+	return out
+}
+
+// Narrow is a directory that gets fewer rights than its grant gives, on
+// the way to a hole below it: Landlock cannot keep a right given there
+// from reaching the hole (see Way).
+type Narrow struct {
+	Dir   string
+	Lost  FS       // of its grant's rights, those it does not get
+	Holes []string // the holes below it
+}
+
+// Narrowed lists, for grants as Rules carves them, the directories that
+// lose rights on the way to holes, outermost first: the grants with holes
+// below them and the directories between them and each hole.
+func Narrowed(grants []Grant, handled FS) []Narrow {
+	byPath := byPath(grants, handled)
+	owner := func(p string) (Grant, bool) {
+		for d := p; ; d = path.Dir(d) {
+			if g, ok := byPath[d]; ok && g.Dir {
+				return g, true
+			}
+			if d == "/" {
+				return Grant{}, false
+			}
+		}
+	}
+	dirs := map[string]bool{}
+	for p := range byPath {
+		for d := path.Dir(p); ; d = path.Dir(d) {
+			dirs[d] = true
+			if _, ok := byPath[d]; ok || d == "/" {
+				break
+			}
+		}
+	}
+	var out []Narrow
+	for d := range dirs {
+		g, ok := owner(d)
+		if !ok {
+			continue
+		}
+		var desc []Grant
+		var holes []string
+		for p, h := range byPath {
+			if below(p, d) {
+				desc = append(desc, h)
+				if g.Access&^h.Access != 0 {
+					holes = append(holes, p)
+				}
+			}
+		}
+		if len(holes) == 0 {
+			continue
+		}
+		if lost := g.Access &^ Way(Grant{Path: d, Access: g.Access, Dir: true}, desc); lost != 0 {
+			sort.Strings(holes)
+			out = append(out, Narrow{Dir: d, Lost: lost, Holes: holes})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
 	return out
 }

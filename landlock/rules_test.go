@@ -68,11 +68,14 @@ func TestRulesCarveADenyUnderTheRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The directories along the way to the deny can be listed: read_dir
+	// on "/" reaches them all.
 	want := []string{
-		"/bin execute|read_file|read_dir",
+		"/ read_dir",
+		"/bin execute|read_file",
 		"/home/me/notes.txt execute|read_file",
-		"/home/me/proj " + rw.String(),
-		"/home/other execute|read_file|read_dir",
+		"/home/me/proj " + (rw &^ ReadDir).String(),
+		"/home/other execute|read_file",
 	}
 	if !reflect.DeepEqual(render(got), want) {
 		t.Errorf("got  %q\nwant %q", render(got), want)
@@ -91,11 +94,13 @@ func TestRulesCarveReadOnlyInsideWritable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// /w keeps what .git has too: it can be listed and its files read;
+	// each entry but .git gets the rest.
 	want := []string{
-		"/w/.git execute|read_file|read_dir",
+		"/w execute|read_file|read_dir",
 		"/w/.git/scratch " + (rw &^ ReadExec).String(),
-		"/w/go.mod execute|write_file|read_file|truncate|ioctl_dev",
-		"/w/src " + rw.String(),
+		"/w/go.mod write_file|truncate|ioctl_dev",
+		"/w/src " + (rw &^ ReadExec).String(),
 	}
 	if !reflect.DeepEqual(render(got), want) {
 		t.Errorf("got  %q\nwant %q", render(got), want)
@@ -122,5 +127,79 @@ func TestRulesCarveFailsWhenAListFails(t *testing.T) {
 	_, err := Rules([]Grant{{Path: "/", Access: ReadExec, Dir: true}, {Path: "/x", Dir: true}}, rw, true, fakeFS(nil))
 	if err == nil {
 		t.Error("want the lister's error")
+	}
+}
+
+// A denied or read-only file in a writable directory: the directory can be
+// listed, its other files keep every right, but nothing reaches the file.
+func TestRulesCarveFilesInsideWritable(t *testing.T) {
+	list := fakeFS(map[string][]Entry{
+		"/w": {{Name: ".env"}, {Name: "Makefile"}, {Name: "src", Dir: true}, {Name: "main.go"}},
+	})
+	got, err := Rules([]Grant{
+		{Path: "/w", Access: rw, Dir: true},
+		{Path: "/w/.env", Access: 0},
+		{Path: "/w/Makefile", Access: ReadExec},
+	}, rw, true, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"/w read_dir",
+		"/w/Makefile execute|read_file",
+		"/w/main.go execute|write_file|read_file|truncate|ioctl_dev",
+		"/w/src " + (rw &^ ReadDir).String(),
+	}
+	if !reflect.DeepEqual(render(got), want) {
+		t.Errorf("got  %q\nwant %q", render(got), want)
+	}
+}
+
+func TestWayKeepsWhatCannotReachTheHoles(t *testing.T) {
+	w := Grant{Path: "/w", Access: rw, Dir: true}
+	for _, tc := range []struct {
+		name  string
+		holes []Grant
+		want  FS
+	}{
+		{"read-only directory", []Grant{{Path: "/w/.git", Access: ReadExec, Dir: true}}, ReadExec},
+		{"denied directory", []Grant{{Path: "/w/secret", Dir: true}}, ReadDir},
+		{"read-only file", []Grant{{Path: "/w/x", Access: ReadFile}}, ReadFile | ReadDir},
+		{"two holes", []Grant{{Path: "/w/.git", Access: ReadExec, Dir: true}, {Path: "/w/a/x", Access: ReadFile}}, ReadFile | ReadDir},
+		{"a wider grant is no hole", []Grant{{Path: "/w/sub", Access: rw, Dir: true}}, rw & (FileRights | ReadDir)},
+	} {
+		if got := Way(w, tc.holes); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	if got := Way(Grant{Path: "/", Access: ReadFile, Dir: true}, []Grant{{Path: "/x", Dir: true}}); got != 0 {
+		t.Errorf("a grant without read_dir gives none: %s", got)
+	}
+}
+
+func TestNarrowedNamesTheDirectoriesOnTheWay(t *testing.T) {
+	got := Narrowed([]Grant{
+		{Path: "/", Access: ReadFile | ReadDir, Dir: true},
+		{Path: "/home/me/.ssh", Dir: true},
+		{Path: "/w", Access: rw, Dir: true},
+		{Path: "/w/.git", Access: ReadExec, Dir: true},
+		{Path: "/w/a/b/secret.txt", Access: 0},
+	}, rw)
+	var dirs []string
+	for _, n := range got {
+		dirs = append(dirs, n.Dir+" "+n.Lost.String()+" "+fmt.Sprint(n.Holes))
+	}
+	// A denied file below /w leaves /w and the directories on the way
+	// to it read_dir alone (their files get their rights one by one).
+	want := []string{
+		"/ read_file [/home/me/.ssh /w/a/b/secret.txt]",
+		"/home read_file [/home/me/.ssh]",
+		"/home/me read_file [/home/me/.ssh]",
+		"/w " + (rw &^ ReadDir).String() + " [/w/.git /w/a/b/secret.txt]",
+		"/w/a " + (rw &^ ReadDir).String() + " [/w/a/b/secret.txt]",
+		"/w/a/b " + (rw &^ ReadDir).String() + " [/w/a/b/secret.txt]",
+	}
+	if !reflect.DeepEqual(dirs, want) {
+		t.Errorf("got  %q\nwant %q", dirs, want)
 	}
 }

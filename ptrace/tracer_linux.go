@@ -3,7 +3,10 @@ package ptrace
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -61,18 +64,18 @@ type Ended struct {
 const seizeOptions = unix.PTRACE_O_TRACESECCOMP | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK |
 	unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACESYSGOOD | unix.PTRACE_O_EXITKILL
 
-// Seize starts tracing thread pid on a thread of its own. Seize it before
-// it loads a filter made of Calls: a filter's SECCOMP_RET_TRACE without a
-// tracer fails the call with ENOSYS.
+// Seize starts tracing process pid, every thread of it, on a thread of its
+// own. Seize it before it loads a filter made of Calls, or forks a process
+// that will: a filter's SECCOMP_RET_TRACE without a tracer fails the call
+// with ENOSYS.
 func Seize(pid int, o Options) (*Tracer, error) {
 	t := &Tracer{ended: make(chan Ended, 1)}
 	seized := make(chan error, 1)
 	go func() {
 		// Never unlocked: the thread is the tracer and dies with it.
 		runtime.LockOSThread()
-		_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(pid), 0, seizeOptions, 0, 0)
-		if e != 0 {
-			seized <- fmt.Errorf("ptrace PTRACE_SEIZE %d: %w", pid, e)
+		if err := seizeAll(pid); err != nil {
+			seized <- err
 			return
 		}
 		seized <- nil
@@ -84,6 +87,66 @@ func Seize(pid int, o Options) (*Tracer, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// seizeAll seizes every thread of pid. A multi-threaded program (a Go
+// stage) may fork from any thread, and only a traced thread's children are
+// traced from birth; threads that start after a pass come from a traced
+// one (PTRACE_O_TRACECLONE) or show up in the next pass.
+func seizeAll(pid int) error {
+	if err := seize(pid); err != nil {
+		return err
+	}
+	done, self := map[int]bool{pid: true}, unix.Gettid()
+	for {
+		ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			return fmt.Errorf("list the threads of %d: %w", pid, err)
+		}
+		added := false
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil || done[tid] {
+				continue
+			}
+			done[tid], added = true, true
+			err = seize(tid)
+			switch {
+			case errors.Is(err, unix.ESRCH):
+				// gone meanwhile
+			case errors.Is(err, unix.EPERM) && tracer(tid) == self:
+				// born of a traced thread: attached already
+			case err != nil:
+				return err
+			}
+		}
+		if !added {
+			return nil
+		}
+	}
+}
+
+func seize(tid int) error {
+	if _, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(tid), 0, seizeOptions, 0, 0); e != 0 {
+		return fmt.Errorf("ptrace PTRACE_SEIZE %d: %w", tid, e)
+	}
+	return nil
+}
+
+// tracer is the thread that traces thread tid (TracerPid names the
+// tracing thread, not its process), 0 for none or unknown.
+func tracer(tid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
 }
 
 // Ended waits for the process seized to end and reaps it.

@@ -1,9 +1,10 @@
 // Package reexec starts the running program again as a named stage and
 // dispatches to that stage when the program finds itself started that way.
 //
-// A stage is chosen by argv[0] alone, so a re-executed process carries no
-// other argument and no environment of its own: anything it needs comes
-// over inherited file descriptors. The registry is the only global state,
+// A stage is chosen by argv[0] alone and carries no environment of its
+// own: anything it needs comes over inherited file descriptors. A stage's
+// other arguments, if any, are flags that tell it how to start and hold
+// nothing a reader of /proc/PID/cmdline may not see. The registry is the only global state,
 // filled by package initialization before main runs.
 package reexec
 

@@ -70,6 +70,18 @@
 // to a supervisor through SECCOMP_RET_USER_NOTIF, LoadListener, Receive
 // and Respond). Its rules and their reasons are in its documentation.
 //
+// LandlockOnly is the filter a sandbox without namespaces loads beneath
+// its profile and the guard for what Landlock does not check: it hands
+// connect, listen (where binding is restricted), the chmod, chown, utimes
+// and xattr calls, the chattr ioctls, pid-taking calls on other pids and,
+// where asked, the calls that create, remove, rename or open for writing a
+// directory entry to a supervisor (Receive, Respond, RespondFd, Continue),
+// and refuses the unix sockets it cannot check and io_uring. It is the
+// one filter of such a sandbox that has a listener. The kernel applies the
+// strictest action of stacked filters, and of two errnos the newest
+// filter's: loaded first, it lets an errno of the profile or the guard win
+// over a notification and over its own errnos.
+//
 // Profiles in the OCI runtime-spec, Docker, podman or CRI-O format are
 // applied whole or refused: unknown fields, actions, operators or
 // architectures, user notification and filter flags are errors, as is a

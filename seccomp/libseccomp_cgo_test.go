@@ -213,7 +213,8 @@ func TestCompilerAgreesWithLibseccomp(t *testing.T) {
 	}
 	vectors := argVectors()
 	guards := []Profile{Guard(GuardOptions{}), Guard(GuardOptions{NoNetwork: true}), Guard(GuardOptions{Ports: &PortGuard{Connect: true, Bind: true}})}
-	for _, p := range append([]Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist, podmanProf, resolutionProfile()}, guards...) {
+	for _, p := range append([]Profile{Default(Options{}), Default(Options{AllowUserns: true}), dockerProf, allowlist, podmanProf, resolutionProfile(),
+		LandlockOnly(LandlockOnlyOptions{Connect: true, Unix: UnixNoDatagram, Entries: true, Listen: true}), LandlockOnly(LandlockOnlyOptions{Unix: UnixPairsOnly})}, guards...) {
 		mine, err := compileFor(p, "amd64")
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)

@@ -1,6 +1,7 @@
 package seccomp
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -15,9 +16,19 @@ func Load(prog []Instruction) error {
 
 // LoadListener is Load for a program that hands calls to a supervisor
 // (Notifies): it returns the listener the supervisor receives them on. A
-// thread can have one such program among all its filters.
-func LoadListener(prog []Instruction) (listener int, err error) {
-	return load(prog, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
+// task tree can have one such program among all its filters (the kernel
+// refuses a second with EBUSY). Where the kernel can (5.19), a thread
+// whose call the supervisor has received waits for the answer without
+// being interrupted by a signal it catches (killableWait): the supervisor
+// may already be performing the call, which must not then be restarted
+// and done twice.
+func LoadListener(prog []Instruction) (listener int, killableWait bool, err error) {
+	listener, err = load(prog, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+	if errors.Is(err, unix.EINVAL) {
+		listener, err = load(prog, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
+		return listener, false, err
+	}
+	return listener, err == nil, err
 }
 
 func load(prog []Instruction, flags uintptr) (int, error) {

@@ -372,6 +372,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return nil
 	}), "seccomp", "")
 	fs.BoolVar(&p.AllowUserns, "allow-userns", false, "")
+	fs.BoolVar(&p.AllowHostUnixSockets, "allow-host-unix-sockets", false, "")
 	fs.Var(funcFlag(func(v string) error {
 		r, err := nsrun.ParseRlimit(v)
 		p.Rlimits = append(p.Rlimits, r)

@@ -193,6 +193,9 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 	if set["allow-userns"] {
 		base.AllowUserns = top.AllowUserns
 	}
+	if set["allow-host-unix-sockets"] {
+		base.AllowHostUnixSockets = top.AllowHostUnixSockets
+	}
 	if set["strict"] {
 		base.Strict = top.Strict
 	}

@@ -50,6 +50,19 @@ func probe(args []string, stdout, stderr *os.File) int {
 		if p.Nested {
 			fmt.Fprintln(stdout, "nested           yes  already inside a user namespace (a container or another sandbox)")
 		}
+		mark := "yes"
+		if !p.LandlockOnly.OK {
+			mark = "no "
+		}
+		fmt.Fprintf(stdout, "%-16s %s  %s\n", "landlock only", mark, p.LandlockOnly.Detail)
+		for _, l := range []struct {
+			what  string
+			lines []string
+		}{{"enforced", p.LandlockOnly.Enforced}, {"compensated", p.LandlockOnly.Compensations}, {"not enforced", p.LandlockOnly.NotEnforced}} {
+			for _, line := range l.lines {
+				fmt.Fprintf(stdout, "  %-14s %s\n", l.what+":", line)
+			}
+		}
 	}
 	// 0 when a sandbox with namespaces (--isolation full) can be built.
 	if !(p.UserNamespaces.OK && p.Procfs.OK && p.Sysfs.OK && p.MountSetattr.OK) && !p.Seatbelt.OK {

@@ -258,6 +258,8 @@ Security layers:
   --allow-userns              let the payload create namespaces (nested sandboxes)
   --proc private|host         a fresh /proc (default), or the one nsrun sees, read-only,
                               where a fresh one cannot be mounted (masked /proc); partial
+  --allow-host-unix-sockets   with --isolation landlock: do not keep the payload from the
+                              host's unix sockets (reported as not enforced)
   --strict                    refuse to run unless every layer is fully enforced
   --trace-denials             say what the sandbox refused: a summary on stderr at exit, the
                               list in the report's "denials" (the payload cannot use ptrace)

@@ -227,6 +227,9 @@ func run(op string, args []string) (string, error) {
 	if out, ok, err := netOp(op, args); ok {
 		return out, err
 	}
+	if out, known, err := hostReachOp(op, args); known {
+		return out, err
+	}
 	if out, ok, err := jobOp(op, args); ok {
 		return out, err
 	}

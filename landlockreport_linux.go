@@ -1,0 +1,105 @@
+package nsrun
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nsrun/nsrun/landlock"
+)
+
+// llFacts decide what a Landlock-only sandbox's report says it made up
+// for and what it left open.
+type llFacts struct {
+	Handled    landlock.Request // what Landlock enforces
+	ABI        int
+	NetNone    bool
+	Unix       llUnix
+	Entries    bool     // the supervisor makes entries where Landlock cannot
+	Cgroup     string   // the cgroup every process of the sandbox is in, or ""
+	DeniedDirs []string // denied directories, whose names can be listed
+}
+
+// llReport lists the compensations a Landlock-only sandbox applies (what
+// stands in for what Landlock lacks) and the gaps that remain, each a line
+// a user can read: the reason "enforcement" is "partial".
+func llReport(f llFacts) (compensations, gaps []string) {
+	switch f.Unix {
+	case llUnixLandlock:
+		compensations = append(compensations, "unix sockets: Landlock (resolve_unix) lets the payload connect only to sockets in its writable paths")
+	case llUnixChecked:
+		compensations = append(compensations,
+			fmt.Sprintf("unix sockets: nsrun's supervisor (seccomp user notification) resolves every connect() address itself and connects only to sockets in the writable paths and the private temporary directory (Landlock ABI %d has no resolve_unix; ABI 9 has)", f.ABI),
+			"unix datagram sockets refused (seccomp, EACCES): a datagram can be addressed to any socket path")
+	case llUnixPairsOnly:
+		compensations = append(compensations, "unix sockets refused (seccomp, EACCES), socketpair's streams excepted: this process may not take another's descriptors (pidfd_getfd; a container gives it with CAP_SYS_PTRACE), so connects cannot be checked")
+	case llUnixOpen:
+		gaps = append(gaps, "host unix sockets (docker.sock, the ssh agent, D-Bus) are reachable (--allow-host-unix-sockets)")
+	}
+	if f.Entries {
+		compensations = append(compensations, "directories on the way to a read-only or denied path inside a writable one: the supervisor creates, removes, renames and opens for writing their entries, by the policy, which Landlock cannot give there without giving it to the protected path")
+	}
+	if f.NetNone {
+		compensations = append(compensations, "--net none without a network namespace: seccomp refuses every socket but unix and netlink (no UDP, TCP, TCP Fast Open, listen() or ping), whatever the Landlock ABI")
+	}
+	compensations = append(compensations,
+		"chmod, chown, utimes, setxattr, removexattr and chattr: performed by the supervisor only on files in the writable paths (Landlock does not check metadata)",
+		"prlimit64, setpriority, ioprio_set and sched_set*: only on the calling process (seccomp and the supervisor; Landlock does not scope them)",
+		"io_uring refused (seccomp): its operations pass no filter and no supervisor")
+	procs := "processes: a child subreaper outside the payload's Landlock domain ends every process of the sandbox when the payload exits, at the timeout and when nsrun dies"
+	if f.Cgroup != "" {
+		procs += "; they are also in the cgroup " + f.Cgroup + ", ended with cgroup.kill"
+	}
+	compensations = append(compensations, procs)
+
+	gaps = append(gaps,
+		"no namespaces: host processes, the host's network interfaces and System V IPC objects are visible, and the latter reachable by the same user",
+		"mmap(PROT_EXEC) is not checked: a file that cannot be executed still runs through the dynamic loader (ld.so FILE)",
+		"stat, access, readlink and getxattr are not checked: the names, sizes, times and attributes of denied files can be read")
+	if len(f.DeniedDirs) > 0 {
+		gaps = append(gaps, "the names in "+strings.Join(f.DeniedDirs, ", ")+" can be listed, not their files read: Landlock's read_dir on a directory reaches every directory below it")
+	}
+	if f.Handled.Scope&landlock.Signal == 0 {
+		gaps = append(gaps, fmt.Sprintf("signals reach host processes of the same user, the supervisor included (Landlock ABI %d < 6): the payload can end the supervisor, and processes may then outlive the sandbox", f.ABI))
+	}
+	if f.Handled.Scope&landlock.AbstractUnixSocket == 0 {
+		gaps = append(gaps, fmt.Sprintf("abstract unix sockets of the host are reachable (Landlock ABI %d < 6)", f.ABI))
+	}
+	return compensations, gaps
+}
+
+// narrowedWarning is the one line saying what the policy asked for and
+// Landlock cannot express: writable directories on the way to a read-only
+// or denied path, whose entries the supervisor makes (or, where it cannot,
+// nothing can be created, removed or renamed directly in them), and
+// denied directories whose names can be listed.
+func narrowedWarning(narrowed []landlock.Narrow, denied []string, entries bool) string {
+	var dirs, unreadable []string
+	for _, n := range narrowed {
+		if n.Lost&landlock.Bind == 0 {
+			continue
+		}
+		dirs = append(dirs, fmt.Sprintf("%s (which holds %s)", n.Dir, strings.Join(n.Holes, ", ")))
+		if n.Lost&landlock.ReadFile != 0 {
+			unreadable = append(unreadable, n.Dir)
+		}
+	}
+	var parts []string
+	switch {
+	case len(dirs) > 0 && entries:
+		parts = append(parts, "in "+strings.Join(dirs, "; ")+", nsrun's supervisor creates, removes and renames entries and opens files for writing, "+
+			"which Landlock cannot allow there without allowing it below (slower there); the paths it holds and their directories cannot be removed or renamed")
+		if len(unreadable) > 0 {
+			parts = append(parts, "new files directly in "+strings.Join(unreadable, ", ")+" cannot be opened again for reading or executed (a denied file there keeps Landlock from allowing it)")
+		}
+	case len(dirs) > 0:
+		parts = append(parts, "nothing can be created, removed or renamed directly in "+strings.Join(dirs, "; ")+
+			": Landlock cannot keep those rights from reaching what lies below; their files stay writable and their other subdirectories fully writable")
+	}
+	if len(denied) > 0 {
+		parts = append(parts, "the names in "+strings.Join(denied, ", ")+" can be listed, though not their files read")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "--isolation landlock: " + strings.Join(parts, "; ")
+}
