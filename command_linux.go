@@ -125,8 +125,8 @@ func (c *Cmd) start() error {
 		}
 		return fail(err)
 	}
-	var err error
 	limits := p.Memory > 0 || p.Pids > 0 || p.CPU > 0
+	var err error
 	if limits {
 		if s.cgroup, err = newCgroup(p); err != nil {
 			return fail(err)
@@ -140,26 +140,65 @@ func (c *Cmd) start() error {
 	if s.term, err = c.newTerminal(s.direct); err != nil {
 		return fail(err)
 	}
+	l, err := s.newLaunch(c, p, ids)
+	if err != nil {
+		return fail(err)
+	}
+	prep, spec, err := s.forkAndPlan(c, l, ids)
+	if err != nil {
+		return fail(err)
+	}
+	c.report, s.tmpDir, s.git, s.kept, s.keptLock = prep.report, prep.tmpDir, prep.git, prep.kept, prep.lock
+	if s.cgroup != nil && limits {
+		c.report.Limits["cgroup"] = s.cgroup.Version()
+	}
+	if err := s.sendSpec(c, p, prep, spec, l.specW); err != nil {
+		s.abort()
+		return fail(err)
+	}
+	if err := s.awaitPayload(c, p); err != nil {
+		s.abort()
+		return fail(err)
+	}
+	return nil
+}
 
+// launch is what the first process of the sandbox (the init, or the
+// Landlock-only stage) is started with.
+type launch struct {
+	stage        string
+	attr         *syscall.ProcAttr
+	specR, specW *os.File // the spec's pipe; specW stays the lifeline
+	statusW      *os.File // the status pipe's child end
+	netChild     *os.File // the network socket's child end, if any
+	extraAt      []int    // where the ExtraFiles are in the child
+}
+
+// newLaunch makes the pipes, the standard streams and the descriptors of
+// the first process, and decides how it starts: in new namespaces, or as
+// the Landlock-only stage.
+func (s *sysCmd) newLaunch(c *Cmd, p *Policy, ids idMap) (*launch, error) {
+	l := &launch{stage: initStage}
 	specR, specW, err := os.Pipe()
 	if err != nil {
-		return fail(fmt.Errorf("pipe: %w", err))
+		return nil, fmt.Errorf("pipe: %w", err)
 	}
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		closeFiles(specR, specW)
-		return fail(fmt.Errorf("pipe: %w", err))
+		return nil, fmt.Errorf("pipe: %w", err)
 	}
 	// The caller's terminal never enters the sandbox: the streams that
 	// are it become the sandbox's own pty.
 	s.stdio, err = newStdio(s.term.streams(c.Stdin, c.Stdout, c.Stderr))
 	if err != nil {
 		closeFiles(specR, specW, statusR, statusW)
-		return fail(fmt.Errorf("standard streams: %w", err))
+		return nil, fmt.Errorf("standard streams: %w", err)
 	}
 	s.term.giveSlave(s.stdio)
+	l.specR, l.specW, l.statusW = specR, specW, statusW
 	s.lifeline, s.statusFile, s.status = specW, statusR, bufio.NewReader(statusR)
-	attr := &syscall.ProcAttr{
+	l.attr = &syscall.ProcAttr{
 		Env: []string{},
 		Files: []uintptr{s.stdio.fds[0].Fd(), s.stdio.fds[1].Fd(), s.stdio.fds[2].Fd(),
 			specR.Fd(), statusW.Fd()},
@@ -170,6 +209,7 @@ func (c *Cmd) start() error {
 			PidFD:  &s.pidfd,
 		},
 	}
+	attr := l.attr
 	if s.term != nil && s.term.peer != nil {
 		attr.Files = append(attr.Files, s.term.peer.Fd())
 	}
@@ -178,29 +218,26 @@ func (c *Cmd) start() error {
 		// for a moment.
 		attr.Sys.CgroupFD, attr.Sys.UseCgroupFD = s.cgroup.CloneFD()
 	}
-	var netChild *os.File
 	if !s.direct && p.filtersNetwork() {
-		if s.netSock, netChild, err = socketPair(); err != nil {
+		if s.netSock, l.netChild, err = socketPair(); err != nil {
 			closeFiles(specR, specW, statusR, statusW)
 			s.stdio.closeChildEnds()
 			s.stdio.closeParentEnds()
-			return fail(err)
+			return nil, err
 		}
 		for len(attr.Files) < netSockFD {
 			attr.Files = append(attr.Files, ^uintptr(0)) // no terminal at ttySockFD
 		}
-		attr.Files = append(attr.Files, netChild.Fd()) // netSockFD
+		attr.Files = append(attr.Files, l.netChild.Fd()) // netSockFD
 	}
 	// Last, after every descriptor of a fixed number, where the fork
 	// helper places them too.
-	var extraAt []int
-	attr.Files, extraAt = extraFilePlaces(attr.Files, c.ExtraFiles, netSockFD+1)
-	stage := initStage
+	attr.Files, l.extraAt = extraFilePlaces(attr.Files, c.ExtraFiles, netSockFD+1)
 	if s.direct {
 		// The stage is a session leader with the pty as its terminal; it
 		// sets a parent-death signal of its own, which it catches to end
 		// the sandbox first.
-		stage = landlockStage
+		l.stage = landlockStage
 		if p.TraceDenials {
 			s.stageArgs = []string{stageTraced}
 		}
@@ -216,76 +253,78 @@ func (c *Cmd) start() error {
 			attr.Sys.AmbientCaps = ns.OverlayCaps
 		}
 	}
-	// plan checks the paths and decides all the init needs.
-	plan := func() (*prepared, []byte, error) {
-		prep, err := c.prepare()
-		if err != nil {
-			return nil, nil, err
-		}
-		if s.term != nil {
-			prep.spec.TTY = s.term.spec(s.term.foregroundAtStart())
-		}
-		prep.spec.ExtraFiles = extraAt
-		spec, err := encodeSpec(&prep.spec)
-		if err != nil {
-			prep.cleanup()
-			return nil, nil, err
-		}
-		return prep, spec, nil
+	return l, nil
+}
+
+// forkAndPlan starts the first process and, while it execs and boots,
+// checks the paths and decides all it needs: forking first is faster than
+// planning during the fork (a parent busy meanwhile slows the fork with
+// copy-on-write faults, a locked thread waiting for the scheduler). On an
+// error nothing of the sandbox is left running.
+func (s *sysCmd) forkAndPlan(c *Cmd, l *launch, ids idMap) (*prepared, []byte, error) {
+	var err error
+	why := ""
+	if !s.direct {
+		why = useForkHelper()
 	}
-	var (
-		prep    *prepared
-		spec    []byte
-		prepErr error
-		forked  bool
-	)
-	fork := func() {
-		why := ""
-		if !s.direct {
-			why = useForkHelper()
-		}
-		if why != "" {
-			c.logf("forking the init through the fork helper (%s)", why)
-			err = s.startThroughHelper(attr, len(c.ExtraFiles)-countNil(c.ExtraFiles))
-		} else {
-			err = s.start(stage, attr)
-		}
-		forked = err == nil
+	if why != "" {
+		c.logf("forking the init through the fork helper (%s)", why)
+		err = s.startThroughHelper(l.attr, len(c.ExtraFiles)-countNil(c.ExtraFiles))
+	} else {
+		err = s.start(l.stage, l.attr)
 	}
-	// Forking first and planning while the child execs and boots is
-	// faster than planning during the fork: a parent busy meanwhile slows
-	// the fork (copy-on-write faults, a locked thread waiting for the
-	// scheduler).
-	fork()
-	prep, spec, prepErr = plan()
+	forked := err == nil
+	prep, spec, prepErr := c.plan(s.term, l.extraAt)
 	runtime.KeepAlive(s.stdio)
-	closeFiles(specR, statusW, netChild)
+	closeFiles(l.specR, l.statusW, l.netChild)
 	s.stdio.closeChildEnds()
 	s.term.started()
-	if prepErr != nil || !forked {
-		if forked {
-			s.abort()
-		} else {
-			closeFiles(specW, statusR)
-			s.stdio.closeParentEnds()
-		}
-		if prep != nil {
-			prep.cleanup()
-		}
-		if prepErr != nil {
-			return fail(prepErr)
-		}
-		if s.direct {
-			return fail(&SetupError{Code: ExitSetup, Op: "start the Landlock-only stage", Err: err})
-		}
-		err = ns.Explain(err, ns.ReadSettings(), ids.hostUID)
-		return fail(&SetupError{Code: ExitSetup, Op: "create namespaces and start the init", Err: err,
-			Msg: "create namespaces and start the init: " + err.Error() + "; where user namespaces are not allowed, --isolation landlock runs without them"})
+	if prepErr == nil && forked {
+		return prep, spec, nil
 	}
-	c.report, s.tmpDir, s.git, s.kept, s.keptLock = prep.report, prep.tmpDir, prep.git, prep.kept, prep.lock
-	if s.cgroup != nil && limits {
-		c.report.Limits["cgroup"] = s.cgroup.Version()
+	if forked {
+		s.abort()
+	} else {
+		closeFiles(l.specW, s.statusFile)
+		s.stdio.closeParentEnds()
 	}
+	if prep != nil {
+		prep.cleanup()
+	}
+	if prepErr != nil {
+		return nil, nil, prepErr
+	}
+	if s.direct {
+		return nil, nil, &SetupError{Code: ExitSetup, Op: "start the Landlock-only stage", Err: err}
+	}
+	err = ns.Explain(err, ns.ReadSettings(), ids.hostUID)
+	return nil, nil, &SetupError{Code: ExitSetup, Op: "create namespaces and start the init", Err: err,
+		Msg: "create namespaces and start the init: " + err.Error() + "; where user namespaces are not allowed, --isolation landlock runs without them"}
+}
+
+// plan checks the paths and decides all the first process needs, as its
+// encoded spec.
+func (c *Cmd) plan(term *terminal, extraAt []int) (*prepared, []byte, error) {
+	prep, err := c.prepare()
+	if err != nil {
+		return nil, nil, err
+	}
+	if term != nil {
+		prep.spec.TTY = term.spec(term.foregroundAtStart())
+	}
+	prep.spec.ExtraFiles = extraAt
+	spec, err := encodeSpec(&prep.spec)
+	if err != nil {
+		prep.cleanup()
+		return nil, nil, err
+	}
+	return prep, spec, nil
+}
+
+// sendSpec readies what watches the sandbox (its cgroup v1 membership,
+// the watcher of absent names, the tracer), then writes the spec and
+// starts the filtered network. The caller aborts the sandbox on an error.
+func (s *sysCmd) sendSpec(c *Cmd, p *Policy, prep *prepared, spec []byte, specW *os.File) error {
 	if s.direct {
 		c.logf("Landlock only: no namespaces, no mounts; stage started, planned at %.2f ms", ms(time.Since(s.started)))
 	} else {
@@ -299,18 +338,15 @@ func (c *Cmd) start() error {
 	// reads the spec (and so before the payload exists).
 	if s.cgroup != nil {
 		if err := limitError(s.cgroup.Enter(s.pid)); err != nil {
-			s.abort()
-			return fail(err)
+			return err
 		}
 	}
 	if err := s.watchAbsent(c, prep); err != nil {
-		s.abort()
-		return fail(err)
+		return err
 	}
 	if p.TraceDenials {
 		if err := s.traceDenials(c); err != nil {
-			s.abort()
-			return fail(err)
+			return err
 		}
 	}
 	s.releaseHelper()
@@ -318,31 +354,37 @@ func (c *Cmd) start() error {
 	// The init reads the whole spec before it writes anything, so writing
 	// it here cannot deadlock; an init that died makes it fail with EPIPE.
 	if _, err := specW.Write(spec); err != nil {
-		s.abort()
-		return fail(&SetupError{Code: ExitSetup, Op: "send spec to init", Err: err})
+		return &SetupError{Code: ExitSetup, Op: "send spec to init", Err: err}
 	}
 	s.mu.Lock()
 	s.specSent = true
 	s.mu.Unlock()
-	if prep.net != nil {
-		if err := s.startNetwork(prep.net, s.netSock); err != nil {
-			setupErr := &SetupError{Code: ExitSetup, Op: "network", Err: err}
-			// An init that ended first has said why.
-			if errors.Is(err, fdpass.ErrClosed) {
-				if msg, merr := s.next(); merr == nil && msg.Kind == msgError {
-					setupErr = msg.setupError()
-				}
-			}
-			s.abort()
-			return fail(setupErr)
-		}
-		c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
+	if prep.net == nil {
+		return nil
 	}
+	if err := s.startNetwork(prep.net, s.netSock); err != nil {
+		setupErr := &SetupError{Code: ExitSetup, Op: "network", Err: err}
+		// An init that ended first has said why.
+		if errors.Is(err, fdpass.ErrClosed) {
+			if msg, merr := s.next(); merr == nil && msg.Kind == msgError {
+				setupErr = msg.setupError()
+			}
+		}
+		return setupErr
+	}
+	c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
+	return nil
+}
+
+// awaitPayload reads the first process's messages until the payload has
+// started (taking the seccomp listeners it hands over), then starts the
+// terminal's relay and lets the supervisor reap. The caller aborts the
+// sandbox on an error.
+func (s *sysCmd) awaitPayload(c *Cmd, p *Policy) error {
 	msg, err := s.next()
 	for err == nil && msg.Kind == msgListener {
 		if err = s.takeListener(msg.Code, p.AllowBind); err != nil {
-			s.abort()
-			return fail(&SetupError{Code: ExitSetup, Err: err})
+			return &SetupError{Code: ExitSetup, Err: err}
 		}
 		msg, err = s.next()
 	}
@@ -351,16 +393,14 @@ func (c *Cmd) start() error {
 	// it planted; it is not a sandbox that could not be built.
 	endedEarly := errors.Is(err, io.EOF) && s.endedByWatcher()
 	if !endedEarly && (err != nil || msg.Kind != msgStarted) {
-		s.abort()
 		if err == nil && msg.Kind == msgError {
-			return fail(msg.setupError())
+			return msg.setupError()
 		}
-		return fail(&SetupError{Code: ExitSetup, Msg: "sandbox init ended before the payload started (" + describeWait(s.wstatus) + ")"})
+		return &SetupError{Code: ExitSetup, Msg: "sandbox init ended before the payload started (" + describeWait(s.wstatus) + ")"}
 	}
 	if s.term != nil {
 		if err := s.term.begin(s.control); err != nil {
-			s.abort()
-			return fail(err)
+			return err
 		}
 	}
 	s.mu.Lock()
