@@ -112,6 +112,41 @@ func TestLandlockOnlyHostUnixSocketsUnreachable(t *testing.T) {
 	// A datagram can be addressed to any socket path: datagram sockets
 	// are refused.
 	expect(t, "unix datagram socket", helper(t, opts, "unix-dgram"), "EACCES")
+	// SOCK_RAW makes a datagram socket too, alone or as a pair: nothing
+	// reaches a host datagram socket.
+	dgDir, err := os.MkdirTemp("/var/tmp", "nsrun-host-dgram-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dgDir)
+	dg := filepath.Join(dgDir, "s")
+	host, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: dg, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	os.Chmod(dgDir, 0o755)
+	os.Chmod(dg, 0o777)
+	received := func() bool {
+		_ = host.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		_, _, err := host.ReadFrom(make([]byte, 16))
+		return err == nil
+	}
+	for _, how := range []string{"", "raw", "pair-raw"} {
+		args := []string{dg}
+		if how != "" {
+			args = append(args, how)
+		}
+		expect(t, "a datagram to a host socket ("+how+")", helper(t, opts, "sendto-unix", args...), "EACCES")
+		if received() {
+			t.Errorf("the host socket received a datagram from the sandbox (%s)", how)
+		}
+		// The same reaches it where host unix sockets are allowed.
+		expect(t, "a datagram with --allow-host-unix-sockets ("+how+")", helper(t, append(opts, "--allow-host-unix-sockets"), "sendto-unix", args...), "ok")
+		if !received() {
+			t.Errorf("with --allow-host-unix-sockets the datagram (%s) did not arrive: the refusal above proves nothing", how)
+		}
+	}
 	// The explicit opt-out lets all of it through, and the report says so.
 	rep := filepath.Join(ws, "r.json")
 	r = run(t, ws, append(opts, "--allow-host-unix-sockets", "--report", rep, "--", "/bin/sh", "-c",

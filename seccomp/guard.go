@@ -15,6 +15,7 @@ const (
 	msgFastOpen = 0x20000000
 	sockStream  = 1
 	sockDgram   = 2
+	sockRaw     = 3 // a unix SOCK_RAW socket is made a datagram one
 	ipprotoTCP  = 6
 	ipprotoUDP  = 17
 )

@@ -17,6 +17,10 @@ const (
 	fsIocSetEncryptionPolicy = 0x800c6613
 )
 
+// The inode generation ioctls (FS_IOC_SETVERSION, ext4's own, and their
+// 32-bit forms) need only ownership, not a writable descriptor: refused.
+var setVersionIoctls = []uint64{0x40087602, 0x40047602, 0x40086604, 0x40046604}
+
 // LandlockOnlyOptions selects the compensations a sandbox of Landlock and
 // seccomp alone needs on this kernel.
 type LandlockOnlyOptions struct {
@@ -142,6 +146,10 @@ func LandlockOnly(o LandlockOnlyOptions) Profile {
 		Rule{Names: pidCalls, Action: notify, Args: []Arg{ne0(0)},
 			Reason: "scheduling of another process: Landlock does not scope sched_set*"},
 	)
+	for _, req := range setVersionIoctls {
+		add(Rule{Names: []string{"ioctl"}, Action: Action{Kind: ActErrno, Errno: errEPERM}, Args: []Arg{masked(1, low32, req)},
+			Reason: "an inode's generation changes with ownership alone, in any path: Landlock does not check it"})
+	}
 	for _, req := range []uint64{fsIocSetflags, fsIoc32Setflags, fsIocFssetxattr, fsIocEnableVerity, fsIocSetEncryptionPolicy} {
 		add(Rule{Names: []string{"ioctl"}, Action: notify, Args: []Arg{masked(1, low32, req)},
 			Reason: "file attributes (chattr, verity, encryption) are not checked by Landlock: the supervisor decides"})
@@ -173,15 +181,20 @@ func LandlockOnly(o LandlockOnlyOptions) Profile {
 		add(Rule{Names: []string{name}, Action: Action{Kind: ActErrno, Errno: errEACCES},
 			Args: append([]Arg{masked(0, low32, 1)}, args...), Reason: reason})
 	}
-	dgram := masked(1, sockTypeMask, sockDgram)
+	// SOCK_RAW is a datagram socket too (unix_create makes it one).
 	const why = "a unix datagram can be sent to any socket path, where no filter sees the address"
-	switch o.Unix {
-	case UnixNoDatagram:
-		refuse("socket", why, dgram)
-		refuse("socketpair", why, dgram)
-	case UnixPairsOnly:
+	for _, typ := range []uint64{sockDgram, sockRaw} {
+		dgram := masked(1, sockTypeMask, typ)
+		switch o.Unix {
+		case UnixNoDatagram:
+			refuse("socket", why, dgram)
+			refuse("socketpair", why, dgram)
+		case UnixPairsOnly:
+			refuse("socketpair", why, dgram)
+		}
+	}
+	if o.Unix == UnixPairsOnly {
 		refuse("socket", "nothing checks which socket path a unix socket connects to: only connected pairs are allowed")
-		refuse("socketpair", why, dgram)
 	}
 	return p
 }

@@ -45,6 +45,9 @@ func TestLandlockOnlyFilterDecisions(t *testing.T) {
 			{"socket unix datagram, high bits", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX | 1<<32, unix.SOCK_DGRAM | 1<<40}, dgram},
 			{"socket unix stream, high bits", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX | 1<<32, unix.SOCK_STREAM | 1<<40}, stream},
 			{"socketpair unix datagram", unix.SYS_SOCKETPAIR, [6]uint64{unix.AF_UNIX, unix.SOCK_DGRAM}, dgram},
+			// unix_create makes SOCK_RAW a datagram socket.
+			{"socket unix raw", unix.SYS_SOCKET, [6]uint64{unix.AF_UNIX, unix.SOCK_RAW | unix.SOCK_CLOEXEC}, dgram},
+			{"socketpair unix raw", unix.SYS_SOCKETPAIR, [6]uint64{unix.AF_UNIX, unix.SOCK_RAW}, dgram},
 			{"socket inet datagram", unix.SYS_SOCKET, [6]uint64{unix.AF_INET, unix.SOCK_DGRAM}, allow},
 			{"chmod", unix.SYS_CHMOD, [6]uint64{0x1000, 0o644}, notify},
 			{"fchmod", unix.SYS_FCHMOD, [6]uint64{3, 0o644}, notify},
@@ -73,6 +76,9 @@ func TestLandlockOnlyFilterDecisions(t *testing.T) {
 			{"ioctl fssetxattr", unix.SYS_IOCTL, [6]uint64{3, fsIocFssetxattr, 0x1000}, notify},
 			{"ioctl verity", unix.SYS_IOCTL, [6]uint64{3, unix.FS_IOC_ENABLE_VERITY, 0x1000}, notify},
 			{"ioctl getflags", unix.SYS_IOCTL, [6]uint64{3, unix.FS_IOC_GETFLAGS, 0x1000}, allow},
+			{"ioctl setversion", unix.SYS_IOCTL, [6]uint64{3, 0x40087602, 0x1000}, eperm1},
+			{"ioctl ext4 setversion", unix.SYS_IOCTL, [6]uint64{3, 0x40086604, 0x1000}, eperm1},
+			{"ioctl getversion", unix.SYS_IOCTL, [6]uint64{3, 0x80087601, 0x1000}, allow},
 			{"ioctl TCGETS", unix.SYS_IOCTL, [6]uint64{0, unix.TCGETS, 0x1000}, allow},
 			{"x32 chmod", x32Bit | 90, [6]uint64{}, kill},
 		} {

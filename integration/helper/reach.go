@@ -68,8 +68,25 @@ func hostReachOp(op string, args []string) (out string, known bool, err error) {
 			unix.Close(fd)
 		}
 		return "ok", true, err
-	case "sendto-unix": // PATH: send a datagram to a pathname socket
-		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+	case "sendto-unix": // PATH [raw|pair-raw]: send a datagram to a pathname socket
+		// from a SOCK_DGRAM socket, a SOCK_RAW one (the kernel makes it a
+		// datagram socket) or one of a SOCK_RAW socketpair.
+		typ, pair := unix.SOCK_DGRAM, false
+		if len(args) > 1 {
+			typ, pair = unix.SOCK_RAW, args[1] == "pair-raw"
+		}
+		var fd int
+		var err error
+		if pair {
+			var fds [2]int
+			fds, err = unix.Socketpair(unix.AF_UNIX, typ, 0)
+			if err == nil {
+				defer unix.Close(fds[1])
+			}
+			fd = fds[0]
+		} else {
+			fd, err = unix.Socket(unix.AF_UNIX, typ, 0)
+		}
 		if err != nil {
 			return "", true, err
 		}
