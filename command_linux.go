@@ -17,6 +17,7 @@ import (
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/changes"
 	"github.com/nsrun/nsrun/internal/fdpass"
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/ptrace"
@@ -43,7 +44,7 @@ type sysCmd struct {
 	ended      time.Time     // when the init was reaped
 	rusage     unix.Rusage   // of the child reaped: the init, the helper or the Landlock-only payload
 	process    *os.Process   // the payload, once it started
-	usage      *usageMsg     // what the init counted of everything it reaped
+	usage      *launch.Usage // what the init counted of everything it reaped
 	backstop   *time.Timer   // kills the init if it does not end after the payload was killed
 	term       *terminal     // the payload's pty, nil without one
 	log        io.Writer     // the Cmd's Log
@@ -69,11 +70,11 @@ type sysCmd struct {
 
 func init() {
 	// Registration cannot fail here: the names are this package's own.
-	_ = reexec.Register(initStage, runInit)
-	_ = reexec.Register(landlockStage, runLandlockStage)
+	_ = reexec.Register(launch.InitStage, launch.RunInit)
+	_ = reexec.Register(launch.LandlockStage, launch.RunLandlockStage)
 	_ = reexec.Register(probeStage, runProbeStage)
 	_ = reexec.Register(probeWaitStage, runProbeWaitStage)
-	_ = reexec.Register(landlockChildStage, runLandlockChild)
+	_ = reexec.Register(launch.LandlockChildStage, launch.RunLandlockChild)
 	_ = reexec.Register(forkStage, runForkHelper)
 
 }
@@ -163,9 +164,9 @@ func (c *Cmd) start() error {
 	return nil
 }
 
-// launch is what the first process of the sandbox (the init, or the
+// startup is what the first process of the sandbox (the init, or the
 // Landlock-only stage) is started with.
-type launch struct {
+type startup struct {
 	stage        string
 	attr         *syscall.ProcAttr
 	specR, specW *os.File // the spec's pipe; specW stays the lifeline
@@ -177,8 +178,8 @@ type launch struct {
 // newLaunch makes the pipes, the standard streams and the descriptors of
 // the first process, and decides how it starts: in new namespaces, or as
 // the Landlock-only stage.
-func (s *sysCmd) newLaunch(c *Cmd, p *Policy, ids idMap) (*launch, error) {
-	l := &launch{stage: initStage}
+func (s *sysCmd) newLaunch(c *Cmd, p *Policy, ids idMap) (*startup, error) {
+	l := &startup{stage: launch.InitStage}
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("pipe: %w", err)
@@ -225,21 +226,21 @@ func (s *sysCmd) newLaunch(c *Cmd, p *Policy, ids idMap) (*launch, error) {
 			s.stdio.closeParentEnds()
 			return nil, err
 		}
-		for len(attr.Files) < netSockFD {
-			attr.Files = append(attr.Files, ^uintptr(0)) // no terminal at ttySockFD
+		for len(attr.Files) < launch.NetSockFD {
+			attr.Files = append(attr.Files, ^uintptr(0)) // no terminal at launch.TTYSockFD
 		}
-		attr.Files = append(attr.Files, l.netChild.Fd()) // netSockFD
+		attr.Files = append(attr.Files, l.netChild.Fd()) // launch.NetSockFD
 	}
 	// Last, after every descriptor of a fixed number, where the fork
 	// helper places them too.
-	attr.Files, l.extraAt = extraFilePlaces(attr.Files, c.ExtraFiles, netSockFD+1)
+	attr.Files, l.extraAt = extraFilePlaces(attr.Files, c.ExtraFiles, launch.NetSockFD+1)
 	if s.direct {
 		// The stage is a session leader with the pty as its terminal; it
 		// sets a parent-death signal of its own, which it catches to end
 		// the sandbox first.
-		l.stage = landlockStage
+		l.stage = launch.LandlockStage
 		if p.TraceDenials {
-			s.stageArgs = []string{stageTraced}
+			s.stageArgs = []string{launch.StageTraced}
 		}
 		if s.term != nil {
 			s.term.stageAttr(attr.Sys)
@@ -261,7 +262,7 @@ func (s *sysCmd) newLaunch(c *Cmd, p *Policy, ids idMap) (*launch, error) {
 // planning during the fork (a parent busy meanwhile slows the fork with
 // copy-on-write faults, a locked thread waiting for the scheduler). On an
 // error nothing of the sandbox is left running.
-func (s *sysCmd) forkAndPlan(c *Cmd, l *launch, ids idMap) (*prepared, []byte, error) {
+func (s *sysCmd) forkAndPlan(c *Cmd, l *startup, ids idMap) (*prepared, []byte, error) {
 	var err error
 	why := ""
 	if !s.direct {
@@ -313,7 +314,7 @@ func (c *Cmd) plan(term *terminal, extraAt []int) (*prepared, []byte, error) {
 		prep.spec.TTY = term.spec(term.foregroundAtStart())
 	}
 	prep.spec.ExtraFiles = extraAt
-	spec, err := encodeSpec(&prep.spec)
+	spec, err := launch.EncodeSpec(&prep.spec)
 	if err != nil {
 		prep.cleanup()
 		return nil, nil, err
@@ -354,7 +355,7 @@ func (s *sysCmd) sendSpec(c *Cmd, p *Policy, prep *prepared, spec []byte, specW 
 	// The init reads the whole spec before it writes anything, so writing
 	// it here cannot deadlock; an init that died makes it fail with EPIPE.
 	if _, err := specW.Write(spec); err != nil {
-		return &SetupError{Code: ExitSetup, Op: "send spec to init", Err: err}
+		return &SetupError{Code: ExitSetup, Op: "launch.Send spec to init", Err: err}
 	}
 	s.mu.Lock()
 	s.specSent = true
@@ -366,8 +367,8 @@ func (s *sysCmd) sendSpec(c *Cmd, p *Policy, prep *prepared, spec []byte, specW 
 		setupErr := &SetupError{Code: ExitSetup, Op: "network", Err: err}
 		// An init that ended first has said why.
 		if errors.Is(err, fdpass.ErrClosed) {
-			if msg, merr := s.next(); merr == nil && msg.Kind == msgError {
-				setupErr = msg.setupError()
+			if msg, merr := s.next(); merr == nil && msg.Kind == launch.MsgError {
+				setupErr = setupErrorOf(msg)
 			}
 		}
 		return setupErr
@@ -382,7 +383,7 @@ func (s *sysCmd) sendSpec(c *Cmd, p *Policy, prep *prepared, spec []byte, specW 
 // sandbox on an error.
 func (s *sysCmd) awaitPayload(c *Cmd, p *Policy) error {
 	msg, err := s.next()
-	for err == nil && msg.Kind == msgListener {
+	for err == nil && msg.Kind == launch.MsgListener {
 		if err = s.takeListener(msg.Code, p.AllowBind); err != nil {
 			return &SetupError{Code: ExitSetup, Err: err}
 		}
@@ -392,9 +393,9 @@ func (s *sysCmd) awaitPayload(c *Cmd, p *Policy) error {
 	// init could say the payload had started: it ran, and Wait says what
 	// it planted; it is not a sandbox that could not be built.
 	endedEarly := errors.Is(err, io.EOF) && s.endedByWatcher()
-	if !endedEarly && (err != nil || msg.Kind != msgStarted) {
-		if err == nil && msg.Kind == msgError {
-			return msg.setupError()
+	if !endedEarly && (err != nil || msg.Kind != launch.MsgStarted) {
+		if err == nil && msg.Kind == launch.MsgError {
+			return setupErrorOf(msg)
 		}
 		return &SetupError{Code: ExitSetup, Msg: "sandbox init ended before the payload started (" + describeWait(s.wstatus) + ")"}
 	}
@@ -414,7 +415,7 @@ func (s *sysCmd) awaitPayload(c *Cmd, p *Policy) error {
 	}
 	c.Process = s.process
 	if !endedEarly {
-		s.control(ctlStarted) // the supervisor may reap the payload now
+		s.control(launch.CtlStarted) // the supervisor may reap the payload now
 	}
 	close(s.begun)
 	c.report.TimingsMS.Setup = ms(s.running.Sub(s.started))
@@ -536,7 +537,7 @@ func (s *sysCmd) signal(sig unix.Signal) error {
 		return os.ErrProcessDone
 	}
 	if s.direct && sig == unix.SIGKILL && s.specSent {
-		if _, err := s.lifeline.Write([]byte{ctlKill}); err == nil {
+		if _, err := s.lifeline.Write([]byte{launch.CtlKill}); err == nil {
 			return nil
 		}
 	}
@@ -579,11 +580,11 @@ func (s *sysCmd) reap() {
 }
 
 // next reads the init's next message, logging its steps on the way.
-func (s *sysCmd) next() (initMsg, error) {
+func (s *sysCmd) next() (launch.Msg, error) {
 	for {
-		var m initMsg
-		err := readFrame(s.status, &m, "status")
-		if err != nil || m.Kind != msgLog {
+		var m launch.Msg
+		err := launch.ReadFrame(s.status, &m, "status")
+		if err != nil || m.Kind != launch.MsgLog {
 			return m, err
 		}
 		if s.log != nil {
@@ -654,7 +655,7 @@ func (s *sysCmd) takeListener(fd int, bind []PortRange) error {
 		unix.Close(listener)
 		return fmt.Errorf("listen() checks: %w", err)
 	}
-	if _, err := s.lifeline.Write([]byte{ctlListener}); err != nil {
+	if _, err := s.lifeline.Write([]byte{launch.CtlListener}); err != nil {
 		return fmt.Errorf("listen() checks: %w", err)
 	}
 	return nil
@@ -666,7 +667,7 @@ func (s *sysCmd) takeListener(fd int, bind []PortRange) error {
 func (c *Cmd) wait() (*ExitError, error) {
 	s := c.sys
 	msg, msgErr := s.next()
-	for msgErr == nil && msg.Kind == msgStopped {
+	for msgErr == nil && msg.Kind == launch.MsgStopped {
 		if s.term != nil {
 			s.term.event(jobStopped, unix.Signal(msg.Signal))
 		}
@@ -684,7 +685,7 @@ func (c *Cmd) wait() (*ExitError, error) {
 		c.report.Denials, c.report.DenialsDropped = s.denials.list()
 	}
 	s.stopNetwork(c.report.Network)
-	exited := msgErr == nil && msg.Kind == msgExit
+	exited := msgErr == nil && msg.Kind == launch.MsgExit
 	if exited && msg.Usage != nil {
 		s.usage = msg.Usage
 	}

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/ptrace"
 )
 
@@ -123,7 +124,7 @@ func (j *denialJudge) path(op string, ev ptrace.Event, p string) (rule, allow st
 	case within(p, "/dev") && !ruled:
 		return "landlock: /dev: only " + strings.Join(landlockDevices, ", ") + " and the terminal", "", true
 	case op == "exec" && !j.executable(p):
-		return "landlock: executes only from " + strings.Join(execDirs, ", ") + " and the rules' paths", "--ro " + filepath.Dir(p), true
+		return "landlock: executes only from " + strings.Join(launch.ExecDirs, ", ") + " and the rules' paths", "--ro " + filepath.Dir(p), true
 	case writes[op] && access != ReadWrite:
 		return "landlock: read-only: " + label, widen, true
 	}
@@ -132,7 +133,7 @@ func (j *denialJudge) path(op string, ev ptrace.Event, p string) (rule, allow st
 
 // executable reports whether a Landlock-only sandbox lets p execute.
 func (j *denialJudge) executable(p string) bool {
-	for _, d := range execDirs {
+	for _, d := range launch.ExecDirs {
 		if within(p, d) {
 			return true
 		}

@@ -89,9 +89,10 @@
 //	Cmd (portable shell)        command.go output.go cancel.go extrafiles*.go
 //	per-OS backends             command_linux.go command_darwin.go command_windows.go
 //	planning a Linux launch     prepare_linux.go rules_linux.go layers_linux.go network_linux.go
-//	the init stage (pid 1)      init*.go spec_linux.go stdio_linux.go forkhelper_linux.go
-//	Landlock only               landlockonly_linux.go
-//	terminal                    terminal_linux.go initterm_linux.go, package pty
+//	starting the first process  command_linux.go stdio_linux.go forkhelper_linux.go
+//	the stages and their spec   package internal/launch (init, Landlock-only stage and child)
+//	Landlock only (planning)    landlockonly_linux.go
+//	terminal                    terminal_linux.go, package pty
 //	report                      report.go usage_linux.go
 //	mechanisms                  packages ns, mounts, landlock, seccomp, cgroup, netproxy
 //	macOS, Windows              packages darwin, windows; seatbelt.go

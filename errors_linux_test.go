@@ -3,6 +3,7 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"github.com/nsrun/nsrun/internal/launch"
 	"io/fs"
 	"syscall"
 	"testing"
@@ -11,7 +12,7 @@ import (
 // A failure keeps its cause, in nsrun and across the init's status pipe:
 // callers branch with errors.Is, not on the text.
 func TestSetupErrorKeepsItsCause(t *testing.T) {
-	inInit := failure(ExitSetup, fmt.Errorf("mount /x on /y: %w", syscall.EPERM))
+	inInit := launch.Failure(ExitSetup, fmt.Errorf("mount /x on /y: %w", syscall.EPERM))
 	if inInit.Errno != int(syscall.EPERM) {
 		t.Fatalf("the message carries errno %d", inInit.Errno)
 	}
@@ -20,7 +21,7 @@ func TestSetupErrorKeepsItsCause(t *testing.T) {
 		text string
 		is   error
 	}{
-		{inInit.setupError(), "mount /x on /y: operation not permitted", syscall.EPERM},
+		{setupErrorOf(inInit), "mount /x on /y: operation not permitted", syscall.EPERM},
 		{&SetupError{Code: ExitSetup, Op: "terminal", Err: fmt.Errorf("open /dev/ptmx: %w", syscall.ENOENT)}, "terminal: open /dev/ptmx: no such file or directory", fs.ErrNotExist},
 		{&SetupError{Code: ExitSetup, Err: syscall.EACCES}, "permission denied", syscall.EACCES},
 		{&SetupError{Code: ExitSetup, Op: "x", Err: syscall.EIO, Msg: "x: input/output error; a hint"}, "x: input/output error; a hint", syscall.EIO},
@@ -32,7 +33,15 @@ func TestSetupErrorKeepsItsCause(t *testing.T) {
 			t.Errorf("%q: errors.Is(%v) is false", c.text, c.is)
 		}
 	}
-	if m := failure(ExitSetup, errors.New("no errno")); m.Errno != 0 || m.setupError().Unwrap() != nil {
-		t.Errorf("a failure without an errno got cause %v", m.setupError().Unwrap())
+	if m := launch.Failure(ExitSetup, errors.New("no errno")); m.Errno != 0 || setupErrorOf(m).Unwrap() != nil {
+		t.Errorf("a launch.Failure without an errno got cause %v", setupErrorOf(m).Unwrap())
+	}
+}
+
+// The stages fail with the library's statuses.
+func TestStageStatusesAreTheLibrarys(t *testing.T) {
+	if launch.ExitSetup != ExitSetup || launch.ExitNotExecutable != ExitNotExecutable || launch.ExitNotFound != ExitNotFound {
+		t.Errorf("launch's statuses %d %d %d, the library's %d %d %d",
+			launch.ExitSetup, launch.ExitNotExecutable, launch.ExitNotFound, ExitSetup, ExitNotExecutable, ExitNotFound)
 	}
 }

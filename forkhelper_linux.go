@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/reexec"
 )
 
@@ -52,8 +53,8 @@ type forkRequest struct {
 	Caps       []uintptr // the init's ambient capabilities
 	Setsid     bool
 	Cgroup     bool
-	TTY        bool  // the init gets descriptor ttySockFD too
-	Net        bool  // the init gets descriptor netSockFD too
+	TTY        bool  // the init gets descriptor launch.TTYSockFD too
+	Net        bool  // the init gets descriptor launch.NetSockFD too
 	Extra      []int // the helper's descriptors the init gets next, in order
 }
 
@@ -93,11 +94,11 @@ func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*s
 	sys := init.Sys
 	fixed := init.Files[:len(init.Files)-extra]
 	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings, Caps: sys.AmbientCaps,
-		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(fixed, ttySockFD), Net: passed(fixed, netSockFD)}
+		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(fixed, launch.TTYSockFD), Net: passed(fixed, launch.NetSockFD)}
 	// The init's descriptors at their places (none where it gets none),
 	// then the helper's own.
-	files := append([]uintptr{}, fixed[:ttySockFD]...)
-	for _, fd := range []int{ttySockFD, netSockFD} {
+	files := append([]uintptr{}, fixed[:launch.TTYSockFD]...)
+	for _, fd := range []int{launch.TTYSockFD, launch.NetSockFD} {
 		if passed(fixed, fd) {
 			files = append(files, fixed[fd])
 		} else {
@@ -147,13 +148,13 @@ func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr, extra int) error {
 // request pipe stays open, holding the helper from reaping the init, until
 // releaseHelper. On failure the helper is killed and reaped.
 func (s *sysCmd) handOff(req forkRequest, request, result *os.File) error {
-	b, err := frame(&req, "fork request")
+	b, err := launch.Frame(&req, "fork request")
 	if err == nil {
 		_, err = request.Write(b)
 	}
 	var res forkResult
 	if err == nil {
-		err = readFrame(result, &res, "fork result")
+		err = launch.ReadFrame(result, &res, "fork result")
 	}
 	if err == nil && res.Errno != 0 {
 		err = syscall.Errno(res.Errno)
@@ -200,22 +201,22 @@ func runForkHelper() int {
 	// on; ignored here, they cannot end the helper and, with it, the init,
 	// which handles them again itself (os/signal undoes an inherited
 	// SIG_IGN).
-	signal.Ignore(forwarded...)
+	signal.Ignore(launch.Forwarded...)
 	// The init must not inherit the helper's pipes or the cgroup, and gets
 	// its ExtraFiles only where its request places them.
 	_ = unix.CloseRange(helperRequestFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	request := os.NewFile(helperRequestFD, "request")
 	var req forkRequest
-	if err := readFrame(request, &req, "fork request"); err != nil {
+	if err := launch.ReadFrame(request, &req, "fork request"); err != nil {
 		return ExitSetup
 	}
 	pidfd := -1
 	files := []uintptr{0, 1, 2, 3, 4, ^uintptr(0), ^uintptr(0)}
 	if req.TTY {
-		files[ttySockFD] = ttySockFD
+		files[launch.TTYSockFD] = launch.TTYSockFD
 	}
 	if req.Net {
-		files[netSockFD] = netSockFD
+		files[launch.NetSockFD] = launch.NetSockFD
 	}
 	for _, fd := range req.Extra {
 		files = append(files, uintptr(fd))
@@ -229,7 +230,7 @@ func runForkHelper() int {
 	if req.Cgroup {
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, helperCgroupFD
 	}
-	pid, err := syscall.ForkExec(reexec.Self, []string{initStage}, attr)
+	pid, err := syscall.ForkExec(reexec.Self, []string{launch.InitStage}, attr)
 	res := forkResult{Pid: pid}
 	if err != nil {
 		var errno syscall.Errno
@@ -238,12 +239,12 @@ func runForkHelper() int {
 		}
 		res.Errno = uintptr(errno)
 	}
-	if b, ferr := frame(&res, "fork result"); ferr == nil {
+	if b, ferr := launch.Frame(&res, "fork result"); ferr == nil {
 		_, _ = os.NewFile(helperResultFD, "result").Write(b)
 	}
 	// The streams and pipes are the init's now: the program must see
 	// them close when the init ends, not when this process does.
-	_ = unix.CloseRange(0, netSockFD, 0)
+	_ = unix.CloseRange(0, launch.NetSockFD, 0)
 	_ = unix.CloseRange(helperResultFD, ^uint(0), 0)
 	if err != nil {
 		return ExitSetup

@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"github.com/nsrun/nsrun/internal/launch"
 	"os"
 	"reflect"
 	"syscall"
@@ -69,7 +70,7 @@ func TestHelperAttr(t *testing.T) {
 			t.Errorf("%s: the init's descriptors were changed: %v", tc.name, init.Files)
 		}
 	}
-	if ttySockFD != 5 || netSockFD != 6 || helperRequestFD != 7 || helperResultFD != 8 || helperCgroupFD != 9 {
+	if launch.TTYSockFD != 5 || launch.NetSockFD != 6 || helperRequestFD != 7 || helperResultFD != 8 || helperCgroupFD != 9 {
 		t.Error("the helper's descriptors follow the init's seven")
 	}
 }

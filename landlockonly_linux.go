@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -17,18 +18,6 @@ import (
 // The Landlock-only sandbox is two stages started without namespaces: the
 // supervisor, which stays outside the payload's Landlock domain, and the
 // child it starts, which restricts itself and executes the payload.
-const (
-	landlockStage = "nsrun-landlock"
-	// stageTraced, the Landlock-only stage's one argument, says nsrun will
-	// trace the sandbox (--trace-denials).
-	stageTraced        = "traced"
-	landlockChildStage = "nsrun-landlock-child"
-)
-
-// execDirs are where system programs live; in a Landlock-only sandbox
-// they, the writable rules and the read-only rules can execute, and
-// nothing else: a program dropped in a world-writable place cannot run.
-var execDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}
 
 // landlockDevices are the host devices a Landlock-only sandbox may use;
 // the rest of the host's /dev gets no rights at all.
@@ -105,7 +94,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		rw, extraFS = llRW|landlock.ResolveUnix, landlock.ResolveUnix
 	}
 	dir := func(path string, access landlock.FS) landlock.Grant {
-		return landlock.Grant{Path: path, Access: access, Dir: true, ID: lstatID(path)}
+		return landlock.Grant{Path: path, Access: access, Dir: true, ID: launch.LstatID(path)}
 	}
 	grants := []landlock.Grant{
 		dir("/", landlock.ReadFile|landlock.ReadDir),
@@ -114,14 +103,14 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		dir(tmp, rw),
 	}
 	for _, d := range landlockDevices {
-		grants = append(grants, landlock.Grant{Path: d, Access: llDev, ID: lstatID(d)})
+		grants = append(grants, landlock.Grant{Path: d, Access: llDev, ID: launch.LstatID(d)})
 	}
 	// /dev/pts holds every session's terminal: only the payload's own pty
 	// is granted, and no /dev/ptmx to make others.
 	if tty := c.ttyGrant(); tty != "" {
 		grants = append(grants, landlock.Grant{Path: tty, Access: llDev})
 	}
-	for _, d := range execDirs {
+	for _, d := range launch.ExecDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
 			grants = append(grants, dir(d, landlock.ReadExec))
 		}
@@ -193,7 +182,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		return fail(err)
 	}
 	if sup.Listen {
-		sup.AllowBind = layersPolicy.AllowBind
+		sup.AllowBind = launchPorts(layersPolicy.AllowBind)
 	}
 	sup.Protected = protected(user)
 	wd, err := c.workDir("/", user, cwd)
@@ -229,7 +218,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	env = payloadEnv(p, env, x.home, home, "landlock")
 	sup.Home, _ = os.UserHomeDir()
-	prep.spec = initSpec{Env: env, Dir: wd, Landlock: l.landlock, Seccomp: l.seccomp, Supervisor: sup}
+	prep.spec = launch.Spec{Env: env, Dir: wd, Landlock: l.landlock, Seccomp: l.seccomp, Supervisor: sup}
 	return prep, nil
 }
 
@@ -306,23 +295,12 @@ func pidfdGetfdAllowed() bool {
 	return err == nil
 }
 
-// lstatID is the identity of path, or none when it cannot be had (the
-// path then gets no rule if it is missing when the rules are made).
-func lstatID(path string) landlock.Identity {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return landlock.Identity{}
-	}
-	id := identity(fi)
-	return landlock.Identity{Dev: id.Dev, Ino: id.Ino}
-}
-
 // supervisorFor decides what the Landlock-only stage's supervisor gets:
 // the filter that hands it calls, the ruleset of the threads that connect
 // inet sockets for the payload (its port rules, so the kernel decides as it
 // would for the payload), where writing is allowed, and whether it checks
 // listen() (the one listener of the task tree is this filter's).
-func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode llUnix, entries, listen bool) (*supervisorSpec, error) {
+func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode llUnix, entries, listen bool) (*launch.SupervisorSpec, error) {
 	o := seccomp.LandlockOnlyOptions{Entries: entries, Listen: listen}
 	switch mode {
 	case llUnixChecked:
@@ -335,7 +313,7 @@ func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode llUnix,
 	if err != nil {
 		return nil, &SetupError{Code: ExitSetup, Msg: "the Landlock-only filter: " + err.Error()}
 	}
-	return &supervisorSpec{
+	return &launch.SupervisorSpec{
 		Filter:   compiled.Program,
 		Writable: writable,
 		Workers:  landlock.Ruleset{Handled: landlock.Request{Net: rs.Handled.Net}, Ports: rs.Ports},

@@ -10,13 +10,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/seccomp"
-)
-
-// TCP states as the kernel numbers them (tcp_states.h).
-const (
-	tcpClose  = 7
-	tcpListen = 10
 )
 
 // listenSupervisor answers the listen() calls that the seccomp guard hands
@@ -35,6 +30,15 @@ type listenSupervisor struct {
 	done     chan struct{}
 }
 
+// launchPorts are ranges as the stages name them.
+func launchPorts(ranges []PortRange) []launch.PortRange {
+	out := make([]launch.PortRange, len(ranges))
+	for i, r := range ranges {
+		out[i] = launch.PortRange(r)
+	}
+	return out
+}
+
 // superviseListen serves listener, allowing listen() on TCP sockets bound
 // to a port of ranges, until stop.
 func superviseListen(listener int, ranges []PortRange) (*listenSupervisor, error) {
@@ -42,21 +46,9 @@ func superviseListen(listener int, ranges []PortRange) (*listenSupervisor, error
 	if err != nil {
 		return nil, fmt.Errorf("pipe: %w", err)
 	}
-	ls := &listenSupervisor{listener: listener, stopR: r, stopW: w, done: make(chan struct{}), allowed: portAllowed(ranges)}
+	ls := &listenSupervisor{listener: listener, stopR: r, stopW: w, done: make(chan struct{}), allowed: launch.PortAllowed(launchPorts(ranges))}
 	go ls.serve()
 	return ls, nil
-}
-
-// portAllowed says whether a TCP port is among ranges.
-func portAllowed(ranges []PortRange) func(port int) bool {
-	return func(port int) bool {
-		for _, pr := range ranges {
-			if pr.Proto == "tcp" && port >= int(pr.First) && port <= int(pr.Last) {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 // stop ends serving and closes the listener; calls still waiting then
@@ -109,10 +101,10 @@ func (ls *listenSupervisor) handle(n seccomp.Notification) unix.Errno {
 	}
 	sock, err := unix.PidfdGetfd(pidfd, int(int32(n.Args[0])), 0)
 	if err != nil {
-		return errnoOf(err)
+		return launch.ErrnoOf(err)
 	}
 	defer unix.Close(sock)
-	return listenChecked(sock, int(int32(n.Args[1])), ls.allowed)
+	return launch.ListenChecked(sock, int(int32(n.Args[1])), ls.allowed)
 }
 
 // openTask opens a pidfd on the thread tid (Linux 6.9), or on its process
@@ -143,83 +135,4 @@ func threadGroup(tid int) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("/proc/%d/status: no Tgid", tid)
-}
-
-// listenChecked performs listen(sock, backlog) unless sock is a TCP socket
-// that is not bound to an allowed port.
-func listenChecked(sock, backlog int, allowed func(int) bool) unix.Errno {
-	domain, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_DOMAIN)
-	if err != nil {
-		return errnoOf(err)
-	}
-	typ, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_TYPE)
-	if err != nil {
-		return errnoOf(err)
-	}
-	if (domain != unix.AF_INET && domain != unix.AF_INET6) || typ != unix.SOCK_STREAM {
-		return errnoOf(unix.Listen(sock, backlog))
-	}
-	info, err := unix.GetsockoptTCPInfo(sock, unix.IPPROTO_TCP, unix.TCP_INFO)
-	if err != nil {
-		return errnoOf(err)
-	}
-	port, err := localPort(sock)
-	if err != nil {
-		return errnoOf(err)
-	}
-	if errno := listenDecision(int(info.State), port, allowed); errno != 0 {
-		return errno
-	}
-	if err := unix.Listen(sock, backlog); err != nil {
-		return errnoOf(err)
-	}
-	// A closed TCP socket with a port has it for good (a bind() port;
-	// ports of a failed connect are released): only a socket handed in
-	// listening, and disconnected meanwhile, could have changed it.
-	if now, err := localPort(sock); err != nil || now != port {
-		_ = unix.Shutdown(sock, unix.SHUT_RDWR)
-		return unix.EACCES
-	}
-	return 0
-}
-
-// listenDecision is 0 when a TCP socket in state with local port may
-// listen, or the errno that refuses it: the kernel's own EINVAL for a
-// socket neither closed nor listening (which must not be left to the
-// kernel: a concurrent disconnect could release its port first), EACCES
-// for one not bound (the kernel would pick a port) or bound to a port the
-// rules do not allow.
-func listenDecision(state, port int, allowed func(int) bool) unix.Errno {
-	switch {
-	case state != tcpClose && state != tcpListen:
-		return unix.EINVAL
-	case port == 0, !allowed(port):
-		return unix.EACCES
-	}
-	return 0
-}
-
-func localPort(sock int) (int, error) {
-	sa, err := unix.Getsockname(sock)
-	if err != nil {
-		return 0, err
-	}
-	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
-		return a.Port, nil
-	case *unix.SockaddrInet6:
-		return a.Port, nil
-	}
-	return 0, unix.EAFNOSUPPORT
-}
-
-func errnoOf(err error) unix.Errno {
-	var errno unix.Errno
-	if err == nil {
-		return 0
-	}
-	if errors.As(err, &errno) {
-		return errno
-	}
-	return unix.EPERM
 }

@@ -16,13 +16,11 @@ import (
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/netproxy"
-	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/seccomp"
 )
 
 // netSockFD is the init's end of the socket over which it makes sockets
 // in the sandbox's network namespace for nsrun (a filtered network only).
-const netSockFD = 6
 
 // netPlan is a sandbox's filtered network as planned: the server's
 // configuration, and what the payload gets to use it.
@@ -322,14 +320,6 @@ func socketPair() (parent, child *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "network"), os.NewFile(uintptr(fds[1]), "network"), nil
 }
 
-// serveSockets runs the init's socket factory; the channel says when
-// nsrun's listeners are in place (nil) or that nsrun went away first.
-func serveSockets() <-chan error {
-	ready := make(chan error, 1)
-	go netproxy.ServeSockets(netSockFD, func(err error) { ready <- err })
-	return ready
-}
-
 // portIn reports whether a TCP port is in ranges.
 func portIn(ranges []PortRange, port uint16) bool {
 	for _, r := range ranges {
@@ -347,18 +337,4 @@ func (np *netPlan) loopbackAddrs() []string {
 		out = append(out, a.String())
 	}
 	return out
-}
-
-// addLoopbackAddrs gives lo the addresses of address rules, in the init.
-// One it cannot add (IPv6 turned off) stays reachable through the proxy.
-func addLoopbackAddrs(addrs []string, step func(string)) {
-	for _, s := range addrs {
-		a, err := netip.ParseAddr(s)
-		if err == nil {
-			err = ns.AddLoopbackAddress(a)
-		}
-		if err != nil {
-			step(fmt.Sprintf("lo address %s not added: %v", s, err))
-		}
-	}
 }

@@ -11,13 +11,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/gitguard"
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 )
 
 // prepared is a Cmd turned into what the kernel needs.
 type prepared struct {
-	spec   initSpec
+	spec   launch.Spec
 	report Report
 	tmpDir string   // created for a Landlock-only sandbox; removed after it
 	kept   string   // --keep-changes: tidied once the sandbox is gone
@@ -229,8 +230,11 @@ func (c *Cmd) prepare() (*prepared, error) {
 	prep.spec.Args, prep.spec.Verbose = c.Args, c.Log != nil
 	ids, _ := policyIDs(p) // checked already
 	c.describeRun(&prep.report, prep.spec.Dir, ids.uid, ids.gid)
-	prep.spec.Rlimits = withDefaultRlimits(p.Rlimits)
-	prep.report.Limits = limitsReport(p, prep.spec.Rlimits)
+	rlimits := withDefaultRlimits(p.Rlimits)
+	for _, r := range rlimits {
+		prep.spec.Rlimits = append(prep.spec.Rlimits, launch.Rlimit(r))
+	}
+	prep.report.Limits = limitsReport(p, rlimits)
 	prep.report.Enforcement = enforcement(&prep.report, p.Net == NetHost)
 	if p.Strict {
 		if err := strictError(&prep.report, p.Isolation); err != nil {
@@ -357,7 +361,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if prep.net != nil {
 		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
 	}
-	prep.spec = initSpec{
+	prep.spec = launch.Spec{
 		Plan:     plan,
 		Env:      c.fixTmpdir(env, rules),
 		Dir:      dir,

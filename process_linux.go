@@ -2,6 +2,7 @@ package nsrun
 
 import (
 	"errors"
+	"github.com/nsrun/nsrun/internal/launch"
 	"os"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // opened, so that it is never another process that took a pid freed in
 // between. Should the payload not be found, Process is the init (signals
 // to it reach the payload or end the sandbox).
-func (s *sysCmd) findPayload(msg initMsg) *os.Process {
+func (s *sysCmd) findPayload(msg launch.Msg) *os.Process {
 	inside := msg.Pid
 	if s.direct {
 		return processOf(inside, func(pid int) bool { return isPayload(pid, s.pid, inside) })

@@ -1,19 +1,10 @@
 package nsrun
 
 import (
-	"errors"
 	"fmt"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/cgroup"
 )
-
-var rlimitResources = map[string]int{
-	"nofile": unix.RLIMIT_NOFILE, "nproc": unix.RLIMIT_NPROC, "as": unix.RLIMIT_AS, "cpu": unix.RLIMIT_CPU,
-	"fsize": unix.RLIMIT_FSIZE, "core": unix.RLIMIT_CORE, "stack": unix.RLIMIT_STACK, "memlock": unix.RLIMIT_MEMLOCK,
-}
 
 // withDefaultRlimits adds core=0 unless the caller set core: a crashing
 // payload must not write a core file of its memory where it can.
@@ -24,27 +15,6 @@ func withDefaultRlimits(rs []Rlimit) []Rlimit {
 		}
 	}
 	return append(append([]Rlimit(nil), rs...), Rlimit{Name: "core"})
-}
-
-// applyRlimits sets the limits on this process; the payload inherits them.
-// syscall.Setrlimit, not unix's: for RLIMIT_NOFILE it also stops Go from
-// restoring its own saved limit in the children it forks.
-func applyRlimits(rs []Rlimit) error {
-	for _, r := range rs {
-		res, ok := rlimitResources[r.Name]
-		if !ok {
-			return fmt.Errorf("rlimit %s: unknown", r.Name)
-		}
-		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: r.Soft, Max: r.Hard}); err != nil {
-			if errors.Is(err, unix.EPERM) {
-				var cur syscall.Rlimit
-				_ = syscall.Getrlimit(res, &cur)
-				return fmt.Errorf("rlimit %s=%d:%d: cannot raise the hard limit above %d: %w", r.Name, r.Soft, r.Hard, cur.Max, err)
-			}
-			return fmt.Errorf("rlimit %s: %w", r.Name, err)
-		}
-	}
-	return nil
 }
 
 // limitsReport describes the limits for the report.

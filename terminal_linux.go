@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/pty"
 )
 
@@ -73,7 +74,7 @@ const (
 // (stop) and, once continued, decide again.
 type jobAction struct {
 	hold bool        // raw modes, keys relayed
-	ctl  byte        // ctlForeground, ctlBackground or 0
+	ctl  byte        // launch.CtlForeground, launch.CtlBackground or 0
 	stop unix.Signal // 0, or the signal to stop nsrun with, as a shell job stops
 }
 
@@ -91,7 +92,7 @@ func decideJob(ev jobEvent, sig unix.Signal, fg, jobs bool) jobAction {
 		// payload gets the terminal back at once.
 		a := jobAction{hold: true}
 		if ev == jobStopped || ev == jobContinued {
-			a.ctl = ctlForeground
+			a.ctl = launch.CtlForeground
 		}
 		return a
 	}
@@ -103,14 +104,14 @@ func decideJob(ev jobEvent, sig unix.Signal, fg, jobs bool) jobAction {
 		// found nsrun back in the foreground: it gets the terminal.
 		a := jobAction{hold: true}
 		if ev != jobStart {
-			a.ctl = ctlForeground
+			a.ctl = launch.CtlForeground
 		}
 		return a
 	}
 	if ev == jobStopped {
 		return jobAction{stop: sig}
 	}
-	return jobAction{ctl: ctlBackground}
+	return jobAction{ctl: launch.CtlBackground}
 }
 
 // terminal is a sandbox's pseudo-terminal as nsrun holds it: the master,
@@ -235,8 +236,8 @@ func (t *terminal) startModes(fd int) error {
 }
 
 // spec is what the init needs to allocate the pty (full isolation).
-func (t *terminal) spec(foreground bool) *ttySpec {
-	s := &ttySpec{Foreground: foreground, Rows: t.size.Rows, Cols: t.size.Cols}
+func (t *terminal) spec(foreground bool) *launch.TTYSpec {
+	s := &launch.TTYSpec{Foreground: foreground, Rows: t.size.Rows, Cols: t.size.Cols}
 	for i, r := range t.plan.replace {
 		if r {
 			s.Streams |= 1 << i
@@ -473,7 +474,7 @@ func (t *terminal) restore() {
 	if !t.raw {
 		return
 	}
-	withSIGTTOUBlocked(func() { _ = pty.SetMode(t.tty, t.orig) })
+	pty.WithSIGTTOUBlocked(func() { _ = pty.SetMode(t.tty, t.orig) })
 	t.raw = false
 }
 
@@ -585,22 +586,6 @@ func stopSelf(sig unix.Signal) {
 	runtime.LockOSThread()
 	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
 	runtime.UnlockOSThread()
-}
-
-// withSIGTTOUBlocked runs f with SIGTTOU blocked on its thread, which lets
-// a background process group change its terminal instead of being stopped
-// (and keeps a PID namespace's init, which ignores the signal, from
-// retrying for ever). The mask is per thread, so the thread is locked.
-func withSIGTTOUBlocked(f func()) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var set, old unix.Sigset_t
-	set.Val[0] = 1 << (uint(unix.SIGTTOU) - 1)
-	if unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old) != nil {
-		return
-	}
-	f()
-	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 }
 
 // Resize sets the size of the payload's pseudo-terminal; the payload gets

@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"github.com/nsrun/nsrun/internal/launch"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -45,15 +46,15 @@ func TestDecideJob(t *testing.T) {
 		want     jobAction
 	}{
 		{"start in the foreground", jobStart, 0, true, true, jobAction{hold: true}},
-		{"start in the background: the payload goes there too", jobStart, 0, false, true, jobAction{ctl: ctlBackground}},
+		{"start in the background: the payload goes there too", jobStart, 0, false, true, jobAction{ctl: launch.CtlBackground}},
 		{"Ctrl-Z: nsrun stops as the payload did", jobStopped, tstp, true, true, jobAction{stop: tstp}},
-		{"fg", jobContinued, 0, true, true, jobAction{hold: true, ctl: ctlForeground}},
-		{"bg", jobContinued, 0, false, true, jobAction{ctl: ctlBackground}},
+		{"fg", jobContinued, 0, true, true, jobAction{hold: true, ctl: launch.CtlForeground}},
+		{"bg", jobContinued, 0, false, true, jobAction{ctl: launch.CtlBackground}},
 		{"a background payload reads its terminal", jobStopped, ttin, false, true, jobAction{stop: ttin}},
 		{"a background payload sets its modes", jobStopped, ttou, false, true, jobAction{stop: ttou}},
-		{"it reads after fg without SIGCONT (fg of a running job)", jobStopped, ttin, true, true, jobAction{hold: true, ctl: ctlForeground}},
-		{"found in the background", jobBackground, 0, false, true, jobAction{ctl: ctlBackground}},
-		{"no job control: never stop", jobStopped, tstp, true, false, jobAction{hold: true, ctl: ctlForeground}},
+		{"it reads after fg without SIGCONT (fg of a running job)", jobStopped, ttin, true, true, jobAction{hold: true, ctl: launch.CtlForeground}},
+		{"found in the background", jobBackground, 0, false, true, jobAction{ctl: launch.CtlBackground}},
+		{"no job control: never stop", jobStopped, tstp, true, false, jobAction{hold: true, ctl: launch.CtlForeground}},
 		{"no job control, start", jobStart, 0, true, false, jobAction{hold: true}},
 	} {
 		if got := decideJob(tc.ev, tc.sig, tc.fg, tc.jobs); got != tc.want {

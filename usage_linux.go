@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/launch"
 )
 
 // usageReport is what the whole sandbox used. The init's accounting of
@@ -18,7 +19,7 @@ func (s *sysCmd) usageReport() *UsageReport {
 	if s.usage != nil {
 		u.UserMS, u.SystemMS, u.MaxRSSKiB = float64(s.usage.UserUS)/1000, float64(s.usage.SystemUS)/1000, s.usage.MaxRSSKiB
 	} else {
-		u.UserMS, u.SystemMS = float64(tvMicros(s.rusage.Utime))/1000, float64(tvMicros(s.rusage.Stime))/1000
+		u.UserMS, u.SystemMS = float64(launch.TVMicros(s.rusage.Utime))/1000, float64(launch.TVMicros(s.rusage.Stime))/1000
 		u.MaxRSSKiB = s.rusage.Maxrss
 	}
 	if s.cgroup == nil {

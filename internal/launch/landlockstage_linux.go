@@ -1,4 +1,4 @@
-package nsrun
+package launch
 
 import (
 	"bytes"
@@ -32,13 +32,13 @@ const pdeathSignal = unix.SIGPWR
 
 // childMsg is what the Landlock-only child tells the supervisor stage.
 type childMsg struct {
-	Kind     string // msgListener (the listener comes with it) or msgError
+	Kind     string // MsgListener (the listener comes with it) or MsgError
 	Code     int
 	Msg      string
 	Killable bool // the filter waits for answers without being interrupted
 }
 
-// runLandlockStage is the supervisor of a Landlock-only sandbox. It stays
+// RunLandlockStage is the supervisor of a Landlock-only sandbox. It stays
 // outside the payload's Landlock domain, so the payload can neither signal
 // nor trace it: it starts the child that becomes the payload, answers the
 // calls the payload's filter hands it, passes signals and terminal control
@@ -46,35 +46,35 @@ type childMsg struct {
 // every process of the sandbox (it is their subreaper: orphans come to it)
 // before it exits. With a terminal it is the pty's session leader, so the
 // payload's process group is not orphaned and job control works.
-func runLandlockStage() int {
+func RunLandlockStage() int {
 	sigs := make(chan os.Signal, 16)
 	notified := make(chan struct{})
 	go func() {
-		signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD, pdeathSignal}, forwarded...)...)
+		signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD, pdeathSignal}, Forwarded...)...)
 		close(notified)
 	}()
-	status := os.NewFile(statusFD, "status")
+	status := os.NewFile(StatusFD, "status")
 	fail := func(code int, err error) int {
-		send(status, failure(code, err))
+		Send(status, Failure(code, err))
 		return code
 	}
-	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+	if err := unix.CloseRange(SpecFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
 	}
 	// The spec pipe stays the lifeline after the spec (read by its number):
 	// its File must not be collected, whose finalizer would close it.
-	specFile := os.NewFile(specFD, "spec")
+	specFile := os.NewFile(SpecFD, "spec")
 	defer runtime.KeepAlive(specFile)
 	// The child boots while the spec comes: it needs none of it to start.
 	// Under nsrun's tracer the spec comes first, which nsrun writes once
 	// it has seized every thread of this process, still dumpable then (the
 	// caller may trace it): the child must be traced from birth, since its
 	// filter traces calls, and without a tracer they fail with ENOSYS.
-	traced := len(os.Args) > 1 && os.Args[1] == stageTraced
-	var spec *initSpec
+	traced := len(os.Args) > 1 && os.Args[1] == StageTraced
+	var spec *Spec
 	var specErr error
 	if traced {
-		spec, specErr = readSpec(specFile)
+		spec, specErr = ReadSpec(specFile)
 	}
 	// Orphans of the sandbox come to this process, which the payload cannot
 	// trace (it is outside its Landlock domain, and not dumpable).
@@ -92,7 +92,7 @@ func runLandlockStage() int {
 	if traced {
 		err = specErr
 	} else {
-		spec, err = readSpec(specFile)
+		spec, err = ReadSpec(specFile)
 	}
 	if err == nil && (spec.Landlock == nil || spec.Supervisor == nil) {
 		err = errors.New("no Landlock ruleset for a Landlock-only sandbox")
@@ -126,15 +126,15 @@ func runLandlockStage() int {
 	defer sup.Stop()
 	// The child has its own copies of the ExtraFiles now: a pipe's end
 	// closes when the payload's does.
-	closeExtraFiles(spec.ExtraFiles)
-	send(status, initMsg{Kind: msgStarted, Pid: child.pid})
+	CloseExtraFiles(spec.ExtraFiles)
+	Send(status, Msg{Kind: MsgStarted, Pid: child.pid})
 	step("payload started")
 	return supervisePayload(child.pid, term, status, sigs, killSandbox)
 }
 
 // stageTTY is the pty the stage leads the session of (nsrun made it its
 // controlling terminal): the first of its streams that is the pty.
-func stageTTY(spec *ttySpec) (*sandboxTTY, error) {
+func stageTTY(spec *TTYSpec) (*sandboxTTY, error) {
 	for i := 0; i < 3; i++ {
 		if spec.Streams&(1<<i) != 0 {
 			return &sandboxTTY{slave: os.NewFile(uintptr(i), "pty slave"), streams: spec.Streams, fg: spec.Foreground}, nil
@@ -223,7 +223,7 @@ func outerRuleset(abi int) landlock.Ruleset {
 	}
 	return landlock.Ruleset{
 		Handled: landlock.Request{FS: landlock.Refer, Scope: landlock.AbstractUnixSocket},
-		Paths:   []landlock.PathRule{{Path: "/", Access: landlock.Refer, Dir: true, ID: lstatID("/")}},
+		Paths:   []landlock.PathRule{{Path: "/", Access: landlock.Refer, Dir: true, ID: LstatID("/")}},
 	}
 }
 
@@ -244,7 +244,7 @@ func startLandlockChild() (*landlockChild, error) {
 	attr := &syscall.ProcAttr{
 		Env: []string{},
 		// The status pipe, for its steps (-v).
-		Files: []uintptr{0, 1, 2, uintptr(fds[1]), statusFD},
+		Files: []uintptr{0, 1, 2, uintptr(fds[1]), StatusFD},
 		// Its own process group, so that a kill(0) of the payload's stays
 		// in the sandbox; it dies if this thread (this process) does.
 		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
@@ -254,7 +254,7 @@ func startLandlockChild() (*landlockChild, error) {
 		if err := landlock.Apply(outer); err != nil {
 			return err
 		}
-		if pid, err = syscall.ForkExec(reexec.Self, []string{landlockChildStage}, attr); err != nil {
+		if pid, err = syscall.ForkExec(reexec.Self, []string{LandlockChildStage}, attr); err != nil {
 			return fmt.Errorf("start the Landlock-only child: %w", err)
 		}
 		return ns.DropPrivileges()
@@ -273,9 +273,9 @@ func startLandlockChild() (*landlockChild, error) {
 // supervise sends the child its spec, takes the listener of the filter it
 // loads and starts answering it; it returns once the child has executed
 // the payload, or with the child's error.
-func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, error) {
+func (c *landlockChild) supervise(spec *Spec) (*supervise.Supervisor, int, error) {
 	defer c.conn.Close()
-	b, err := frame(spec, "spec")
+	b, err := Frame(spec, "spec")
 	if err != nil {
 		return nil, ExitSetup, err
 	}
@@ -283,14 +283,14 @@ func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, e
 		return nil, ExitSetup, err
 	}
 	if _, err := c.conn.Write(b); err != nil {
-		return nil, ExitSetup, fmt.Errorf("send spec to the Landlock-only child: %w", err)
+		return nil, ExitSetup, fmt.Errorf("Send spec to the Landlock-only child: %w", err)
 	}
 	var m childMsg
 	listener, err := readFrameWithFd(c.conn, &m)
 	if err != nil {
 		return nil, ExitSetup, fmt.Errorf("the Landlock-only child ended before the payload started: %w", err)
 	}
-	if m.Kind != msgListener || listener < 0 {
+	if m.Kind != MsgListener || listener < 0 {
 		if listener >= 0 {
 			unix.Close(listener)
 		}
@@ -312,8 +312,8 @@ func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, e
 		cfg.Abstract = c.outer
 	}
 	if spec.Supervisor.Listen {
-		allowed := portAllowed(spec.Supervisor.AllowBind)
-		cfg.Listen = func(sock, backlog int) unix.Errno { return listenChecked(sock, backlog, allowed) }
+		allowed := PortAllowed(spec.Supervisor.AllowBind)
+		cfg.Listen = func(sock, backlog int) unix.Errno { return ListenChecked(sock, backlog, allowed) }
 	}
 	sup, err := supervise.Start(cfg)
 	if err != nil {
@@ -322,7 +322,7 @@ func (c *landlockChild) supervise(spec *initSpec) (*supervise.Supervisor, int, e
 	}
 	// The connection closes as the child executes the payload; before
 	// that, it may still say why it could not.
-	if err := readFrame(c.conn, &m, "child message"); err == nil {
+	if err := ReadFrame(c.conn, &m, "child message"); err == nil {
 		sup.Stop()
 		return nil, m.Code, errors.New(m.Msg)
 	} else if !errors.Is(err, io.EOF) {
@@ -402,7 +402,7 @@ func extraFilesAt(extra, got []int) ([]int, error) {
 	return out, nil
 }
 
-// readFrameWithFd reads one frame from the socket conn, and the
+// readFrameWithFd reads one Frame from the socket conn, and the
 // descriptor sent with it (-1 if none).
 func readFrameWithFd(conn *os.File, v any) (int, error) {
 	var head [4]byte
@@ -420,7 +420,7 @@ func readFrameWithFd(conn *os.File, v any) (int, error) {
 	if n == 0 {
 		return fd, io.EOF
 	}
-	if err := readFrame(io.MultiReader(bytes.NewReader(head[:n]), conn), v, "child message"); err != nil {
+	if err := ReadFrame(io.MultiReader(bytes.NewReader(head[:n]), conn), v, "child message"); err != nil {
 		if fd >= 0 {
 			unix.Close(fd)
 		}
@@ -429,23 +429,23 @@ func readFrameWithFd(conn *os.File, v any) (int, error) {
 	return fd, nil
 }
 
-// runLandlockChild restricts itself and becomes the payload: rlimits, the
+// RunLandlockChild restricts itself and becomes the payload: rlimits, the
 // Landlock ruleset (its domain nests in the supervisor's outer thread's),
 // no capabilities, the filter that hands the supervisor what Landlock does
 // not check (whose listener the supervisor takes before the payload runs),
 // then nsrun's guard and the seccomp profile.
-func runLandlockChild() int {
+func RunLandlockChild() int {
 	// Landlock, NO_NEW_PRIVS, capabilities and seccomp are per thread;
 	// execve from this same thread hands them to the payload.
 	runtime.LockOSThread()
-	conn, status := os.NewFile(childConnFD, "supervisor"), os.NewFile(statusFD, "status")
+	conn, status := os.NewFile(childConnFD, "supervisor"), os.NewFile(StatusFD, "status")
 	// Neither may be closed by the collector once ExtraFiles take their
-	// numbers (placeExtraFiles).
+	// numbers (PlaceExtraFiles).
 	defer runtime.KeepAlive(conn)
 	defer runtime.KeepAlive(status)
 	connFD := childConnFD
 	fail := func(code int, err error) int {
-		if b, ferr := frame(&childMsg{Kind: msgError, Code: code, Msg: err.Error()}, "child message"); ferr == nil {
+		if b, ferr := Frame(&childMsg{Kind: MsgError, Code: code, Msg: err.Error()}, "child message"); ferr == nil {
 			_, _ = unix.Write(connFD, b)
 		}
 		return code
@@ -460,7 +460,7 @@ func runLandlockChild() int {
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
-	spec, err := readSpec(conn)
+	spec, err := ReadSpec(conn)
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
@@ -475,7 +475,7 @@ func runLandlockChild() int {
 			_ = setForeground(int(t.slave.Fd()), unix.Getpgrp())
 		}
 	}
-	if err := applyRlimits(spec.Rlimits); err != nil {
+	if err := ApplyRlimits(spec.Rlimits); err != nil {
 		return fail(ExitSetup, err)
 	}
 	// The rule paths are opened with the capabilities this process still
@@ -503,7 +503,7 @@ func runLandlockChild() int {
 		}
 	}
 	step("capabilities dropped, seccomp filters loaded")
-	b, err := frame(&childMsg{Kind: msgListener, Killable: killable}, "child message")
+	b, err := Frame(&childMsg{Kind: MsgListener, Killable: killable}, "child message")
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
@@ -522,7 +522,7 @@ func runLandlockChild() int {
 	}
 	// The payload's descriptors: its streams, the ExtraFiles at 3, 4, ...
 	// and nothing else (the connection moves above them, close-on-exec).
-	if connFD, err = placeExtraFiles(extra, childConnFD); err != nil {
+	if connFD, err = PlaceExtraFiles(extra, childConnFD); err != nil {
 		return fail(ExitSetup, err)
 	}
 	err = unix.Exec(path, spec.Args, spec.Env)

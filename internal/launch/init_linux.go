@@ -1,4 +1,4 @@
-package nsrun
+package launch
 
 import (
 	"errors"
@@ -22,40 +22,40 @@ import (
 
 // The init inherits these descriptors from the parent.
 const (
-	specFD   = 3 // the spec, then held open by the parent as a lifeline
-	statusFD = 4 // initMsg lines to the parent
+	SpecFD   = 3 // the spec, then held open by the parent as a lifeline
+	StatusFD = 4 // Msg lines to the parent
 )
 
-// forwarded are the signals the init passes on to the payload.
-var forwarded = []os.Signal{
+// Forwarded are the signals the init passes on to the payload.
+var Forwarded = []os.Signal{
 	unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT,
 	unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH,
 }
 
-// runInit is pid 1 of the sandbox. It builds the sandbox in the order that
+// RunInit is pid 1 of the sandbox. It builds the sandbox in the order that
 // keeps each step possible and each protection in force: mounts and
 // pivot_root (Landlock would forbid them), Landlock, capabilities and
 // NO_NEW_PRIVS, seccomp last; then it starts the payload from the same
 // locked thread, reaps every process and exits with the payload's status.
-func runInit() int {
+func RunInit() int {
 	// Capabilities, NO_NEW_PRIVS and (later) seccomp are per thread: the
 	// payload must be forked from the thread that dropped them.
 	runtime.LockOSThread()
 	debug.SetGCPercent(-1)
 	sigs, notified := notifySignals()
-	status := os.NewFile(statusFD, "status")
+	status := os.NewFile(StatusFD, "status")
 	fail := func(code int, err error) int {
-		send(status, failure(code, err))
+		Send(status, Failure(code, err))
 		return code
 	}
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
 		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_PDEATHSIG: %w", err))
 	}
 	// Nothing the caller's process leaked may reach the payload.
-	if err := unix.CloseRange(specFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+	if err := unix.CloseRange(SpecFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fail(ExitSetup, fmt.Errorf("close_range: %w", err))
 	}
-	spec, err := readSpec(os.NewFile(specFD, "spec"))
+	spec, err := ReadSpec(os.NewFile(SpecFD, "spec"))
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
@@ -121,7 +121,7 @@ func runInit() int {
 	// The payload's pidfd is for nsrun, which takes it (pidfd_getfd) to
 	// learn the payload's pid outside; held until the init exits.
 	pidfd := -1
-	attr := &syscall.ProcAttr{Env: spec.Env, Files: payloadFiles([]uintptr{0, 1, 2}, spec.ExtraFiles), Sys: &syscall.SysProcAttr{PidFD: &pidfd}}
+	attr := &syscall.ProcAttr{Env: spec.Env, Files: PayloadFiles([]uintptr{0, 1, 2}, spec.ExtraFiles), Sys: &syscall.SysProcAttr{PidFD: &pidfd}}
 	if term != nil {
 		term.payloadAttr(attr)
 	}
@@ -130,8 +130,8 @@ func runInit() int {
 		err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
 		return fail(execCode(err), err)
 	}
-	closeExtraFiles(spec.ExtraFiles)
-	send(status, initMsg{Kind: msgStarted, Pid: pid, Code: pidfd})
+	CloseExtraFiles(spec.ExtraFiles)
+	Send(status, Msg{Kind: MsgStarted, Pid: pid, Code: pidfd})
 	step("payload started")
 	return supervisePayload(pid, term, status, sigs, endNamespace)
 }
@@ -140,13 +140,13 @@ func runInit() int {
 // reporting it with what every process reaped used: it reaps every child,
 // passes signals on to the payload, reports the payload's stops from its
 // terminal and applies the parent's control bytes to it. When the payload
-// ends, when the parent asks (ctlKill), goes away or its death signal
+// ends, when the parent asks (CtlKill), goes away or its death signal
 // (pdeathSignal, caught by the Landlock-only stage) comes, endAll kills and
 // reaps the rest of the sandbox, returning the payload's status if it
 // reaped the payload.
 //
 // Nothing is reaped before the parent has said it knows the payload's pid
-// (ctlStarted): a payload that ends at once stays a zombie until then, so
+// (CtlStarted): a payload that ends at once stays a zombie until then, so
 // that its pid still names it when the parent asks. The payload may have
 // ended before SIGCHLD was caught: it is looked for once then.
 func supervisePayload(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal, endAll func(pid int) (unix.WaitStatus, bool)) int {
@@ -161,9 +161,9 @@ func supervisePayload(pid int, term *sandboxTTY, status *os.File, sigs <-chan os
 			case !ok:
 				endAll(pid) // the parent is gone
 				return ExitSetup
-			case b == ctlKill:
+			case b == CtlKill:
 				kill = true
-			case b == ctlStarted:
+			case b == CtlStarted:
 				known = true
 				if !pending {
 					continue
@@ -194,27 +194,27 @@ func supervisePayload(pid int, term *sandboxTTY, status *os.File, sigs <-chan os
 				// Reaped before: it was killed all the same.
 				ws, ended = unix.WaitStatus(unix.SIGKILL), true
 			}
-		} else if ws, ended = reap(pid); ended {
+		} else if ws, ended = Reap(pid); ended {
 			endAll(pid)
 		}
 		switch {
 		case ended:
 			m := exitMsg(ws)
 			m.Usage = childUsage()
-			send(status, m)
+			Send(status, m)
 			return m.Code
 		case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):
 			// The payload was stopped from its terminal (Ctrl-Z, or
 			// reading it from the background): nsrun stops too, as a
 			// shell job would.
-			send(status, initMsg{Kind: msgStopped, Signal: int(ws.StopSignal())})
+			Send(status, Msg{Kind: MsgStopped, Signal: int(ws.StopSignal())})
 		}
 	}
 }
 
 // exitMsg says how the payload ended: its status, or 128+N for signal N.
-func exitMsg(ws unix.WaitStatus) initMsg {
-	m := initMsg{Kind: msgExit, Code: ws.ExitStatus()}
+func exitMsg(ws unix.WaitStatus) Msg {
+	m := Msg{Kind: MsgExit, Code: ws.ExitStatus()}
 	if ws.Signaled() {
 		m.Signal = int(ws.Signal())
 		m.Code = 128 + m.Signal
@@ -230,7 +230,7 @@ func notifySignals() (sigs chan os.Signal, notified chan struct{}) {
 	sigs = make(chan os.Signal, 16)
 	notified = make(chan struct{})
 	go func() {
-		signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD}, forwarded...)...)
+		signal.Notify(sigs, append([]os.Signal{unix.SIGCHLD}, Forwarded...)...)
 		close(notified)
 	}()
 	return sigs, notified
@@ -238,7 +238,7 @@ func notifySignals() (sigs chan os.Signal, notified chan struct{}) {
 
 // reap collects every child that exited, traced ones included, and returns
 // the payload's status if it exited (ended) or just stopped.
-func reap(pid int) (payload unix.WaitStatus, ended bool) {
+func Reap(pid int) (payload unix.WaitStatus, ended bool) {
 	for {
 		var ws unix.WaitStatus
 		got, err := unix.Wait4(-1, &ws, unix.WNOHANG|unix.WALL|unix.WUNTRACED, nil)
@@ -288,15 +288,15 @@ func endNamespace(pid int) (payload unix.WaitStatus, reaped bool) {
 }
 
 // childUsage is what every process this one reaped used.
-func childUsage() *usageMsg {
+func childUsage() *Usage {
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) != nil {
 		return nil
 	}
-	return &usageMsg{UserUS: tvMicros(ru.Utime), SystemUS: tvMicros(ru.Stime), MaxRSSKiB: ru.Maxrss}
+	return &Usage{UserUS: TVMicros(ru.Utime), SystemUS: TVMicros(ru.Stime), MaxRSSKiB: ru.Maxrss}
 }
 
-func tvMicros(tv unix.Timeval) int64 { return int64(tv.Sec)*1e6 + int64(tv.Usec) }
+func TVMicros(tv unix.Timeval) int64 { return int64(tv.Sec)*1e6 + int64(tv.Usec) }
 
 func terminalStop(sig unix.Signal) bool {
 	return sig == unix.SIGTSTP || sig == unix.SIGTTIN || sig == unix.SIGTTOU
@@ -306,7 +306,7 @@ func terminalStop(sig unix.Signal) bool {
 // pipe is at end of file), closing the race in which it died before the
 // parent-death signal was set.
 func parentGone() bool {
-	fds := []unix.PollFd{{Fd: specFD, Events: unix.POLLIN}}
+	fds := []unix.PollFd{{Fd: SpecFD, Events: unix.POLLIN}}
 	n, err := unix.Poll(fds, 0)
 	return err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLIN) != 0
 }
@@ -316,7 +316,7 @@ func parentGone() bool {
 func readControl(out chan<- byte) {
 	var b [1]byte
 	for {
-		n, err := unix.Read(specFD, b[:])
+		n, err := unix.Read(SpecFD, b[:])
 		if err == unix.EINTR {
 			continue
 		}
@@ -328,8 +328,8 @@ func readControl(out chan<- byte) {
 	}
 }
 
-func send(f *os.File, m initMsg) {
-	if b, err := frame(&m, "status"); err == nil {
+func Send(f *os.File, m Msg) {
+	if b, err := Frame(&m, "status"); err == nil {
 		_, _ = f.Write(b)
 	}
 }
@@ -340,7 +340,7 @@ func stepLogger(verbose bool, status *os.File) func(string) {
 	start := time.Now()
 	return func(s string) {
 		if verbose {
-			send(status, initMsg{Kind: msgLog, Msg: fmt.Sprintf("%s (%.2f ms)", s, ms(time.Since(start)))})
+			Send(status, Msg{Kind: MsgLog, Msg: fmt.Sprintf("%s (%.2f ms)", s, float64(time.Since(start).Microseconds())/1000)})
 		}
 	}
 }
@@ -350,8 +350,8 @@ func stepLogger(verbose bool, status *os.File) func(string) {
 // pivot_root fail under it), capabilities and NO_NEW_PRIVS, seccomp last
 // so nothing above is filtered. Then it enters the working directory and
 // finds the command, returning the exit code that goes with an error.
-func lockDown(spec *initSpec, step func(string), status *os.File) (path string, code int, err error) {
-	if err := applyRlimits(spec.Rlimits); err != nil {
+func lockDown(spec *Spec, step func(string), status *os.File) (path string, code int, err error) {
+	if err := ApplyRlimits(spec.Rlimits); err != nil {
 		return "", ExitSetup, err
 	}
 	if spec.Landlock != nil {
@@ -397,14 +397,14 @@ func lockDown(spec *initSpec, step func(string), status *os.File) (path string, 
 // a call that waits on it.
 func handOver(listener int, status *os.File) error {
 	defer unix.Close(listener)
-	send(status, initMsg{Kind: msgListener, Code: listener})
+	Send(status, Msg{Kind: MsgListener, Code: listener})
 	var b [1]byte
 	for {
-		n, err := unix.Read(specFD, b[:])
+		n, err := unix.Read(SpecFD, b[:])
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || n != 1 || b[0] != ctlListener {
+		if err != nil || n != 1 || b[0] != CtlListener {
 			return fmt.Errorf("hand the seccomp listener to nsrun: no answer (%v)", err)
 		}
 		return nil
@@ -464,7 +464,7 @@ func checkExecutable(p string) error {
 	return nil
 }
 
-// execCode maps a failure to start the payload to 127 (not found) or 126
+// execCode maps a Failure to start the payload to 127 (not found) or 126
 // (found, not executable).
 func execCode(err error) int {
 	if errors.Is(err, unix.ENOENT) || errors.Is(err, errNotFound) {

@@ -1,4 +1,4 @@
-package nsrun
+package launch
 
 import (
 	"net"
@@ -59,45 +59,45 @@ func TestListenChecked(t *testing.T) {
 	}
 
 	unbound := sock(unix.AF_INET, unix.SOCK_STREAM)
-	if got := listenChecked(unbound, 1, allowed); got != unix.EACCES || listening(unbound) {
+	if got := ListenChecked(unbound, 1, allowed); got != unix.EACCES || listening(unbound) {
 		t.Errorf("unbound: %v, listening %v", got, listening(unbound))
 	}
 	bound := sock(unix.AF_INET, unix.SOCK_STREAM)
 	if err := unix.Bind(bound, &unix.SockaddrInet4{Port: allowedPort, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := listenChecked(bound, 1, allowed); got != 0 || !listening(bound) {
+	if got := ListenChecked(bound, 1, allowed); got != 0 || !listening(bound) {
 		t.Errorf("bound to an allowed port: %v, listening %v", got, listening(bound))
 	}
-	if got := listenChecked(bound, 8, allowed); got != 0 {
+	if got := ListenChecked(bound, 8, allowed); got != 0 {
 		t.Errorf("listen again (a new backlog): %v", got)
 	}
 	other := sock(unix.AF_INET6, unix.SOCK_STREAM)
 	if err := unix.Bind(other, &unix.SockaddrInet6{Port: free(), Addr: [16]byte{15: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := listenChecked(other, 1, allowed); got != unix.EACCES || listening(other) {
+	if got := ListenChecked(other, 1, allowed); got != unix.EACCES || listening(other) {
 		t.Errorf("bound to another port: %v", got)
 	}
 	connected := sock(unix.AF_INET, unix.SOCK_STREAM)
 	if err := unix.Connect(connected, &unix.SockaddrInet4{Port: taken, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := listenChecked(connected, 1, allowed); got != unix.EINVAL {
+	if got := ListenChecked(connected, 1, allowed); got != unix.EINVAL {
 		t.Errorf("connected: %v", got)
 	}
 	udp := sock(unix.AF_INET, unix.SOCK_DGRAM)
-	if got := listenChecked(udp, 1, allowed); got != unix.EOPNOTSUPP {
+	if got := ListenChecked(udp, 1, allowed); got != unix.EOPNOTSUPP {
 		t.Errorf("udp: %v", got)
 	}
 	us := sock(unix.AF_UNIX, unix.SOCK_STREAM)
 	if err := unix.Bind(us, &unix.SockaddrUnix{Name: filepath.Join(t.TempDir(), "s")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := listenChecked(us, 1, allowed); got != 0 || !listening(us) {
+	if got := ListenChecked(us, 1, allowed); got != 0 || !listening(us) {
 		t.Errorf("unix: %v", got)
 	}
-	if got := listenChecked(int(^uint(0)>>1), 1, allowed); got != unix.EBADF {
+	if got := ListenChecked(int(^uint(0)>>1), 1, allowed); got != unix.EBADF {
 		t.Errorf("bad descriptor: %v", got)
 	}
 }

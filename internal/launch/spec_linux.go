@@ -1,4 +1,4 @@
-package nsrun
+package launch
 
 import (
 	"encoding/binary"
@@ -14,13 +14,13 @@ import (
 	"github.com/nsrun/nsrun/seccomp"
 )
 
-// initStage is argv[0] of the re-executed init; it is all /proc/1/cmdline
+// InitStage is argv[0] of the re-executed init; it is all /proc/1/cmdline
 // shows inside.
-const initStage = "nsrun-init"
+const InitStage = "nsrun-init"
 
-// initSpec is everything the init needs, sent over an inherited pipe so
+// Spec is everything the init needs, sent over an inherited pipe so
 // none of it appears in the init's argv or environment.
-type initSpec struct {
+type Spec struct {
 	Plan     *mounts.Plan
 	Args     []string
 	Env      []string
@@ -30,7 +30,7 @@ type initSpec struct {
 	Verbose  bool
 	// TTY, when set, is the pseudo-terminal the init allocates for the
 	// payload.
-	TTY *ttySpec
+	TTY *TTYSpec
 	// Rlimits are set before the payload starts.
 	Rlimits []Rlimit
 	// ExtraFiles are the init's descriptors that become the payload's 3,
@@ -40,30 +40,30 @@ type initSpec struct {
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
 	// Net makes the init serve sockets of its network namespace on
-	// netSockFD, and wait before starting the payload until nsrun has its
+	// NetSockFD, and wait before starting the payload until nsrun has its
 	// listeners in place.
 	Net bool
 	// LoopbackAddrs are given to lo with lo up, for the addresses of a
 	// filtered network's address rules.
 	LoopbackAddrs []string
 	// Supervisor is set for a Landlock-only sandbox.
-	Supervisor *supervisorSpec
+	Supervisor *SupervisorSpec
 }
 
-// ttySpec is the sandbox's pseudo-terminal: which of the payload's
+// TTYSpec is the sandbox's pseudo-terminal: which of the payload's
 // streams are its slave, whether the payload starts in its foreground
 // (nsrun was in the foreground of the caller's terminal), and the modes and
 // size it starts with, copied from the caller's terminal.
-type ttySpec struct {
+type TTYSpec struct {
 	Streams    uint8 // bit i: stream i
 	Foreground bool
 	Mode       []byte // pty.EncodeMode; empty: the kernel's defaults
 	Rows, Cols uint16
 }
 
-// supervisorSpec is what the Landlock-only stage needs to supervise its
+// SupervisorSpec is what the Landlock-only stage needs to supervise its
 // payload.
-type supervisorSpec struct {
+type SupervisorSpec struct {
 	// Filter hands the supervisor what Landlock does not check
 	// (seccomp.LandlockOnly); the payload loads it last.
 	Filter seccomp.Program
@@ -88,22 +88,22 @@ type supervisorSpec struct {
 // allocate without limit.
 const maxSpec = 64 << 20
 
-// encodeSpec frames the spec for the init's pipe.
-func encodeSpec(s *initSpec) ([]byte, error) {
-	return frame(s, "spec")
+// EncodeSpec frames the spec for the init's pipe.
+func EncodeSpec(s *Spec) ([]byte, error) {
+	return Frame(s, "spec")
 }
 
-func readSpec(r io.Reader) (*initSpec, error) {
-	var s initSpec
-	if err := readFrame(r, &s, "spec"); err != nil {
+func ReadSpec(r io.Reader) (*Spec, error) {
+	var s Spec
+	if err := ReadFrame(r, &s, "spec"); err != nil {
 		return nil, err
 	}
 	return &s, nil
 }
 
-// frame encodes v with package wire (a new process decodes it far faster
+// Frame encodes v with package wire (a new process decodes it far faster
 // than JSON) behind a 4-byte big-endian length.
-func frame(v any, what string) ([]byte, error) {
+func Frame(v any, what string) ([]byte, error) {
 	b, err := wire.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", what, err)
@@ -116,9 +116,9 @@ func frame(v any, what string) ([]byte, error) {
 	return append(out, b...), nil
 }
 
-// readFrame reads one frame into v. A stream that ends before the frame
+// ReadFrame reads one Frame into v. A stream that ends before the Frame
 // starts gives io.EOF itself.
-func readFrame(r io.Reader, v any, what string) error {
+func ReadFrame(r io.Reader, v any, what string) error {
 	var n [4]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
 		if err == io.EOF {
@@ -140,20 +140,20 @@ func readFrame(r io.Reader, v any, what string) error {
 	return nil
 }
 
-// initMsg is one frame the init sends to the parent on the status pipe.
-type initMsg struct {
+// Msg is one Frame the init sends to the parent on the status pipe.
+type Msg struct {
 	Kind   string // started, error, exit, stopped or log
-	Code   int    // exit, error: the status; started: the init's pidfd of the payload (0: none); listener: see msgListener
+	Code   int    // exit, error: the status; started: the init's pidfd of the payload (0: none); listener: see MsgListener
 	Signal int
 	Msg    string
-	Pid    int       // started: the payload's pid as its supervisor sees it
-	Usage  *usageMsg // exit: what every process reaped used
-	Errno  int       // error: the errno the failure came from, 0 if none
+	Pid    int    // started: the payload's pid as its supervisor sees it
+	Usage  *Usage // exit: what every process reaped used
+	Errno  int    // error: the errno the Failure came from, 0 if none
 }
 
-// failure is the message that says a stage failed with code.
-func failure(code int, err error) initMsg {
-	m := initMsg{Kind: msgError, Code: code, Msg: err.Error()}
+// Failure is the message that says a stage failed with code.
+func Failure(code int, err error) Msg {
+	m := Msg{Kind: MsgError, Code: code, Msg: err.Error()}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		m.Errno = int(errno)
@@ -161,45 +161,35 @@ func failure(code int, err error) initMsg {
 	return m
 }
 
-// setupError is the SetupError an error message stands for: its text, and
-// its errno as the cause.
-func (m initMsg) setupError() *SetupError {
-	e := &SetupError{Code: m.Code, Msg: m.Msg}
-	if m.Errno != 0 {
-		e.Err = syscall.Errno(m.Errno)
-	}
-	return e
-}
-
-// usageMsg is the supervisor's RUSAGE_CHILDREN once it has reaped every
+// Usage is the supervisor's RUSAGE_CHILDREN once it has reaped every
 // process of the sandbox.
-type usageMsg struct {
+type Usage struct {
 	UserUS, SystemUS int64
 	MaxRSSKiB        int64
 }
 
 const (
-	msgStarted = "started"
-	msgError   = "error"
-	msgExit    = "exit"
-	msgStopped = "stopped" // the payload was stopped by Signal from its terminal
-	msgLog     = "log"     // a setup step, for -v
-	// msgListener: Code is the init's descriptor of a seccomp listener; the
-	// parent takes it (pidfd_getfd) and acknowledges with ctlListener.
-	msgListener = "listener"
+	MsgStarted = "started"
+	MsgError   = "error"
+	MsgExit    = "exit"
+	MsgStopped = "stopped" // the payload was stopped by Signal from its terminal
+	MsgLog     = "log"     // a setup step, for -v
+	// MsgListener: Code is the init's descriptor of a seccomp listener; the
+	// parent takes it (pidfd_getfd) and acknowledges with CtlListener.
+	MsgListener = "listener"
 )
 
 // Control bytes the parent writes to the init after the spec: when it has
 // gone to the foreground or the background of the caller's terminal (after
-// a msgStopped, or when it finds out), once it took a listener, and once
-// it found the payload after msgStarted.
+// a MsgStopped, or when it finds out), once it took a listener, and once
+// it found the payload after MsgStarted.
 const (
-	ctlForeground = 'f' // give the payload the pty's foreground and continue it
-	ctlBackground = 'b' // take the pty's foreground from the payload and continue it
-	ctlListener   = 'l' // the parent holds the seccomp listener
-	// ctlStarted: the parent knows the payload's pid; the supervisor
+	CtlForeground = 'f' // give the payload the pty's foreground and continue it
+	CtlBackground = 'b' // take the pty's foreground from the payload and continue it
+	CtlListener   = 'l' // the parent holds the seccomp listener
+	// CtlStarted: the parent knows the payload's pid; the supervisor
 	// reaps nothing before it, so that the pid names the payload until
 	// then.
-	ctlStarted = 'p'
-	ctlKill    = 'k' // end the whole sandbox (the Landlock-only stage: a SIGKILL would end it alone)
+	CtlStarted = 'p'
+	CtlKill    = 'k' // end the whole sandbox (the Landlock-only stage: a SIGKILL would end it alone)
 )

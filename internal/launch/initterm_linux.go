@@ -1,4 +1,4 @@
-package nsrun
+package launch
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/nsrun/nsrun/pty"
 )
 
-// ttySockFD is the init's end of the socket it sends its pty's master to
+// TTYSockFD is the init's end of the socket it sends its pty's master to
 // nsrun over, when the spec asks for a terminal.
-const ttySockFD = 5
+const TTYSockFD = 5
 
 // sandboxTTY is the sandbox's pseudo-terminal as its init holds it: the
 // slave, its controlling terminal, on which it moves the payload between
@@ -28,7 +28,7 @@ type sandboxTTY struct {
 // is /dev/pts/0, which /dev/console names), gives it the caller terminal's
 // modes and size, makes it the init's controlling terminal and sends the
 // master to nsrun. The init must be a session leader without a terminal.
-func openSandboxTTY(spec *ttySpec) (*sandboxTTY, error) {
+func openSandboxTTY(spec *TTYSpec) (*sandboxTTY, error) {
 	master, slave, err := pty.Open("/dev/ptmx")
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox's terminal: %w", err)
@@ -61,8 +61,8 @@ func openSandboxTTY(spec *ttySpec) (*sandboxTTY, error) {
 	if err := unix.IoctlSetInt(int(slave.Fd()), unix.TIOCSCTTY, 0); err != nil {
 		return fail(fmt.Errorf("TIOCSCTTY: %w", err))
 	}
-	err = pty.SendFD(ttySockFD, master)
-	unix.Close(ttySockFD)
+	err = pty.SendFD(TTYSockFD, master)
+	unix.Close(TTYSockFD)
 	if err != nil {
 		return fail(err)
 	}
@@ -94,7 +94,7 @@ func (t *sandboxTTY) control(b byte, payload int) {
 	own := unix.Getpgrp()
 	cur, err := pty.ForegroundOf(fd)
 	switch b {
-	case ctlForeground:
+	case CtlForeground:
 		if err == nil && cur == own {
 			target := payload
 			if t.away > 0 {
@@ -105,14 +105,14 @@ func (t *sandboxTTY) control(b byte, payload int) {
 			}
 		}
 		t.away = 0
-	case ctlBackground:
+	case CtlBackground:
 		if err == nil && cur != own {
 			t.away = cur
 			_ = setForeground(fd, own)
 		}
 	}
 	_ = unix.Kill(-payload, unix.SIGCONT)
-	if b == ctlForeground {
+	if b == CtlForeground {
 		if fg, err := pty.ForegroundOf(fd); err == nil && fg != own {
 			_ = unix.Kill(-fg, unix.SIGWINCH)
 		}
@@ -123,6 +123,6 @@ func (t *sandboxTTY) control(b byte, payload int) {
 // process of its session that may be in the background.
 func setForeground(tty, pgrp int) error {
 	var err error
-	withSIGTTOUBlocked(func() { err = unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pgrp) })
+	pty.WithSIGTTOUBlocked(func() { err = unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pgrp) })
 	return err
 }

@@ -1,4 +1,4 @@
-package nsrun
+package launch
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 // Landlock-only sandbox's exec rule, it names the file, the reason and the
 // option that would allow it; EACCES alone sends users looking at file
 // modes.
-func execError(spec *initSpec, path string, err error) error {
+func execError(spec *Spec, path string, err error) error {
 	plain := fmt.Errorf("exec %s: %w", spec.Args[0], err)
 	if !errors.Is(err, unix.EACCES) || spec.Landlock == nil {
 		return plain
@@ -46,13 +46,31 @@ func execError(spec *initSpec, path string, err error) error {
 	if spec.Supervisor != nil {
 		home = spec.Supervisor.Home
 	}
-	return &SetupError{Code: ExitNotExecutable, Msg: fmt.Sprintf(
+	return &execRefused{err: err, msg: fmt.Sprintf(
 		"exec %s: %s is not executable in --isolation landlock, which runs programs only from %s and the --ro and --rw paths; --ro %s makes it executable",
 		spec.Args[0], subject, strings.Join(existingExecDirs(), ", "), execAdvice(what, home))}
 }
 
+// execRefused is the Landlock-only exec rule's refusal, said in full; its
+// cause is the kernel's EACCES.
+type execRefused struct {
+	msg string
+	err error
+}
+
+func (e *execRefused) Error() string { return e.msg }
+func (e *execRefused) Unwrap() error { return e.err }
+
+// absPath makes p absolute against cwd without touching the filesystem.
+func absPath(p, cwd string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}
+
 // canExecute reports whether the sandbox's Landlock rules let file run.
-func canExecute(spec *initSpec, file string) bool {
+func canExecute(spec *Spec, file string) bool {
 	return landlock.Allowed(spec.Landlock.Paths, file)&landlock.Execute != 0
 }
 
@@ -97,7 +115,7 @@ func execAdvice(file, home string) string {
 
 func existingExecDirs() []string {
 	var out []string
-	for _, d := range execDirs {
+	for _, d := range ExecDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
 			out = append(out, d)
 		}

@@ -1,0 +1,23 @@
+// Package launch is the inside of a Linux sandbox's start: the stages nsrun
+// re-executes itself as, and the typed spec and status protocol between
+// them and the parent. It does not import the nsrun library: the library
+// plans a launch into a Spec, and these stages carry it out.
+//
+// The stages:
+//   - RunInit (InitStage) is the init in fresh namespaces: private
+//     propagation, the mount plan (package mounts), pivot_root, lo and its
+//     addresses, the sandbox's pty, then the lockdown and the payload,
+//     which it supervises as pid 1.
+//   - RunLandlockStage (LandlockStage) supervises a Landlock-only sandbox
+//     from outside the payload's Landlock domain, and RunLandlockChild
+//     (LandlockChildStage) restricts itself and becomes the payload.
+//
+// The lockdown order, on the thread that executes the payload: rlimits,
+// Landlock, NO_NEW_PRIVS and the capability sets, the seccomp filters
+// (a listener handed over first), exec. A stage that fails sends a MsgError
+// with the status (ExitSetup, ExitNotExecutable, ExitNotFound) and the
+// errno at its root, and runs nothing.
+//
+// The spec and every message travel over inherited pipes (SpecFD,
+// StatusFD), never in argv or the environment.
+package launch
