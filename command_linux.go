@@ -520,7 +520,9 @@ func (s *sysCmd) killGroup() {
 
 func (s *sysCmd) removeTmp() {
 	if s.tmpDir != "" {
-		os.RemoveAll(s.tmpDir)
+		if err := removeTree(s.tmpDir); err != nil && s.log != nil {
+			fmt.Fprintf(s.log, "nsrun: %v\n", err)
+		}
 		s.tmpDir = ""
 	}
 }
