@@ -63,6 +63,7 @@ type sysCmd struct {
 	mu         sync.Mutex
 	killedFor  string         // what appeared, when the watcher ended the sandbox
 	denials    *denialLog     // --trace-denials: what the tracer recorded
+	judge      *denialJudge   // --trace-denials: attributes what was refused
 	tracer     *ptrace.Tracer // --trace-denials: reaps the process it traces
 	specSent   bool           // guarded by mu; the init has its spec: control bytes may follow
 	stageArgs  []string       // the stage's arguments after its name
@@ -683,11 +684,14 @@ func (c *Cmd) wait() (*ExitError, error) {
 		s.watcher.Unwatch()
 	}
 	s.reap()
+	s.stopNetwork(c.report.Network)
+	exited := msgErr == nil && msg.Kind == launch.MsgExit
+	if exited {
+		s.addRefusals(msg.Refusals, msg.RefusalsDropped)
+	}
 	if s.denials != nil {
 		c.report.Denials, c.report.DenialsDropped = s.denials.list()
 	}
-	s.stopNetwork(c.report.Network)
-	exited := msgErr == nil && msg.Kind == launch.MsgExit
 	if exited && msg.Usage != nil {
 		s.usage = msg.Usage
 	}

@@ -3,6 +3,9 @@ package nsrun
 import (
 	"fmt"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/ptrace"
 	"github.com/nsrun/nsrun/seccomp"
 )
@@ -59,7 +62,7 @@ func (s *sysCmd) traceDenials(c *Cmd) error {
 	// The init and the Landlock-only stage supervise; their own calls are
 	// not the payload's.
 	ignore := s.pid
-	s.denials = newDenialLog()
+	s.denials, s.judge = newDenialLog(), j
 	report := func(ev ptrace.Event) {
 		if d, ok := j.judge(ev); ok {
 			d.Pid, d.Argv0 = ev.Process()
@@ -74,4 +77,29 @@ func (s *sysCmd) traceDenials(c *Cmd) error {
 		return &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--trace-denials: %v", err)}
 	}
 	return nil
+}
+
+// addRefusals judges what the Landlock-only supervisor failed for the
+// payload, which its tracer never saw (a user notification outranks a
+// trace), and counts it in the denials.
+func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
+	if s.denials == nil || s.judge == nil {
+		return
+	}
+	for _, r := range refusals {
+		name, ok := seccomp.NativeName(uint64(r.NR))
+		if !ok {
+			continue
+		}
+		ev := ptrace.Event{Tid: r.Pid, Pid: r.Pid, Call: name, Errno: unix.Errno(r.Errno)}
+		copy(ev.Args[:], r.Args)
+		if r.Path != "" {
+			ev.Paths = []string{r.Path}
+		}
+		if d, ok := s.judge.judge(ev); ok {
+			d.Pid, d.Argv0 = r.Pid, r.Argv0
+			s.denials.addCount(d, r.Count)
+		}
+	}
+	s.denials.drop(dropped)
 }

@@ -98,6 +98,10 @@ func TestTraceDenialsLayers(t *testing.T) {
 			"open for write", "/usr/nsrun-denied", "EACCES", "landlock: read-only: host root", "--rw /usr", "add --rw /usr"},
 		{"deny landlock", "landlock", append([]string{"--deny", secret, "--ro", filepath.Dir(helperBin)}, ll...), []string{helperBin, "read", filepath.Join(secret, "key")}, "EACCES",
 			"open", filepath.Join(secret, "key"), "EACCES", "--deny " + secret, "", "(--deny " + secret + ")"},
+		// Answered by the Landlock-only supervisor, which the tracer
+		// never sees: the supervisor keeps its refusals for the report.
+		{"chmod landlock", "landlock", append([]string{"--ro", filepath.Dir(helperBin)}, ll...), []string{helperBin, "chmod", filepath.Join(secret, "key"), "600"}, "EPERM",
+			"chmod", filepath.Join(secret, "key"), "EPERM", "landlock: read-only: host root", "--rw " + filepath.Join(secret, "key"), "add --rw " + filepath.Join(secret, "key")},
 		{"exec landlock", "landlock", []string{"--isolation", "landlock"}, []string{"/bin/sh", "-c", "exec " + alien + " raw 39"}, "",
 			"exec", alien, "EACCES", "landlock: executes only from", "--ro " + filepath.Dir(alien), "add --ro " + filepath.Dir(alien)},
 	}

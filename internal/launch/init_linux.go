@@ -133,7 +133,7 @@ func RunInit() int {
 	CloseExtraFiles(spec.ExtraFiles)
 	Send(status, Msg{Kind: MsgStarted, Pid: pid, Code: pidfd})
 	step("payload started")
-	return supervisePayload(pid, term, status, sigs, endNamespace)
+	return supervisePayload(pid, term, status, sigs, endNamespace, nil)
 }
 
 // supervisePayload waits for the payload pid and returns its exit status, after
@@ -149,7 +149,7 @@ func RunInit() int {
 // (CtlStarted): a payload that ends at once stays a zombie until then, so
 // that its pid still names it when the parent asks. The payload may have
 // ended before SIGCHLD was caught: it is looked for once then.
-func supervisePayload(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal, endAll func(pid int) (unix.WaitStatus, bool)) int {
+func supervisePayload(pid int, term *sandboxTTY, status *os.File, sigs <-chan os.Signal, endAll func(pid int) (unix.WaitStatus, bool), atExit func(*Msg)) int {
 	control := make(chan byte)
 	go readControl(control)
 	known, pending := false, true
@@ -201,6 +201,9 @@ func supervisePayload(pid int, term *sandboxTTY, status *os.File, sigs <-chan os
 		case ended:
 			m := exitMsg(ws)
 			m.Usage = childUsage()
+			if atExit != nil {
+				atExit(&m)
+			}
 			Send(status, m)
 			return m.Code
 		case ws.Stopped() && term != nil && terminalStop(ws.StopSignal()):

@@ -118,7 +118,11 @@ func RunLandlockStage() int {
 		return fail(ExitSetup, err)
 	}
 	step := stepLogger(spec.Verbose, status)
-	sup, code, err := child.supervise(spec)
+	var refusals *supervise.Refusals
+	if traced {
+		refusals = supervise.NewRefusals()
+	}
+	sup, code, err := child.supervise(spec, refusals)
 	if err != nil {
 		killSandbox(child.pid)
 		return fail(code, err)
@@ -129,7 +133,12 @@ func RunLandlockStage() int {
 	CloseExtraFiles(spec.ExtraFiles)
 	Send(status, Msg{Kind: MsgStarted, Pid: child.pid})
 	step("payload started")
-	return supervisePayload(child.pid, term, status, sigs, killSandbox)
+	atExit := func(m *Msg) {
+		if refusals != nil {
+			m.Refusals, m.RefusalsDropped = refusals.List()
+		}
+	}
+	return supervisePayload(child.pid, term, status, sigs, killSandbox, atExit)
 }
 
 // stageTTY is the pty the stage leads the session of (nsrun made it its
@@ -273,7 +282,7 @@ func startLandlockChild() (*landlockChild, error) {
 // supervise sends the child its spec, takes the listener of the filter it
 // loads and starts answering it; it returns once the child has executed
 // the payload, or with the child's error.
-func (c *landlockChild) supervise(spec *Spec) (*supervise.Supervisor, int, error) {
+func (c *landlockChild) supervise(spec *Spec, refusals *supervise.Refusals) (*supervise.Supervisor, int, error) {
 	defer c.conn.Close()
 	b, err := Frame(spec, "spec")
 	if err != nil {
@@ -300,6 +309,7 @@ func (c *landlockChild) supervise(spec *Spec) (*supervise.Supervisor, int, error
 		Listener: listener, KillableWait: m.Killable, Goarch: runtime.GOARCH,
 		Policy:   supervise.Policy{Rules: spec.Supervisor.Writable, Protected: spec.Supervisor.Protected},
 		Landlock: spec.Landlock.Paths,
+		Refusals: refusals,
 		Worker:   ns.DropPrivileges,
 		NetWorker: func() error {
 			if err := ns.DropPrivileges(); err != nil {

@@ -148,7 +148,11 @@ type Msg struct {
 	Msg    string
 	Pid    int    // started: the payload's pid as its supervisor sees it
 	Usage  *Usage // exit: what every process reaped used
-	Errno  int    // error: the errno the Failure came from, 0 if none
+	// Refusals (exit, under --trace-denials): the calls the Landlock-only
+	// supervisor failed for the payload, and how many more it dropped.
+	Refusals        []supervise.Refusal
+	RefusalsDropped int
+	Errno           int // error: the errno the Failure came from, 0 if none
 }
 
 // Failure is the message that says a stage failed with code.

@@ -66,6 +66,9 @@ type Config struct {
 	// would take a port no bind() rule saw. Nil: listen() is not handed
 	// over.
 	Listen func(sock, backlog int) unix.Errno
+	// Refusals, when set, collects the calls the supervisor fails
+	// (--trace-denials).
+	Refusals *Refusals
 }
 
 // Supervisor answers the notifications of one listener.
@@ -170,6 +173,9 @@ func (s *Supervisor) answer(n seccomp.Notification) {
 	case errors.Is(err, errContinue):
 		_ = seccomp.Continue(s.cfg.Listener, n.ID)
 	case !errors.Is(err, errAnswered):
+		if errno := errnoOf(err); errno != 0 && s.cfg.Refusals != nil {
+			s.refused(n, errno)
+		}
 		s.reply(n, val, err)
 	}
 }
