@@ -2,6 +2,7 @@ package nsrun
 
 import (
 	"fmt"
+	"math"
 
 	"golang.org/x/sys/unix"
 
@@ -102,4 +103,22 @@ func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
 		}
 	}
 	s.denials.drop(dropped)
+}
+
+// addCount counts d n times.
+func (l *denialLog) addCount(d Denial, n int) {
+	for ; n > 0; n-- {
+		l.add(d)
+	}
+}
+
+// drop counts n denials that were not kept.
+func (l *denialLog) drop(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dropped+n < math.MaxInt32 {
+		l.dropped += n
+	} else {
+		l.dropped = math.MaxInt32
+	}
 }
