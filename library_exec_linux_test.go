@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // Both kinds of sandbox: a PID namespace with an init, and the Landlock-
@@ -227,11 +229,12 @@ func TestLibraryProcessIsThePayload(t *testing.T) {
 			t.Fatalf("%v: %q %v", iso, buf, err)
 		}
 		pid := cmd.Process.Pid
-		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		st, err := procfs.ReadStatus(pid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ppid, nspid := statusIDs(string(st))
+		ppid, _ := st.Int("PPid", false)
+		nspid, _ := st.Int("NSpid", true)
 		if iso == IsolationFull && (ppid != cmd.sys.pid || nspid <= 1 || nspid == pid) || iso == IsolationLandlock && (ppid != cmd.sys.pid || nspid != pid) {
 			t.Errorf("%v: pid %d has parent %d and pid %d inside (init %d)", iso, pid, ppid, nspid, cmd.sys.pid)
 		}

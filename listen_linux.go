@@ -1,17 +1,16 @@
 package nsrun
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/seccomp"
+
+	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // listenSupervisor answers the listen() calls that the seccomp guard hands
@@ -123,16 +122,12 @@ func openTask(tid int) (int, error) {
 
 // threadGroup reads the process id of the thread tid.
 func threadGroup(tid int) (int, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(tid) + "/status")
+	st, err := procfs.ReadStatus(tid)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "Tgid:"); ok {
-			return strconv.Atoi(strings.TrimSpace(v))
-		}
+	if tgid, ok := st.Int("Tgid", false); ok {
+		return tgid, nil
 	}
 	return 0, fmt.Errorf("/proc/%d/status: no Tgid", tid)
 }

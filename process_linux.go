@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // findPayload returns the payload as this process sees it. The Landlock-
@@ -109,31 +111,11 @@ func childWithNSpid(init, inside int) int {
 // isPayload says whether pid is now a child of parent whose innermost pid
 // is inside.
 func isPayload(pid, parent, inside int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	st, err := procfs.ReadStatus(pid)
 	if err != nil {
 		return false
 	}
-	ppid, nspid := statusIDs(string(b))
+	ppid, _ := st.Int("PPid", false)
+	nspid, _ := st.Int("NSpid", true)
 	return ppid == parent && nspid == inside
-}
-
-// statusIDs reads PPid and the last NSpid from a /proc/PID/status.
-func statusIDs(status string) (ppid, nspid int) {
-	for _, line := range strings.Split(status, "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		switch k {
-		case "PPid":
-			ppid, _ = strconv.Atoi(f[0])
-		case "NSpid":
-			nspid, _ = strconv.Atoi(f[len(f)-1])
-		}
-	}
-	return ppid, nspid
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // maxPath bounds what is read of a path in a traced process's memory.
@@ -147,27 +149,13 @@ func socketKind(family, typ uint64) string {
 
 // procStatus reads the fields of /proc/TID/status this package uses.
 func procStatus(tid int) (tgid int, nstgid int) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	st, err := procfs.ReadStatus(tid)
 	if err != nil {
 		return 0, 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		switch k {
-		case "Tgid":
-			tgid, _ = strconv.Atoi(f[0])
-		case "NStgid":
-			// The last is the id in the process's own PID namespace.
-			nstgid, _ = strconv.Atoi(f[len(f)-1])
-		}
-	}
+	tgid, _ = st.Int("Tgid", false)
+	// The last is the id in the process's own PID namespace.
+	nstgid, _ = st.Int("NStgid", true)
 	return tgid, nstgid
 }
 

@@ -6,10 +6,11 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // Event is a call of a traced process that failed, or that a filter
@@ -136,17 +137,12 @@ func seize(tid int) error {
 // tracer is the thread that traces thread tid (TracerPid names the
 // tracing thread, not its process), 0 for none or unknown.
 func tracer(tid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	st, err := procfs.ReadStatus(tid)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n
-		}
-	}
-	return 0
+	n, _ := st.Int("TracerPid", false)
+	return n
 }
 
 // Ended waits for the process seized to end and reaps it.

@@ -3,7 +3,6 @@ package supervise
 import (
 	"encoding/binary"
 	"errors"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/seccomp"
+
+	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // openWrite are the open flags that write.
@@ -87,14 +88,9 @@ func (s *Supervisor) mayChange(p string) bool {
 
 // umask is the caller's file mode creation mask.
 func (t *target) umask() uint32 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(t.tid) + "/status")
-	if err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
-				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-					return uint32(m)
-				}
-			}
+	if st, err := procfs.ReadStatus(t.tid); err == nil && len(st["Umask"]) > 0 {
+		if m, err := strconv.ParseUint(st["Umask"][0], 8, 32); err == nil {
+			return uint32(m)
 		}
 	}
 	return 0o022

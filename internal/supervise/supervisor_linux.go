@@ -15,6 +15,8 @@ import (
 
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/seccomp"
+
+	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // Sizes the kernel bounds its arguments by.
@@ -282,18 +284,16 @@ func (t *target) tgid() (int, error) {
 	if t.tgidV != 0 {
 		return t.tgidV, nil
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(t.tid) + "/status")
+	st, err := procfs.ReadStatus(t.tid)
 	if err != nil {
 		return 0, unix.ESRCH
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
-			if t.tgidV, err = strconv.Atoi(strings.TrimSpace(v)); err == nil {
-				return t.tgidV, nil
-			}
-		}
+	tgid, ok := st.Int("Tgid", false)
+	if !ok {
+		return 0, unix.ESRCH
 	}
-	return 0, unix.ESRCH
+	t.tgidV = tgid
+	return tgid, nil
 }
 
 func (t *target) who() (caller, error) {
