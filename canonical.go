@@ -37,14 +37,6 @@ func (cr canonRule) hostPath() string {
 	return cr.host
 }
 
-// absPath makes p absolute against cwd without touching the filesystem.
-func absPath(p, cwd string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(cwd, p)
-}
-
 // canonical resolves every symlink in p and stats the result.
 func canonical(p, cwd string) (string, fs.FileInfo, error) {
 	if p == "" {
@@ -53,7 +45,7 @@ func canonical(p, cwd string) (string, fs.FileInfo, error) {
 	if strings.ContainsRune(p, 0) {
 		return "", nil, errors.New("path contains a NUL byte")
 	}
-	abs := absPath(p, cwd)
+	abs := paths.Abs(p, cwd)
 	if canon, info, ok := canonicalFast(abs, p); ok {
 		return canon, info, nil
 	}
@@ -112,7 +104,7 @@ func canonicalRules(rules []Rule, otherRoot bool) ([]canonRule, string, error) {
 			// A tmpfs shows nothing of the host's: where the host has no
 			// such path, or the root is another tree, the path is a place
 			// inside, made there if the tree lacks it.
-			p := filepath.Clean(absPath(r.Path, cwd))
+			p := filepath.Clean(paths.Abs(r.Path, cwd))
 			cr, err = canonRule{Rule: r, Canon: p, Dir: true}, nil
 		}
 		if err != nil {
@@ -157,7 +149,7 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 	cr := canonRule{Rule: r, Canon: dest, host: canon, Dir: info.IsDir(), info: info}
 	at := func(format string, a ...any) error {
 		msg := fmt.Sprintf(format, a...)
-		if canon != absPath(hostPath, cwd) {
+		if canon != paths.Abs(hostPath, cwd) {
 			msg = canon + " " + msg
 		}
 		if r.From != "" {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/nsrun/nsrun/internal/gitguard"
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // homeSetup is what a Policy's Home needs before planning: the persistent
@@ -36,7 +37,7 @@ func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
 			}
 			dir = StateDir(homes[0], "default", "home")
 		}
-		dir, fi, err := ownedDir(absPath(dir, cwd))
+		dir, fi, err := ownedDir(paths.Abs(dir, cwd))
 		if err != nil {
 			return nil, &SetupError{Code: ExitSetup, Op: "--home " + dir, Err: err}
 		}

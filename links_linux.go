@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -57,7 +58,7 @@ func symlinksAlong(p string) []mounts.Link {
 // (no mounts): the payload could replace the link, and the host would
 // later follow the payload's.
 func unpinnableLink(r canonRule, rules []canonRule, cwd string) error {
-	abs := absPath(r.Path, cwd)
+	abs := paths.Abs(r.Path, cwd)
 	if (r.Access != ReadOnly && r.Access != Deny) || abs == r.Canon {
 		return nil
 	}

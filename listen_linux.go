@@ -8,9 +8,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
-	"github.com/nsrun/nsrun/seccomp"
-
 	"github.com/nsrun/nsrun/internal/procfs"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // listenSupervisor answers the listen() calls that the seccomp guard hands

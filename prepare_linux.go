@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 )
@@ -156,7 +157,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 			continue // a directory or symlink of the sandbox's own
 		}
 		if r.From == "" {
-			if abs := absPath(r.Path, cwd); abs != cr.Canon {
+			if abs := paths.Abs(r.Path, cwd); abs != cr.Canon {
 				if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 					c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
 				}
@@ -301,7 +302,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 			if r.From != "" || r.info == nil {
 				continue
 			}
-			if abs := absPath(r.Path, cwd); abs != r.Canon {
+			if abs := paths.Abs(r.Path, cwd); abs != r.Canon {
 				links := symlinksAlong(abs)
 				in.Links = append(in.Links, links...)
 				if r.Access == ReadOnly || r.Access == Deny {

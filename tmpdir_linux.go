@@ -16,18 +16,10 @@ func removeTree(dir string) error {
 	}
 	// WalkDir follows no symlink: only the tree's own directories are
 	// opened up.
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// A directory is seen before it is read: opened up first, it can be.
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, _ error) error {
 		if d != nil && d.IsDir() {
 			_ = os.Chmod(p, 0o700)
-		}
-		if err != nil && d != nil && d.IsDir() {
-			// Unreadable before the chmod: walk it again now.
-			return filepath.WalkDir(p, func(q string, e fs.DirEntry, _ error) error {
-				if e != nil && e.IsDir() {
-					_ = os.Chmod(q, 0o700)
-				}
-				return nil
-			})
 		}
 		return nil
 	})

@@ -28,7 +28,7 @@ func visible(root string, rules []canonRule, q string) bool {
 
 func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error) {
 	if c.Dir != "" {
-		dir := absPath(c.Dir, cwd)
+		dir := paths.Abs(c.Dir, cwd)
 		r, ok := cover(rules, dir)
 		switch {
 		case ok && (r.Access == Tmpfs || r.Access == Deny || r.Access == Directory):

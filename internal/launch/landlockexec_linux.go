@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/landlock"
 )
 
@@ -21,7 +22,7 @@ func execError(spec *Spec, path string, err error) error {
 	if !errors.Is(err, unix.EACCES) || spec.Landlock == nil {
 		return plain
 	}
-	file, ferr := filepath.EvalSymlinks(absPath(path, spec.Dir))
+	file, ferr := filepath.EvalSymlinks(paths.Abs(path, spec.Dir))
 	if ferr != nil {
 		return plain
 	}
@@ -60,14 +61,6 @@ type execRefused struct {
 
 func (e *execRefused) Error() string { return e.msg }
 func (e *execRefused) Unwrap() error { return e.err }
-
-// absPath makes p absolute against cwd without touching the filesystem.
-func absPath(p, cwd string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(cwd, p)
-}
 
 // canExecute reports whether the sandbox's Landlock rules let file run.
 func canExecute(spec *Spec, file string) bool {

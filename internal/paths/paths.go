@@ -3,7 +3,10 @@
 // the same way.
 package paths
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // Within says whether the clean absolute path p is base or below it.
 func Within(p, base string) bool {
@@ -19,4 +22,12 @@ func Depth(p string) int {
 		return 0
 	}
 	return strings.Count(p, "/")
+}
+
+// Abs makes p absolute against cwd without touching the filesystem.
+func Abs(p, cwd string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
 }

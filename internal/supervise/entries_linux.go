@@ -9,10 +9,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/procfs"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/seccomp"
-
-	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // openWrite are the open flags that write.

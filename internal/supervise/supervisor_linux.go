@@ -13,10 +13,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/procfs"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/seccomp"
-
-	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // Sizes the kernel bounds its arguments by.
