@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -27,7 +28,10 @@ func TestEscapeAttempts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	self := itoa(os.Getpid())
+	// A host process to aim at: not the test itself, which may be pid 1
+	// or 2 of a container, numbers the sandbox's own processes have too.
+	victim := hostVictim(t)
+	self := itoa(victim.Process.Pid)
 	for _, net := range []string{"none", "host"} {
 		opts := []string{"--net", net, "--rw", ws, "--ro", ro}
 		for _, tc := range []struct {
@@ -55,6 +59,9 @@ func TestEscapeAttempts(t *testing.T) {
 			if !ok {
 				t.Errorf("--net %s, %s: %s, want one of %v", net, tc.name, got, tc.want)
 			}
+		}
+		if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+			t.Fatalf("--net %s: the host process the sandbox aimed at is gone: %v", net, err)
 		}
 		r := run(t, ws, append(opts, "--", "/usr/bin/setarch", "x86_64", "-R", "/bin/true")...)
 		if r.code == 0 {
@@ -135,5 +142,23 @@ echo z >inner/nsrun-escape 2>/dev/null || echo root-refused`
 	expect(t, "file under the read-only grant", readFile(t, filepath.Join(real, "ws", "sub", "keep")), "keep")
 	if target, err := os.Readlink(filepath.Join(real, "ws", "inner")); err != nil || target != "sub" {
 		t.Errorf("the host's link: %q %v", target, err)
+	}
+}
+
+// hostVictim is a host process whose pid no process of a fresh PID
+// namespace has (the sandbox numbers its own from 1), ended with the test.
+func hostVictim(t *testing.T) *exec.Cmd {
+	t.Helper()
+	for {
+		cmd := exec.Command("sleep", "300")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if cmd.Process.Pid > 64 {
+			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+			return cmd
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 	}
 }
