@@ -12,7 +12,7 @@ STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 FUZZTIME ?= 30s
 
-.PHONY: build demo test test-container cross lint clean bench fuzz
+.PHONY: build demo test test-race test-container cross lint clean bench fuzz
 build:
 	scripts/setup.sh
 	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o bin/nsrun ./cmd/nsrun
@@ -23,6 +23,12 @@ demo:
 
 test:
 	scripts/test.sh
+
+# The race detector on the library's and the launcher's tests (the race
+# runtime needs cgo; nsrun itself is built without it).
+test-race:
+	scripts/setup.sh
+	CGO_ENABLED=1 $(GO) test -race -count=1 . ./cmd/nsrun ./internal/...
 
 # The integration suite in containers (podman), in three shapes.
 test-container:

@@ -155,6 +155,7 @@ func (c *Cmd) Start() error {
 				err = &SetupError{Code: ExitTimeout, Msg: fmt.Sprintf("the timeout (%v) expired before the sandbox was built; nothing ran", c.Timeout)}
 			}
 			c.report.notBuilt(c.backend(), err)
+			c.report.Exit.TimedOut, c.report.Exit.Cancelled = timedOut, !timedOut
 		}
 		return err
 	}

@@ -84,7 +84,7 @@ func ExampleCmd_StdoutPipe() {
 // context's. The same with Timeout instead of a context is the CLI's
 // --timeout 500ms --kill-after 1s, and exits 124.
 func ExampleCommandContext() {
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	cmd := nsrun.CommandContext(ctx, nil, "/bin/sh", "-c", "trap 'echo saving; exit 0' TERM; while :; do sleep 0.1; done")
 	cmd.WaitDelay = time.Second
@@ -92,7 +92,7 @@ func ExampleCommandContext() {
 	err := cmd.Run()
 	fmt.Println("deadline:", errors.Is(err, context.DeadlineExceeded), "cancelled:", cmd.Report().Exit.Cancelled)
 	// A payload that must be told another way: Cancel says how.
-	ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
+	ctx, cancel = context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	cmd = nsrun.CommandContext(ctx, nil, "/bin/sleep", "60")
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }

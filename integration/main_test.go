@@ -109,8 +109,15 @@ func runEnv(t *testing.T, dir string, env []string, args ...string) result {
 // runBase is runEnv with base instead of this process's environment.
 func runBase(t *testing.T, dir string, base, env []string, args ...string) result {
 	t.Helper()
+	return runFor(t, time.Minute, dir, base, env, args...)
+}
+
+// runFor is runBase with a bound other than a minute, for work (a cold
+// build) that a loaded machine can stretch past one.
+func runFor(t *testing.T, bound time.Duration, dir string, base, env []string, args ...string) result {
+	t.Helper()
 	need(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nsrunBin, args...)
 	cmd.Dir = dir

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPolicyExplainAndShow(t *testing.T) {
@@ -100,7 +101,8 @@ echo "home=$HOME"`
 			npm + " install --silent --no-audit --no-fund ../pkg/localpkg-1.0.0.tgz && node -e 'console.log(\"npm\", require(\"localpkg\"))'"
 	}
 	state := workspace(t)
-	r := runEnv(t, ws, []string{"HOME=" + home, "XDG_STATE_HOME=" + state}, "--preset", "agent", "--", "/bin/bash", "-c", script)
+	// A cold go build and an npm install: minutes on a loaded machine.
+	r := runFor(t, 5*time.Minute, ws, os.Environ(), []string{"HOME=" + home, "XDG_STATE_HOME=" + state}, "--preset", "agent", "--", "/bin/bash", "-c", script)
 	if r.code != 0 {
 		t.Fatalf("%v", r)
 	}

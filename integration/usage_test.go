@@ -121,8 +121,8 @@ func TestKillAfter(t *testing.T) {
 	r = run(t, ws, "--rw", ws, "--timeout", "1ms", "--report", ws+"/r.json", "--", "/bin/sh", "-c", "sleep 1; touch "+ws+"/ran")
 	inSetup := strings.Contains(r.stderr, "the timeout (1ms) expired before the sandbox was built")
 	if _, err := os.Stat(ws + "/ran"); r.code != 124 || err == nil || !inSetup && !strings.Contains(r.stderr, "sandbox ended by timeout") ||
-		!strings.Contains(readFile(t, ws+"/r.json"), `"code": 124`) {
-		t.Errorf("a timeout shorter than the setup: %v", r)
+		!strings.Contains(readFile(t, ws+"/r.json"), `"code": 124`) || !strings.Contains(readFile(t, ws+"/r.json"), `"timed_out": true`) {
+		t.Errorf("a timeout shorter than the setup: %v\n%s", r, readFile(t, ws+"/r.json"))
 	}
 	r = run(t, ws, "--kill-after", "1s", "--", "/bin/true")
 	if r.code != 125 || !strings.Contains(r.stderr, "--kill-after 1s needs --timeout") || strings.Count(r.stderr, "\n") != 0 {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package nsrun
+
+const raceEnabled = false
