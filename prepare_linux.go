@@ -33,6 +33,9 @@ type prepared struct {
 type extras struct {
 	home *homeSetup
 	pins []string // directories the mount plan must hold in place
+	// absent are the paths kept absent (Policy.ProtectGit): the
+	// Landlock-only mode keeps them and the directories on their way.
+	absent []string
 }
 
 // idMap is who the sandbox's user is inside, and who it is on the host.
@@ -196,6 +199,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 		user = append(user, git.rules...)
 		seen := map[string]bool{}
 		for _, a := range git.absent {
+			x.absent = append(x.absent, a.Path())
 			if !seen[a.Dir] {
 				seen[a.Dir] = true
 				x.pins = append(x.pins, a.Dir)
