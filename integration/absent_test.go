@@ -3,11 +3,15 @@
 package integration
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // absentReport is the "absent" part of the report.
@@ -169,4 +173,91 @@ func absentPart(t *testing.T, stderr string) absentReport {
 		t.Fatalf("the report: %v\n%s", err, stderr)
 	}
 	return rep
+}
+
+// The watcher is a second line behind that: a directory on the way that
+// changes all the same (here the host exchanges it, as nothing in the
+// sandbox can) ends the sandbox; what the path resolves to afterwards is
+// removed, and the message and the report say which directory changed.
+func TestAgentAbsentWayChangedOutside(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	for _, mode := range []string{"full", "landlock"} {
+		t.Run(mode, func(t *testing.T) {
+			ws := workspace(t)
+			a.newRepo(t, ws)
+			a.mustGit(t, ws, "config", "core.hooksPath", "tools/hooks")
+			marker := filepath.Join(workspace(t), "ran")
+			writeFile(t, filepath.Join(ws, "tools", "keep"), "")
+			writeFile(t, filepath.Join(ws, "tools.new", "hooks", "pre-commit"), "#!/bin/sh\ntouch "+marker+"\n")
+			os.Chmod(filepath.Join(ws, "tools.new", "hooks", "pre-commit"), 0o755)
+			report := filepath.Join(workspace(t), "report.json")
+			args := []string{"--preset", "agent", "--report", report}
+			if mode == "landlock" {
+				args = append(args, "--isolation", "landlock")
+			}
+			cmd := exec.Command(nsrunBin, append(args, "--", "/bin/sh", "-c", "echo ready; exec sleep 30")...)
+			cmd.Dir = ws
+			cmd.Env = append(cleanEnv(), a.env...)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("%q instead of ready: %s", line, stderr.String())
+			}
+			if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "tools"), unix.AT_FDCWD, filepath.Join(ws, "tools.new"), unix.RENAME_EXCHANGE); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+			tools, hooks := filepath.Join(ws, "tools"), filepath.Join(ws, "tools", "hooks")
+			if code := cmd.ProcessState.ExitCode(); code != 137 ||
+				!strings.Contains(stderr.String(), tools+", on the way to "+hooks+", was moved, removed or replaced") ||
+				!strings.Contains(stderr.String(), "the directory at "+hooks+" was removed; the sandbox was ended") {
+				t.Errorf("exit %d: %s", code, stderr.String())
+			}
+			var rep struct {
+				Absent struct {
+					Appeared []struct {
+						Path, Way, Kind string
+						Removed         bool
+					} `json:"appeared"`
+				} `json:"absent"`
+			}
+			if err := json.Unmarshal([]byte(readFile(t, report)), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if ap := rep.Absent.Appeared; len(ap) != 1 || ap[0].Path != hooks || ap[0].Way != tools || ap[0].Kind != "directory" || !ap[0].Removed {
+				t.Errorf("report: %+v", ap)
+			}
+			if _, err := os.Stat(hooks); !os.IsNotExist(err) {
+				t.Errorf("%s resolves: %v", hooks, err)
+			}
+			if out, err := a.hostGit(t, ws, "commit", "-q", "--allow-empty", "-m", "host"); err != nil {
+				t.Errorf("host git commit: %v\n%s", err, out)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("host git ran the hook")
+			}
+		})
+	}
+}
+
+// cleanEnv is this process's environment without git, XDG and HOME
+// variables, as runClean passes it.
+func cleanEnv() []string {
+	var clean []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "GIT_") && !strings.HasPrefix(k, "XDG_") && k != "HOME" && k != "EMAIL" {
+			clean = append(clean, kv)
+		}
+	}
+	return clean
 }
