@@ -28,7 +28,8 @@ type absentReport struct {
 // A path the agent preset keeps absent stays absent whatever the payload
 // does to the directories on its way: exchanging, renaming, removing or
 // replacing one (by a symlink too), renaming a prepared directory into
-// place, a hard link at the name, a path through "..". In both modes, each
+// place, a hard link at the name, a path through "..", a mount over a
+// directory (refused: no mount reaches the host anyway). In both modes, each
 // such change is refused (full isolation: the directories are pinned,
 // EBUSY; --isolation landlock: the name and the directories on its way
 // are not the payload's to change, EACCES) or nsrun ends the sandbox and
@@ -87,6 +88,9 @@ func TestAgentAbsentPathsHeld(t *testing.T) {
 		{name: "rename a prepared name into place", dirs: []string{"tools"}, absent: "tools/hooks",
 			script: prep("tools.new") + say("rename", "tools.new/hooks", "tools/hooks") + `sleep 5`,
 			full:   outcome{out: "EXDEV"}, ll: outcome{out: "EACCES"}},
+		{name: "mount over the parent", dirs: []string{"tools"}, absent: "tools/hooks",
+			script: say("mount", "tools") + say("mkdir", "tools/hooks"),
+			full:   outcome{killed: true}, ll: outcome{out: "EPERM\nEACCES"}},
 		{name: "a hard link at the name", config: [][2]string{{"core.fsmonitor", "tools/fsmon"}}, dirs: []string{"tools"}, absent: "tools/fsmon",
 			script: prep("x") + say("link", "x/fsmon", "tools/fsmon") + `sleep 5`,
 			full:   outcome{out: "EXDEV"}, ll: outcome{out: "EACCES"}},
