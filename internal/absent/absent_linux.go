@@ -56,18 +56,27 @@ type Watcher struct {
 
 // dir is a watched directory, on the way of one or more targets.
 type dir struct {
+	fd   int // as opened by Watch: where a target's name is removed first
 	wd   int32
 	path string
 	id   fileID
 	// next are the targets by the name in this directory their way (or
 	// their own name) continues with.
-	next map[string][]*target
+	next map[string][]step
 	// on are the targets whose way holds this directory.
 	on []*target
 }
 
+// step is a target whose way continues with a name in a directory; last
+// when that name is the target's own.
+type step struct {
+	t    *target
+	last bool
+}
+
 type target struct {
 	Target
+	dir   *dir // the one that holds the name
 	root  string
 	comps []string // from root to Dir
 	ids   []fileID // of root and each component, when watched
@@ -167,16 +176,26 @@ func (w *Watcher) watchWay(t *target, byPath map[string]*dir) error {
 	if err != nil {
 		return fmt.Errorf("open %s to watch it: %w", t.root, err)
 	}
+	// Each descriptor opened is kept by the directory it is added as, or
+	// closed.
+	defer func() {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}()
 	p := t.root
 	for i := 0; ; i++ {
 		d := byPath[p]
 		if d == nil {
 			if d, err = w.add(fd, p); err != nil {
-				unix.Close(fd)
 				return err
 			}
 			byPath[p] = d
 		}
+		if d.fd == fd {
+			fd = -1 // kept
+		}
+		dirfd := d.fd
 		t.ids = append(t.ids, d.id)
 		d.on = append(d.on, t)
 		name := t.Name
@@ -184,22 +203,25 @@ func (w *Watcher) watchWay(t *target, byPath map[string]*dir) error {
 			name = t.comps[i]
 		}
 		if d.next == nil {
-			d.next = map[string][]*target{}
+			d.next = map[string][]step{}
 		}
-		d.next[name] = append(d.next[name], t)
+		d.next[name] = append(d.next[name], step{t: t, last: i == len(t.comps)})
 		if i == len(t.comps) {
+			t.dir = d
 			break
 		}
-		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		sub, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fd = -1
 		p = join(p, name)
 		if err != nil {
 			return fmt.Errorf("open %s to watch it: %w", p, err)
 		}
 		fd = sub
 	}
-	defer unix.Close(fd)
-	if present(fd, t.Name) {
+	if present(t.dir.fd, t.Name) {
 		return fmt.Errorf("%s exists already", t.Path())
 	}
 	return nil
@@ -215,7 +237,7 @@ func (w *Watcher) add(fd int, p string) (*dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inotify_add_watch %s: %w", p, err)
 	}
-	d := &dir{wd: int32(wd), path: p, id: id}
+	d := &dir{fd: fd, wd: int32(wd), path: p, id: id}
 	if old := w.dirs[d.wd]; old != nil {
 		// The same directory under two paths (a bind mount): one watch.
 		return old, nil
@@ -292,7 +314,7 @@ func (w *Watcher) Run(appeared func(Found)) {
 // check walks again the ways of the targets the events touch (every one
 // on overflow) and removes what resolves there.
 func (w *Watcher) check(events []byte) []Found {
-	touched := map[*target]bool{}
+	touched, named := map[*target]bool{}, map[*target]bool{}
 	all := false
 	for off := 0; off+unix.SizeofInotifyEvent <= len(events); {
 		ev := (*unix.InotifyEvent)(unsafe.Pointer(&events[off]))
@@ -306,12 +328,22 @@ func (w *Watcher) check(events []byte) []Found {
 		if d == nil || ev.Mask&unix.IN_IGNORED != 0 {
 			continue
 		}
-		for _, t := range d.touched(ev.Mask, cString(name)) {
-			touched[t] = true
+		for _, st := range d.touched(ev.Mask, cString(name)) {
+			switch {
+			case !st.last:
+				touched[st.t] = true
+			case ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+				named[st.t] = true
+			}
 		}
 	}
 	var out []Found
 	for _, t := range w.targets {
+		if named[t] && !all && !touched[t] {
+			// The name appeared in its directory: removed there at once.
+			// Had the directory moved, an event on the way says so too.
+			out = append(out, w.removeName(t)...)
+		}
 		if all || touched[t] {
 			out = append(out, w.walk(t)...)
 		}
@@ -319,19 +351,40 @@ func (w *Watcher) check(events []byte) []Found {
 	return out
 }
 
-// touched are the targets an event in d concerns: all whose way holds d
-// when d itself went (moved, removed, its filesystem unmounted), else
-// those whose way or name continues with name in d.
-func (d *dir) touched(mask uint32, name string) []*target {
+// removeName removes t's name in the directory Watch opened.
+func (w *Watcher) removeName(t *target) []Found {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(t.dir.fd, t.Name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return nil
+	}
+	f := Found{Target: t.Target, At: t.Path(), Kind: kind(st.Mode)}
+	f.Err = removeAt(t.dir.fd, t.Name, 0)
+	f.Removed = f.Err == nil
+	return w.report(t, f)
+}
+
+// touched are the steps an event in d concerns: of all the targets whose
+// way holds d when d itself went (moved, removed, its filesystem
+// unmounted), else of those whose way or name continues with name in d.
+func (d *dir) touched(mask uint32, name string) []step {
 	if mask&(unix.IN_MOVE_SELF|unix.IN_DELETE_SELF|unix.IN_UNMOUNT) != 0 {
-		return d.on
+		out := make([]step, 0, len(d.on))
+		for _, t := range d.on {
+			out = append(out, step{t: t})
+		}
+		return out
 	}
 	if ts, ok := d.next[name]; ok {
 		return ts
 	}
 	// In a case-insensitive directory (ext4's casefold, vfat) "HOOKS"
 	// is found by the name "hooks": the walk then finds it too.
-	var out []*target
+	var out []step
 	for n, ts := range d.next {
 		if strings.EqualFold(n, name) {
 			out = append(out, ts...)
@@ -505,6 +558,9 @@ func (w *Watcher) Close() {
 	}
 	unix.Close(w.fd)
 	unix.Close(w.wake)
+	for _, d := range w.dirs {
+		unix.Close(d.fd)
+	}
 }
 
 func present(dirfd int, name string) bool {

@@ -396,7 +396,7 @@ func TestUnwatch(t *testing.T) {
 // Which targets an event concerns.
 func TestTouched(t *testing.T) {
 	a, b := &target{Target: Target{Name: "a"}}, &target{Target: Target{Name: "b"}}
-	d := &dir{next: map[string][]*target{"tools": {a}, "hooks": {b}}, on: []*target{a, b}}
+	d := &dir{next: map[string][]step{"tools": {{t: a}}, "hooks": {{t: b, last: true}}}, on: []*target{a, b}}
 	for _, tc := range []struct {
 		mask uint32
 		name string
