@@ -3,11 +3,12 @@
 // privilege can forbid creating one name in a writable directory while
 // allowing others (a mount needs an existing file; Landlock and seccomp do
 // not see names), so a Watcher watches with inotify each directory from a
-// root the sandbox cannot change down to the name's, and, when the name
-// appears or a directory on that way is moved, removed or replaced, walks
-// the way again from the root without following symlinks, removes what
-// makes the path resolve (the name, or a symlink or other file standing
-// for a directory of the way) and tells the caller, who ends the sandbox.
+// root the sandbox cannot change down to the name's. When the name appears
+// in its directory, it removes it there; when a directory on that way is
+// moved, removed or replaced, it walks the way again from the root without
+// following symlinks and removes what makes the path resolve (the name, or
+// a symlink or other file standing for a directory of the way). Either
+// way it tells the caller, who ends the sandbox.
 //
 // What it guarantees: from Watch on, every creation, rename or removal of
 // a watched name, and every move or removal of a watched directory, is
