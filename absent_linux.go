@@ -2,30 +2,56 @@ package nsrun
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/gitguard"
 )
 
+// absentTargets are the names to keep absent, each watched from the
+// highest directory above it whose entries the payload can change (rules
+// are canonical): every directory from there down to the name's is on its
+// way, and must stay the one it was.
+func absentTargets(names []gitguard.Absent, rules []canonRule) []absent.Target {
+	eff, _ := effective(rules)
+	writable := func(p string) bool {
+		r, ok := cover(eff, p)
+		return ok && r.Access == ReadWrite
+	}
+	out := make([]absent.Target, 0, len(names))
+	for _, a := range names {
+		out = append(out, absent.Target{Dir: a.Dir, Name: a.Name, Why: a.Why, Root: wayRoot(a.Dir, writable)})
+	}
+	return out
+}
+
+// wayRoot is the highest directory from dir up whose parent the payload
+// cannot change (writable says where it can): nothing can rename, remove
+// or replace it.
+func wayRoot(dir string, writable func(string) bool) string {
+	for dir != "/" && writable(filepath.Dir(dir)) {
+		dir = filepath.Dir(dir)
+	}
+	return dir
+}
+
 // watchAbsent starts watching the names a sandbox must not create, before
-// the payload exists; when one appears the watcher removes it and the
-// sandbox is ended at once.
+// the payload exists; when one appears, or a directory on its way is
+// moved, removed or replaced, the watcher removes what makes its path
+// resolve and the sandbox is ended at once.
 func (s *sysCmd) watchAbsent(c *Cmd, prep *prepared) error {
 	if len(prep.absent) == 0 {
 		return nil
 	}
-	targets := make([]absent.Target, 0, len(prep.absent))
-	for _, a := range prep.absent {
-		targets = append(targets, absent.Target{Dir: a.Dir, Name: a.Name, Why: a.Why})
-	}
-	w, err := absent.Watch(targets)
+	w, err := absent.Watch(prep.absent)
 	if err != nil {
 		return &SetupError{Code: ExitSetup, Op: "keep git's names absent", Err: err}
 	}
 	s.watcher = w
-	c.logf("watching %d names that must stay absent in %d directories", len(targets), countDirs(targets))
+	c.logf("watching %d names that must stay absent in %d directories", len(prep.absent), countDirs(prep.absent))
 	go w.Run(func(f absent.Found) {
 		s.mu.Lock()
 		first := s.killedFor == ""
@@ -61,7 +87,10 @@ func (s *sysCmd) sweepAbsent(c *Cmd) string {
 		return ""
 	}
 	for _, f := range found {
-		a := AppearedReport{Path: f.Path(), Kind: f.Kind, Why: f.Why, Removed: f.Removed}
+		a := AppearedReport{Path: f.Path(), Kind: f.Kind, Why: f.Why, Removed: f.Removed, Way: f.Way}
+		if f.At != f.Path() {
+			a.At = f.At
+		}
 		if f.Err != nil {
 			a.Error = f.Err.Error()
 		}
@@ -81,17 +110,29 @@ func (s *sysCmd) sweepAbsent(c *Cmd) string {
 	return msg
 }
 
+// describeFound is one line: what appeared, or which directory on the
+// way changed, and what nsrun removed.
 func describeFound(f absent.Found) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s appeared", f.Path())
+	if f.Way == "" {
+		fmt.Fprintf(&b, "%s appeared", f.Path())
+	} else {
+		fmt.Fprintf(&b, "%s, on the way to %s, was moved, removed or replaced", f.Way, f.Path())
+	}
 	if f.Why != "" {
 		fmt.Fprintf(&b, " (%s)", f.Why)
 	}
+	it := " and"
+	if f.Way != "" && f.At != "" {
+		it = fmt.Sprintf("; the %s at %s", f.Kind, f.At)
+	}
 	switch {
 	case f.Removed:
-		b.WriteString(" and was removed")
+		b.WriteString(it + " was removed")
+	case f.Err != nil && f.Way != "" && f.At == "":
+		fmt.Fprintf(&b, "; it could not be looked at: %v; check %s before running git there", f.Err, f.Path())
 	case f.Err != nil:
-		fmt.Fprintf(&b, " and could not be removed: %v; check it before running git there", f.Err)
+		fmt.Fprintf(&b, "%s could not be removed: %v; check it before running git there", it, f.Err)
 	}
 	return b.String()
 }

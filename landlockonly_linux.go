@@ -134,6 +134,16 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 			report.Filesystem.Deny = append(report.Filesystem.Deny, r.Canon)
 		}
 	}
+	// A path kept absent is a hole where nothing exists: the directories
+	// on its way lose the rights to create, remove and rename entries (as
+	// on the way to any hole), and the supervisor, which makes their
+	// entries for the payload, keeps their names and never makes that
+	// one. Nothing can then replace a directory on the way, nor create
+	// the name. The hole itself gets no rule (there is no file to put it
+	// on); its rights only keep the file rights of the directories above.
+	for _, p := range x.absent {
+		grants = append(grants, landlock.Grant{Path: p, Access: rw &^ landlock.Bind, Dir: true})
+	}
 	// Without a network namespace, --net none is seccomp refusing every
 	// socket but unix and netlink (and Landlock denying the ports where
 	// the kernel can).
@@ -184,7 +194,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if sup.Listen {
 		sup.AllowBind = launchPorts(layersPolicy.AllowBind)
 	}
-	sup.Protected = protected(user)
+	sup.Protected = append(protected(user), x.absent...)
 	wd, err := c.workDir("/", user, cwd)
 	if err != nil {
 		return fail(err)

@@ -36,7 +36,7 @@ func llReport(f llFacts) (compensations, gaps []string) {
 		gaps = append(gaps, "host unix sockets (docker.sock, the ssh agent, D-Bus) are reachable (--allow-host-unix-sockets)")
 	}
 	if f.Entries {
-		compensations = append(compensations, "directories on the way to a read-only or denied path inside a writable one: the supervisor creates, removes, renames and opens for writing their entries, by the policy, which Landlock cannot give there without giving it to the protected path")
+		compensations = append(compensations, "directories on the way to a read-only or denied path inside a writable one, or to a name kept absent: the supervisor creates, removes, renames and opens for writing their entries, by the policy, which Landlock cannot give there without giving it to the protected path")
 	}
 	if f.NetNone {
 		compensations = append(compensations, "--net none without a network namespace: seccomp refuses every socket but unix and netlink (no UDP, TCP, TCP Fast Open, listen() or ping), whatever the Landlock ABI")

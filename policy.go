@@ -271,8 +271,9 @@ type Policy struct {
 	// ProtectGit protects the git repositories in the writable directory
 	// rules (package internal/gitguard has what and why): what git writes
 	// stays writable; what host git would later run or trust is read-only,
-	// and where absent is kept absent by watching it from outside (the
-	// sandbox is ended and the name removed when it appears).
+	// and where absent is kept absent: the directories on its way are held
+	// in place, and it is watched from outside (the sandbox is ended and
+	// the name removed when it appears).
 	ProtectGit bool
 	// TraceDenials records what the sandbox refused the payload (Linux):
 	// each denial's process, operation, path or address, errno and the

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsrun/nsrun/internal/gitguard"
+	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
@@ -25,7 +25,7 @@ type prepared struct {
 	kept   string   // --keep-changes: tidied once the sandbox is gone
 	lock   *os.File // on kept, held until then
 	net    *netPlan // a filtered network, or nil
-	absent []gitguard.Absent
+	absent []absent.Target
 	git    *gitProtection // looked at again after the run
 }
 
@@ -33,6 +33,9 @@ type prepared struct {
 type extras struct {
 	home *homeSetup
 	pins []string // directories the mount plan must hold in place
+	// absent are the paths kept absent (Policy.ProtectGit): the
+	// Landlock-only mode keeps them and the directories on their way.
+	absent []string
 }
 
 // idMap is who the sandbox's user is inside, and who it is on the host.
@@ -180,6 +183,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 	}
 	user = append(user, x.home.rules...)
 	var git *gitProtection
+	var keepAbsent []absent.Target
 	if p.ProtectGit {
 		for _, cr := range user {
 			if cr.mapped() && cr.Dir && writable(cr.Access) {
@@ -194,8 +198,10 @@ func (c *Cmd) prepare() (*prepared, error) {
 			c.warnf("git: %s", w)
 		}
 		user = append(user, git.rules...)
+		keepAbsent = absentTargets(git.absent, append(ownRules(p, "/"), user...))
 		seen := map[string]bool{}
 		for _, a := range git.absent {
+			x.absent = append(x.absent, a.Path())
 			if !seen[a.Dir] {
 				seen[a.Dir] = true
 				x.pins = append(x.pins, a.Dir)
@@ -221,10 +227,10 @@ func (c *Cmd) prepare() (*prepared, error) {
 		prep.report.Environment.Home = h
 	}
 	prep.git = git
-	if git != nil && len(git.absent) > 0 {
-		prep.absent = git.absent
+	if len(keepAbsent) > 0 {
+		prep.absent = keepAbsent
 		prep.report.Absent = &AbsentReport{Watched: []string{}, Appeared: []AppearedReport{}}
-		for _, a := range git.absent {
+		for _, a := range keepAbsent {
 			prep.report.Absent.Watched = append(prep.report.Absent.Watched, a.Path())
 		}
 	}

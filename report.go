@@ -252,10 +252,16 @@ type AbsentReport struct {
 	Appeared []AppearedReport `json:"appeared"`
 }
 
-// AppearedReport is a name kept absent that appeared: nsrun ended the
-// sandbox and removed it.
+// AppearedReport is a name kept absent that appeared, or whose way
+// changed: nsrun ended the sandbox and removed what made the path resolve.
 type AppearedReport struct {
-	Path    string `json:"path"`
+	Path string `json:"path"`
+	// Way is the directory on the way to Path that was moved, removed or
+	// replaced, if one was.
+	Way string `json:"way,omitempty"`
+	// At is where what Kind says stood, when not at Path: a symlink (or
+	// another file) in place of a directory of the way.
+	At      string `json:"at,omitempty"`
 	Kind    string `json:"kind,omitempty"`
 	Why     string `json:"why"`
 	Removed bool   `json:"removed"`

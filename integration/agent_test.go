@@ -38,13 +38,7 @@ func (a agentEnv) run(t *testing.T, dir string, args []string, script string) re
 // runClean is runEnv without the caller's git, XDG and HOME variables.
 func runClean(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	var clean []string
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "GIT_") && !strings.HasPrefix(k, "XDG_") && k != "HOME" && k != "EMAIL" {
-			clean = append(clean, kv)
-		}
-	}
-	return runBase(t, dir, clean, env, args...)
+	return runBase(t, dir, cleanEnv(), env, args...)
 }
 
 // hostGit runs git on the host as the user would after the sandbox, with a

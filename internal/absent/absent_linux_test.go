@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestWatchRemovesWhatAppears(t *testing.T) {
@@ -83,8 +85,8 @@ func TestWatchRefuses(t *testing.T) {
 	}
 }
 
-// A directory moved away cannot be watched by its path any more: that is
-// reported, as a violation.
+// A watched directory moved away is a violation: its name is no longer
+// the one watched.
 func TestWatchedDirectoryMoved(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "d")
@@ -97,8 +99,177 @@ func TestWatchedDirectoryMoved(t *testing.T) {
 	got := make(chan Found, 8)
 	go w.Run(func(f Found) { got <- f })
 	os.Rename(dir, filepath.Join(base, "e"))
-	if f := wait(t, got); f.Removed || f.Err == nil || !strings.Contains(f.Err.Error(), "moved") {
+	if f := wait(t, got); f.Removed || f.Way != dir || f.At != "" {
 		t.Errorf("found %+v", f)
+	}
+}
+
+// wayTest is a target tools/hooks below a root, the root's tools directory
+// made, watched from the root.
+func wayTest(t *testing.T) (root string, w *Watcher, got chan Found) {
+	t.Helper()
+	root = t.TempDir()
+	os.Mkdir(filepath.Join(root, "tools"), 0o755)
+	w, err := Watch([]Target{{Root: root, Dir: filepath.Join(root, "tools"), Name: "hooks"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	got = make(chan Found, 8)
+	go w.Run(func(f Found) { got <- f })
+	return root, w, got
+}
+
+// prepared makes DIR/hooks/pre-commit.
+func prepared(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
+}
+
+func gone(t *testing.T, p string) {
+	t.Helper()
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("%s resolves: %v", p, err)
+	}
+}
+
+// Each way of changing a directory on the way is seen: the way is walked
+// again from the root, what makes the path resolve is removed, and the
+// change reported.
+func TestWatchWayChanged(t *testing.T) {
+	t.Run("exchange", func(t *testing.T) {
+		root, _, got := wayTest(t)
+		prepared(t, filepath.Join(root, "new"))
+		if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(root, "tools"), unix.AT_FDCWD, filepath.Join(root, "new"), unix.RENAME_EXCHANGE); err != nil {
+			t.Fatal(err)
+		}
+		f := wait(t, got)
+		if f.Way != filepath.Join(root, "tools") || f.At != filepath.Join(root, "tools", "hooks") || !f.Removed || f.Kind != "directory" {
+			t.Errorf("found %+v", f)
+		}
+		gone(t, filepath.Join(root, "tools", "hooks"))
+	})
+	t.Run("remove and make again", func(t *testing.T) {
+		root, w, got := wayTest(t)
+		os.Remove(filepath.Join(root, "tools"))
+		if f := wait(t, got); f.Way != filepath.Join(root, "tools") || f.At != "" {
+			t.Errorf("found %+v", f)
+		}
+		// The new directory is not watched; the sweep walks the way again.
+		prepared(t, filepath.Join(root, "tools"))
+		fs := w.Sweep()
+		if len(fs) != 1 || fs[0].At != filepath.Join(root, "tools", "hooks") || !fs[0].Removed {
+			t.Errorf("sweep: %+v", fs)
+		}
+		gone(t, filepath.Join(root, "tools", "hooks"))
+	})
+	t.Run("a symlink for the directory", func(t *testing.T) {
+		root, _, got := wayTest(t)
+		prepared(t, filepath.Join(root, "new"))
+		os.Rename(filepath.Join(root, "tools"), filepath.Join(root, "old"))
+		os.Symlink("new", filepath.Join(root, "tools"))
+		var f Found
+		for f.At == "" {
+			f = wait(t, got)
+		}
+		if f.Way != filepath.Join(root, "tools") || f.At != filepath.Join(root, "tools") || f.Kind != "symlink" || !f.Removed {
+			t.Errorf("found %+v", f)
+		}
+		gone(t, filepath.Join(root, "tools", "hooks"))
+		if _, err := os.Stat(filepath.Join(root, "new", "hooks", "pre-commit")); err != nil {
+			t.Errorf("the symlink was followed: %v", err)
+		}
+	})
+	t.Run("rename over", func(t *testing.T) {
+		root, _, got := wayTest(t)
+		prepared(t, filepath.Join(root, "new"))
+		// os.Rename refuses to replace a directory; the call does not.
+		if err := unix.Rename(filepath.Join(root, "new"), filepath.Join(root, "tools")); err != nil {
+			t.Fatal(err)
+		}
+		var f Found
+		for f.At == "" {
+			f = wait(t, got)
+		}
+		if f.Way != filepath.Join(root, "tools") || !f.Removed {
+			t.Errorf("found %+v", f)
+		}
+		gone(t, filepath.Join(root, "tools", "hooks"))
+	})
+	t.Run("unchanged without Run", func(t *testing.T) {
+		root := t.TempDir()
+		os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+		w, err := Watch([]Target{{Root: root, Dir: filepath.Join(root, "a", "b"), Name: "hooks"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if fs := w.Sweep(); len(fs) != 0 {
+			t.Errorf("nothing changed: %+v", fs)
+		}
+		// A grandparent exchanged while nothing watched: the sweep does not
+		// trust what it opened before.
+		prepared(t, filepath.Join(root, "new", "b"))
+		unix.Renameat2(unix.AT_FDCWD, filepath.Join(root, "a"), unix.AT_FDCWD, filepath.Join(root, "new"), unix.RENAME_EXCHANGE)
+		fs := w.Sweep()
+		if len(fs) != 1 || fs[0].Way != filepath.Join(root, "a") || fs[0].At != filepath.Join(root, "a", "b", "hooks") || !fs[0].Removed {
+			t.Errorf("sweep: %+v", fs)
+		}
+		gone(t, filepath.Join(root, "a", "b", "hooks"))
+		if fs := w.Sweep(); len(fs) != 0 {
+			t.Errorf("a change is told once: %+v", fs)
+		}
+	})
+}
+
+// Names elsewhere in the directories of the way are not the watcher's.
+func TestWatchWayOtherNames(t *testing.T) {
+	root, w, got := wayTest(t)
+	os.Mkdir(filepath.Join(root, "other"), 0o755)
+	os.Rename(filepath.Join(root, "other"), filepath.Join(root, "other2"))
+	os.Remove(filepath.Join(root, "other2"))
+	os.WriteFile(filepath.Join(root, "tools", "x"), nil, 0o644)
+	select {
+	case f := <-got:
+		t.Errorf("reported: %+v", f)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if fs := w.Sweep(); len(fs) != 0 {
+		t.Errorf("sweep: %+v", fs)
+	}
+}
+
+func TestWay(t *testing.T) {
+	for _, tc := range []struct {
+		root, dir, want string
+		err             bool
+	}{
+		{"/ws", "/ws", "", false},
+		{"/ws", "/ws/tools", "tools", false},
+		{"/ws", "/ws/a/b", "a b", false},
+		{"/", "/ws/a", "ws a", false},
+		{"/ws", "/wsx/a", "", true},
+		{"/ws/a", "/ws", "", true},
+		{"/ws", "/ws/../etc", "", true},
+		{"/ws/", "/ws/a", "", true},
+		{"ws", "ws/a", "", true},
+		{"/ws", "/ws//a", "", true},
+	} {
+		got, err := Way(tc.root, tc.dir)
+		if (err != nil) != tc.err || strings.Join(got, " ") != tc.want {
+			t.Errorf("Way(%q, %q) = %q, %v", tc.root, tc.dir, got, err)
+		}
+	}
+}
+
+// A root that is not above the directory is refused.
+func TestWatchRefusesRoot(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	if _, err := Watch([]Target{{Root: a, Dir: b, Name: "x"}}); err == nil {
+		t.Error("a root elsewhere")
 	}
 }
 
@@ -219,5 +390,28 @@ func TestUnwatch(t *testing.T) {
 	}
 	if fs := w.Sweep(); len(fs) != 1 || !fs[0].Removed {
 		t.Errorf("sweep: %+v", fs)
+	}
+}
+
+// Which targets an event concerns.
+func TestTouched(t *testing.T) {
+	a, b := &target{Target: Target{Name: "a"}}, &target{Target: Target{Name: "b"}}
+	d := &dir{next: map[string][]step{"tools": {{t: a}}, "hooks": {{t: b, last: true}}}, on: []*target{a, b}}
+	for _, tc := range []struct {
+		mask uint32
+		name string
+		want int
+	}{
+		{unix.IN_MOVE_SELF, "", 2},
+		{unix.IN_DELETE_SELF, "", 2},
+		{unix.IN_UNMOUNT, "", 2},
+		{unix.IN_CREATE, "tools", 1},
+		{unix.IN_MOVED_FROM, "hooks", 1},
+		{unix.IN_CREATE, "HOOKS", 1},
+		{unix.IN_CREATE, "tools.new", 0},
+	} {
+		if got := d.touched(tc.mask, tc.name); len(got) != tc.want {
+			t.Errorf("%#x %q: %d targets, want %d", tc.mask, tc.name, len(got), tc.want)
+		}
 	}
 }
