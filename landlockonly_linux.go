@@ -96,9 +96,15 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	dir := func(path string, access landlock.FS) landlock.Grant {
 		return landlock.Grant{Path: path, Access: access, Dir: true, ID: launch.LstatID(path)}
 	}
+	// The host's /dev holds other programs' shared memory (/dev/shm) and
+	// every session's terminal (/dev/pts): its names must not be listed,
+	// and read_dir on / would reach them, so / gets none (its entries
+	// do).
+	devHole := dir("/dev", 0)
+	devHole.Unlisted = true
 	grants := []landlock.Grant{
 		dir("/", landlock.ReadFile|landlock.ReadDir),
-		dir("/dev", 0),
+		devHole,
 		dir("/proc", landlock.ReadFile|landlock.ReadDir),
 		dir(tmp, rw),
 	}

@@ -753,3 +753,41 @@ func TestLandlockOnlyGitCommitWithProtectedHooks(t *testing.T) {
 		t.Error("a file was planted in .git/hooks")
 	}
 }
+
+// Of the host's /dev only a few devices can be opened: not /dev/shm, where
+// other programs keep POSIX shared memory and semaphores, neither to list
+// it, nor to read a file there, nor to make one (shm_open fails). read_dir
+// on / would reach it, so / cannot be listed either; its entries can.
+func TestLandlockOnlyHidesTheHostsDevShm(t *testing.T) {
+	hostABI(t)
+	host, err := os.CreateTemp("/dev/shm", "nsrun-shm-")
+	if err != nil {
+		t.Skip("no /dev/shm:", err)
+	}
+	defer os.Remove(host.Name())
+	host.WriteString("host")
+	host.Close()
+	for _, tc := range []struct {
+		op, path, want string
+	}{
+		{"ls", "/dev/shm", "EACCES"},
+		{"read", host.Name(), "EACCES"},
+		{"write", "/dev/shm/nsrun-new-" + itoa(os.Getpid()), "EACCES"},
+		{"ls", "/dev", "EACCES"},
+		{"ls", "/dev/pts", "EACCES"},
+		{"ls", "/", "EACCES"},
+		{"read", "/dev/null", `""`},
+		{"read", "/proc/self/comm", `"helper\n"`},
+	} {
+		expect(t, tc.op+" "+tc.path, helper(t, landlockOnly(), tc.op, tc.path), tc.want)
+	}
+	if got := helper(t, landlockOnly(), "ls", "/usr"); !strings.Contains(" "+got+" ", " bin ") {
+		t.Errorf("ls /usr: %q", got)
+	}
+	if got := helper(t, landlockOnly(), "ls", "/proc/self/fd"); got == "" || strings.HasPrefix(got, "E") {
+		t.Errorf("ls /proc/self/fd: %q", got)
+	}
+	if _, err := os.Stat("/dev/shm/nsrun-new-" + itoa(os.Getpid())); !os.IsNotExist(err) {
+		t.Errorf("the payload made a file in the host's /dev/shm: %v", err)
+	}
+}
