@@ -50,7 +50,7 @@ type sysCmd struct {
 	log        io.Writer     // the Cmd's Log
 	direct     bool          // the Landlock-only stage, not an init in namespaces
 	payload    int           // the payload's pid as its supervisor sees it, once started
-	tmpDir     string        // removed once the sandbox is gone
+	tmpDir     *tmpDir       // removed once the sandbox is gone
 	kept       string        // --keep-changes, whose work directories are emptied then
 	keptLock   *os.File      // held on kept until then
 	cgroup     *cgroup.Group
@@ -520,12 +520,10 @@ func (s *sysCmd) killGroup() {
 }
 
 func (s *sysCmd) removeTmp() {
-	if s.tmpDir != "" {
-		if err := removeTree(s.tmpDir); err != nil && s.log != nil {
-			fmt.Fprintf(s.log, "nsrun: %v\n", err)
-		}
-		s.tmpDir = ""
+	if err := s.tmpDir.remove(); err != nil && s.log != nil {
+		fmt.Fprintf(s.log, "nsrun: %v\n", err)
 	}
+	s.tmpDir = nil
 }
 
 // signal sends sig to the init, through its pidfd where there is one so

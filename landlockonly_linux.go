@@ -78,11 +78,13 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock: kernel.yama.ptrace_scope=" + strings.TrimSpace(string(b)) +
 			" keeps nsrun's supervisor from reading the calls it checks for the payload; it needs 0 or 1"}
 	}
-	tmp, err := privateTmp()
+	// The sandbox has no tmpfs of its own.
+	tmpDir, err := newTmpDir()
 	if err != nil {
 		return nil, err
 	}
-	prep := &prepared{tmpDir: tmp}
+	tmp := tmpDir.path
+	prep := &prepared{tmpDir: tmpDir}
 	fail := func(err error) (*prepared, error) {
 		prep.cleanup()
 		return nil, err

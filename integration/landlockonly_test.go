@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"bufio"
 	"encoding/json"
 	"net"
 	"os"
@@ -789,5 +790,71 @@ func TestLandlockOnlyHidesTheHostsDevShm(t *testing.T) {
 	}
 	if _, err := os.Stat("/dev/shm/nsrun-new-" + itoa(os.Getpid())); !os.IsNotExist(err) {
 		t.Errorf("the payload made a file in the host's /dev/shm: %v", err)
+	}
+}
+
+// startTmpWriter starts a Landlock-only sandbox whose payload writes into
+// its TMPDIR, prints the TMPDIR and sleeps as name; env is nsrun's.
+func startTmpWriter(t *testing.T, env []string, name string) (*exec.Cmd, string) {
+	t.Helper()
+	need(t)
+	cmd := exec.Command(nsrunBin, "-q", "--isolation", "landlock", "--", "/bin/bash", "-c",
+		`echo kept > "$TMPDIR/f" && echo "$TMPDIR" && exec -a `+name+` /bin/sleep 300`)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("%s: the payload printed no TMPDIR", name)
+	}
+	return cmd, strings.TrimSpace(line)
+}
+
+// nsrun killed (SIGKILL) cannot remove the private temporary directory:
+// the payload dies with it, and the next run removes the directory and
+// all nsrun made for it; a sandbox still running keeps its own.
+func TestLandlockOnlyTmpdirOfAKilledRunIsRemovedNextTime(t *testing.T) {
+	hostABI(t)
+	parent := workspace(t) // nsrun's own TMPDIR: this test's runs alone use it
+	env := []string{"TMPDIR=" + parent}
+	marker := "nsrun-ll-tmp-" + itoa(os.Getpid())
+	running, runningTmp := startTmpWriter(t, env, marker+"-running")
+	defer func() { running.Process.Kill(); running.Wait() }()
+	killed, killedTmp := startTmpWriter(t, env, marker+"-killed")
+	killed.Process.Kill()
+	killed.Wait()
+	assertGone(t, marker+"-killed")
+	if got, err := os.ReadFile(filepath.Join(killedTmp, "f")); err != nil || string(got) != "kept\n" {
+		t.Fatalf("the killed run's TMPDIR %s: %q, %v; want its file, which only the next run removes", killedTmp, got, err)
+	}
+	r := runEnv(t, "/", env, "-q", "--isolation", "landlock", "--", "/bin/sh", "-c", `echo x > "$TMPDIR/g"`)
+	if r.code != 0 {
+		t.Fatalf("the next run: %v", r)
+	}
+	if _, err := os.Lstat(killedTmp); !os.IsNotExist(err) {
+		t.Errorf("the killed run's TMPDIR %s is still there after the next run: %v", killedTmp, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(runningTmp, "f")); err != nil || string(got) != "kept\n" {
+		t.Errorf("the running sandbox's TMPDIR %s lost its file: %q, %v", runningTmp, got, err)
+	}
+	if findProcess(marker+"-running", 0) == 0 {
+		t.Errorf("the running sandbox ended")
+	}
+	// Nothing else is left of the two runs that ended.
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), filepath.Base(runningTmp)) {
+			t.Errorf("left in nsrun's TMPDIR: %s", e.Name())
+		}
 	}
 }
