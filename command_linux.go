@@ -241,7 +241,11 @@ func (s *sysCmd) newLaunch(c *Cmd, p *Policy, ids idMap) (*startup, error) {
 		// the sandbox first.
 		l.stage = launch.LandlockStage
 		if p.TraceDenials {
-			s.stageArgs = []string{launch.StageTraced}
+			s.stageArgs = append(s.stageArgs, launch.StageTraced)
+		}
+		if s.cgroup != nil && s.cgroup.Version() == "v1" {
+			// Moved in after it started (sendSpec).
+			s.stageArgs = append(s.stageArgs, launch.StageMovedIn)
 		}
 		if s.term != nil {
 			s.term.stageAttr(attr.Sys)
