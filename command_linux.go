@@ -441,7 +441,11 @@ func (s *sysCmd) start(stage string, attr *syscall.ProcAttr) error {
 func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	pid, err := syscall.ForkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr)
+	var movedIn []string
+	if stage == launch.LandlockStage {
+		movedIn = []string{launch.StageMovedIn}
+	}
+	pid, err := forkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr, movedIn...)
 	s.pid, s.waitPid = pid, pid
 	started <- err
 	if err != nil {
