@@ -50,7 +50,7 @@ type sysCmd struct {
 	log        io.Writer     // the Cmd's Log
 	direct     bool          // the Landlock-only stage, not an init in namespaces
 	payload    int           // the payload's pid as its supervisor sees it, once started
-	tmpDir     string        // removed once the sandbox is gone
+	tmpDir     *tmpDir       // removed once the sandbox is gone
 	kept       string        // --keep-changes, whose work directories are emptied then
 	keptLock   *os.File      // held on kept until then
 	cgroup     *cgroup.Group
@@ -241,7 +241,11 @@ func (s *sysCmd) newLaunch(c *Cmd, p *Policy, ids idMap) (*startup, error) {
 		// the sandbox first.
 		l.stage = launch.LandlockStage
 		if p.TraceDenials {
-			s.stageArgs = []string{launch.StageTraced}
+			s.stageArgs = append(s.stageArgs, launch.StageTraced)
+		}
+		if s.cgroup != nil && s.cgroup.Version() == "v1" {
+			// Moved in after it started (sendSpec).
+			s.stageArgs = append(s.stageArgs, launch.StageMovedIn)
 		}
 		if s.term != nil {
 			s.term.stageAttr(attr.Sys)
@@ -437,7 +441,11 @@ func (s *sysCmd) start(stage string, attr *syscall.ProcAttr) error {
 func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	pid, err := syscall.ForkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr)
+	var movedIn []string
+	if stage == launch.LandlockStage {
+		movedIn = []string{launch.StageMovedIn}
+	}
+	pid, err := forkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr, movedIn...)
 	s.pid, s.waitPid = pid, pid
 	started <- err
 	if err != nil {
@@ -520,12 +528,10 @@ func (s *sysCmd) killGroup() {
 }
 
 func (s *sysCmd) removeTmp() {
-	if s.tmpDir != "" {
-		if err := removeTree(s.tmpDir); err != nil && s.log != nil {
-			fmt.Fprintf(s.log, "nsrun: %v\n", err)
-		}
-		s.tmpDir = ""
+	if err := s.tmpDir.remove(); err != nil && s.log != nil {
+		fmt.Fprintf(s.log, "nsrun: %v\n", err)
 	}
+	s.tmpDir = nil
 }
 
 // signal sends sig to the init, through its pidfd where there is one so

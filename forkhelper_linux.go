@@ -230,7 +230,7 @@ func runForkHelper() int {
 	if req.Cgroup {
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, helperCgroupFD
 	}
-	pid, err := syscall.ForkExec(reexec.Self, []string{launch.InitStage}, attr)
+	pid, err := forkExec(reexec.Self, []string{launch.InitStage}, attr)
 	res := forkResult{Pid: pid}
 	if err != nil {
 		var errno syscall.Errno

@@ -78,11 +78,13 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock: kernel.yama.ptrace_scope=" + strings.TrimSpace(string(b)) +
 			" keeps nsrun's supervisor from reading the calls it checks for the payload; it needs 0 or 1"}
 	}
-	tmp, err := privateTmp()
+	// The sandbox has no tmpfs of its own.
+	tmpDir, err := newTmpDir()
 	if err != nil {
 		return nil, err
 	}
-	prep := &prepared{tmpDir: tmp}
+	tmp := tmpDir.path
+	prep := &prepared{tmpDir: tmpDir}
 	fail := func(err error) (*prepared, error) {
 		prep.cleanup()
 		return nil, err
@@ -96,9 +98,15 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	dir := func(path string, access landlock.FS) landlock.Grant {
 		return landlock.Grant{Path: path, Access: access, Dir: true, ID: launch.LstatID(path)}
 	}
+	// The host's /dev holds other programs' shared memory (/dev/shm) and
+	// every session's terminal (/dev/pts): its names must not be listed,
+	// and read_dir on / would reach them, so / gets none (its entries
+	// do).
+	devHole := dir("/dev", 0)
+	devHole.Unlisted = true
 	grants := []landlock.Grant{
 		dir("/", landlock.ReadFile|landlock.ReadDir),
-		dir("/dev", 0),
+		devHole,
 		dir("/proc", landlock.ReadFile|landlock.ReadDir),
 		dir(tmp, rw),
 	}

@@ -351,16 +351,6 @@ func strictError(r *Report, isolation Isolation) error {
 	return &SetupError{Code: ExitSetup, Msg: "--strict: not fully enforced: " + strings.Join(missing, "; ")}
 }
 
-// privateTmp is the temporary directory of a Landlock-only sandbox, which
-// has no tmpfs of its own.
-func privateTmp() (string, error) {
-	dir, err := os.MkdirTemp("", "nsrun-")
-	if err != nil {
-		return "", fmt.Errorf("private temporary directory: %w", err)
-	}
-	return filepath.EvalSymlinks(dir)
-}
-
 // addTraceProgram adds the filter of --trace-denials, which refuses
 // nothing, to a sandbox that asks for it.
 func (l *layers) addTraceProgram(p *Policy) error {

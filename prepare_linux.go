@@ -21,7 +21,7 @@ import (
 type prepared struct {
 	spec   launch.Spec
 	report Report
-	tmpDir string   // created for a Landlock-only sandbox; removed after it
+	tmpDir *tmpDir  // created for a Landlock-only sandbox; removed after it
 	kept   string   // --keep-changes: tidied once the sandbox is gone
 	lock   *os.File // on kept, held until then
 	net    *netPlan // a filtered network, or nil
@@ -65,9 +65,7 @@ func policyIDs(p *Policy) (idMap, error) {
 
 // cleanup removes what preparing created.
 func (p *prepared) cleanup() {
-	if p.tmpDir != "" {
-		os.RemoveAll(p.tmpDir)
-	}
+	_ = p.tmpDir.remove()
 	if p.lock != nil {
 		p.lock.Close()
 	}

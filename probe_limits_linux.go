@@ -3,11 +3,13 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/reexec"
 )
 
@@ -57,6 +59,22 @@ func probeLimits() (ProbeItem, map[string]string) {
 	return item, via
 }
 
+// startProbeWait starts the process the probe places in a cgroup, born in
+// cgroup v2 directory fd if born.
+func startProbeWait(fd int, born bool) (*exec.Cmd, io.WriteCloser, error) {
+	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeWaitStage}, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{}}
+	cmd.SysProcAttr.CgroupFD, cmd.SysProcAttr.UseCgroupFD = fd, born
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return cmd, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		stdin.Close()
+		return cmd, nil, err
+	}
+	return cmd, stdin, nil
+}
+
 // tryCgroup makes p's cgroup, moves a waiting process into it and removes
 // it, returning "v1" or "v2".
 func tryCgroup(p *Policy) (string, error) {
@@ -65,18 +83,23 @@ func tryCgroup(p *Policy) (string, error) {
 		return "", err
 	}
 	defer cg.Remove()
-	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeWaitStage}, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{}}
-	cmd.SysProcAttr.CgroupFD, cmd.SysProcAttr.UseCgroupFD = cg.CloneFD()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return "", err
+	fd, born := cg.CloneFD()
+	cmd, stdin, err := startProbeWait(fd, born)
+	moved := clone3Refused(cmd.SysProcAttr, err)
+	if moved {
+		// As forkExec does for the init: started outside, moved in
+		// before it is let go.
+		cmd, stdin, err = startProbeWait(fd, false)
 	}
-	if err := cmd.Start(); err != nil {
-		stdin.Close()
+	if err != nil {
 		return "", fmt.Errorf("start a process in %s: %w", cg.Dir(), err)
 	}
 	version := cg.Version()
-	err = limitError(cg.Enter(cmd.Process.Pid))
+	if moved {
+		err = limitError(cgroup.MoveFD(fd, cmd.Process.Pid))
+	} else {
+		err = limitError(cg.Enter(cmd.Process.Pid))
+	}
 	stdin.Close()
 	if werr := cmd.Wait(); err == nil && werr != nil {
 		err = fmt.Errorf("the process in the cgroup: %w", werr)

@@ -57,8 +57,8 @@ func (s *sysCmd) traceDenials(c *Cmd) error {
 	if p.Root != "" {
 		j.root = "--root " + p.Root
 	}
-	if s.direct && s.tmpDir != "" {
-		j.writable = []string{s.tmpDir}
+	if s.direct && s.tmpDir != nil {
+		j.writable = []string{s.tmpDir.path}
 	}
 	// The init and the Landlock-only stage supervise; their own calls are
 	// not the payload's.

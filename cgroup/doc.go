@@ -6,7 +6,9 @@
 //   - New makes a fresh cgroup v2 under the caller's own, with the memory
 //     (swap off), pids and cpu limits asked for, opened for
 //     CLONE_INTO_CGROUP so that no process of the sandbox ever runs
-//     outside it; or, where the host keeps those controllers on cgroup v1
+//     outside it (where clone3 is refused, MoveFD moves the first process
+//     in before it runs anything of the sandbox's); or, where the host
+//     keeps those controllers on cgroup v1
 //     (a hybrid host), one v1 directory per controller that the caller
 //     moves its first process into before that process runs anything.
 //     It never returns a group with fewer limits than asked for: it fails

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -174,6 +175,23 @@ func (g *Group) Enter(pid int) error {
 		return nil
 	}
 	return g.v1.add(pid)
+}
+
+// MoveFD moves pid into the cgroup v2 directory dirfd (a descriptor
+// CloneFD gave): for a process that could not be started in it because
+// clone3, which CLONE_INTO_CGROUP needs, is refused (a container's seccomp
+// profile answers it with ENOSYS). What it used before counts where it
+// was; its threads and later children count here.
+func MoveFD(dirfd, pid int) error {
+	fd, err := unix.Openat(dirfd, "cgroup.procs", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open cgroup.procs: %w", err)
+	}
+	defer unix.Close(fd)
+	if _, err := unix.Write(fd, []byte(strconv.Itoa(pid))); err != nil {
+		return fmt.Errorf("move %d into the cgroup (cgroup.procs): %w", pid, err)
+	}
+	return nil
 }
 
 // Events is what the limits did.

@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -105,4 +107,56 @@ func TestPodmanProfileAgreesWithTheRuntime(t *testing.T) {
 			t.Errorf("%v: %q under runc, %q (exit %d) under nsrun", args, direct, r.stdout, r.code)
 		}
 	}
+}
+
+// Root in a container under Docker's default seccomp profile: clone3 is
+// answered with ENOSYS, so the sandbox's first process cannot be started
+// in its cgroup (CLONE_INTO_CGROUP); nsrun starts it outside and moves it
+// in before it runs anything of the sandbox's. Each sandbox runs as it
+// does without the filter, in the same cgroups. The helper loads the
+// filter, then executes nsrun.
+func TestSandboxesWhereClone3IsRefused(t *testing.T) {
+	hostABI(t)
+	need(t)
+	ws := workspace(t)
+	show := "echo x > " + ws + "/f && sed 's/nsrun-[0-9]*-[0-9]*/nsrun-N/' /proc/self/cgroup"
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"landlock", []string{"--isolation", "landlock", "--rw", ws}},
+		{"landlock with --pids", []string{"--isolation", "landlock", "--rw", ws, "--pids", "64"}},
+		{"full with --pids", []string{"--rw", ws, "--pids", "64"}},
+	} {
+		args := append(append([]string{"-q"}, tc.args...), "--", "/bin/sh", "-c", show)
+		plain := runProgram(t, nsrunBin, args...)
+		refused := runProgram(t, helperBin, append([]string{"no-clone3", nsrunBin}, args...)...)
+		if tc.name == "landlock" && plain.code != 0 {
+			t.Fatalf("%s without the filter: %v", tc.name, plain)
+		}
+		if refused.code != plain.code || refused.stdout != plain.stdout {
+			t.Errorf("%s: clone3 refused: %v\nwithout the filter: %v", tc.name, refused, plain)
+		}
+		t.Logf("%s: exit %d, %s", tc.name, plain.code, strings.ReplaceAll(plain.stdout, "\n", " "))
+	}
+}
+
+// runProgram runs prog (nsrun, or a program that executes it) with args
+// and waits at most a minute.
+func runProgram(t *testing.T, prog string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Dir = "/"
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %s %v: %v", prog, args, err)
+	}
+	return result{stdout: strings.TrimSpace(stdout.String()), stderr: strings.TrimSpace(stderr.String()), code: code}
 }

@@ -106,8 +106,8 @@ func TestLandlockOnlyMode(t *testing.T) {
 		{"read", []string{filepath.Join(ws, "secret")}, "EACCES"},
 		{"read", []string{filepath.Join(outside, "keep")}, `"host"`},
 		{"exec", []string{prog}, "EACCES"},
-		// /dev can be listed (read_dir on / reaches it), its devices not
-		// opened (/dev/ptmx is in every container's /dev too).
+		// The host's devices cannot be opened (/dev/ptmx is in every
+		// container's /dev too).
 		{"read", []string{"/dev/ptmx"}, "EACCES"},
 		{"write", []string{"/dev/null"}, "ok"},
 		{"write", []string{"/proc/self/comm"}, "EACCES"},

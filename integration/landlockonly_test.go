@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"bufio"
 	"encoding/json"
 	"net"
 	"os"
@@ -751,5 +752,127 @@ func TestLandlockOnlyGitCommitWithProtectedHooks(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(git, "hooks", "planted")); err == nil {
 		t.Error("a file was planted in .git/hooks")
+	}
+}
+
+// Of the host's /dev only a few devices can be opened: not /dev/shm, where
+// other programs keep POSIX shared memory and semaphores, neither to list
+// it, nor to read a file there, nor to make one (shm_open fails). read_dir
+// on / would reach it, so / cannot be listed either; its entries can.
+func TestLandlockOnlyHidesTheHostsDevShm(t *testing.T) {
+	hostABI(t)
+	host, err := os.CreateTemp("/dev/shm", "nsrun-shm-")
+	if err != nil {
+		t.Skip("no /dev/shm:", err)
+	}
+	defer os.Remove(host.Name())
+	host.WriteString("host")
+	host.Close()
+	for _, tc := range []struct {
+		op, path, want string
+	}{
+		{"ls", "/dev/shm", "EACCES"},
+		{"read", host.Name(), "EACCES"},
+		{"write", "/dev/shm/nsrun-new-" + itoa(os.Getpid()), "EACCES"},
+		{"ls", "/dev", "EACCES"},
+		{"ls", "/dev/pts", "EACCES"},
+		{"ls", "/", "EACCES"},
+		{"read", "/dev/null", `""`},
+		{"read", "/proc/self/comm", `"helper\n"`},
+	} {
+		expect(t, tc.op+" "+tc.path, helper(t, landlockOnly(), tc.op, tc.path), tc.want)
+	}
+	if got := helper(t, landlockOnly(), "ls", "/usr"); !strings.Contains(" "+got+" ", " bin ") {
+		t.Errorf("ls /usr: %q", got)
+	}
+	if got := helper(t, landlockOnly(), "ls", "/proc/self/fd"); got == "" || strings.HasPrefix(got, "E") {
+		t.Errorf("ls /proc/self/fd: %q", got)
+	}
+	if _, err := os.Stat("/dev/shm/nsrun-new-" + itoa(os.Getpid())); !os.IsNotExist(err) {
+		t.Errorf("the payload made a file in the host's /dev/shm: %v", err)
+	}
+}
+
+// startTmpWriter starts a Landlock-only sandbox whose payload writes into
+// its TMPDIR, prints the TMPDIR and sleeps as name; env is nsrun's.
+func startTmpWriter(t *testing.T, env []string, name string) (*exec.Cmd, string) {
+	t.Helper()
+	need(t)
+	cmd := exec.Command(nsrunBin, "-q", "--isolation", "landlock", "--", "/bin/bash", "-c",
+		`echo kept > "$TMPDIR/f" && echo "$TMPDIR" && exec -a `+name+` /bin/sleep 300`)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("%s: the payload printed no TMPDIR", name)
+	}
+	return cmd, strings.TrimSpace(line)
+}
+
+// nsrun killed (SIGKILL) cannot remove the private temporary directory:
+// the payload dies with it, and the next run removes the directory and
+// all nsrun made for it; a sandbox still running keeps its own.
+func TestLandlockOnlyTmpdirOfAKilledRunIsRemovedNextTime(t *testing.T) {
+	hostABI(t)
+	parent := workspace(t) // nsrun's own TMPDIR: this test's runs alone use it
+	env := []string{"TMPDIR=" + parent}
+	marker := "nsrun-ll-tmp-" + itoa(os.Getpid())
+	running, runningTmp := startTmpWriter(t, env, marker+"-running")
+	defer func() { running.Process.Kill(); running.Wait() }()
+	killed, killedTmp := startTmpWriter(t, env, marker+"-killed")
+	killed.Process.Kill()
+	killed.Wait()
+	assertGone(t, marker+"-killed")
+	if got, err := os.ReadFile(filepath.Join(killedTmp, "f")); err != nil || string(got) != "kept\n" {
+		t.Fatalf("the killed run's TMPDIR %s: %q, %v; want its file, which only the next run removes", killedTmp, got, err)
+	}
+	r := runEnv(t, "/", env, "-q", "--isolation", "landlock", "--", "/bin/sh", "-c", `echo x > "$TMPDIR/g"`)
+	if r.code != 0 {
+		t.Fatalf("the next run: %v", r)
+	}
+	if _, err := os.Lstat(killedTmp); !os.IsNotExist(err) {
+		t.Errorf("the killed run's TMPDIR %s is still there after the next run: %v", killedTmp, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(runningTmp, "f")); err != nil || string(got) != "kept\n" {
+		t.Errorf("the running sandbox's TMPDIR %s lost its file: %q, %v", runningTmp, got, err)
+	}
+	if findProcess(marker+"-running", 0) == 0 {
+		t.Errorf("the running sandbox ended")
+	}
+	// Nothing else is left of the two runs that ended.
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), filepath.Base(runningTmp)) {
+			t.Errorf("left in nsrun's TMPDIR: %s", e.Name())
+		}
+	}
+}
+
+// With --pids the payload is in the sandbox's cgroup: on cgroup v1 nsrun
+// moves the stage in after it started, and the stage forks the payload
+// only after that (it forked it before, racing the move, and some runs
+// were not limited). Every run of several, since a run that loses the
+// race is a matter of scheduling.
+func TestLandlockOnlyPayloadIsInItsCgroup(t *testing.T) {
+	hostABI(t)
+	for i := 0; i < 20; i++ {
+		r := run(t, "/", "-q", "--isolation", "landlock", "--pids", "64", "--", "/bin/cat", "/proc/self/cgroup")
+		if r.code == 125 && i == 0 {
+			t.Skipf("no cgroup limits here: %s", r.stderr)
+		}
+		if r.code != 0 || !strings.Contains(r.stdout, "/nsrun-") {
+			t.Fatalf("run %d: the payload is not in the sandbox's cgroup: %v", i, r)
+		}
 	}
 }

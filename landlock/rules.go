@@ -13,6 +13,10 @@ type Grant struct {
 	Access FS
 	Dir    bool
 	ID     Identity // of the file the caller checked, when known
+	// Unlisted: when carving, the directories on the way to this hole get
+	// no read_dir either (unless Access has it), so that its names cannot
+	// be listed; those directories then cannot be listed themselves.
+	Unlisted bool
 }
 
 // Identity is a file's device and inode. Apply refuses a rule whose path
@@ -213,13 +217,19 @@ func (c *carver) place(g Grant, inherited FS) error {
 // would let a hole be replaced, so they go. read_dir stays even above a
 // denied directory, whose names can then be listed (not its files read):
 // otherwise "/" could not be listed as soon as anything under it is
-// denied, nor a workspace holding a denied file.
+// denied, nor a workspace holding a denied file. Above an Unlisted hole
+// it goes too.
 func Way(g Grant, desc []Grant) FS {
 	way := g.Access & (FileRights | ReadDir)
 	for _, d := range desc {
-		if g.Access&^d.Access != 0 {
-			way &= d.Access&FileRights | ReadDir
+		if g.Access&^d.Access == 0 {
+			continue
 		}
+		keep := d.Access&FileRights | ReadDir
+		if d.Unlisted {
+			keep = d.Access & (FileRights | ReadDir)
+		}
+		way &= keep
 	}
 	return way
 }

@@ -82,6 +82,31 @@ func TestRulesCarveADenyUnderTheRoot(t *testing.T) {
 	}
 }
 
+// An Unlisted hole (the host's /dev of the Landlock-only mode) leaves "/"
+// without read_dir: it would reach the hole's names. The other entries of
+// "/" keep everything; the files granted inside the hole get their rights.
+func TestRulesCarveAnUnlistedHole(t *testing.T) {
+	list := fakeFS(map[string][]Entry{
+		"/": {{Name: "dev", Dir: true}, {Name: "etc", Dir: true}, {Name: "home", Dir: true}, {Name: "bin", Symlink: true}},
+	})
+	got, err := Rules([]Grant{
+		{Path: "/", Access: ReadFile | ReadDir, Dir: true},
+		{Path: "/dev", Dir: true, Unlisted: true},
+		{Path: "/dev/null", Access: ReadFile | WriteFile},
+	}, rw, true, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"/dev/null write_file|read_file",
+		"/etc read_file|read_dir",
+		"/home read_file|read_dir",
+	}
+	if !reflect.DeepEqual(render(got), want) {
+		t.Errorf("got  %q\nwant %q", render(got), want)
+	}
+}
+
 func TestRulesCarveReadOnlyInsideWritable(t *testing.T) {
 	list := fakeFS(map[string][]Entry{
 		"/w": {{Name: ".git", Dir: true}, {Name: "src", Dir: true}, {Name: "go.mod"}},
@@ -167,6 +192,9 @@ func TestWayKeepsWhatCannotReachTheHoles(t *testing.T) {
 		{"read-only file", []Grant{{Path: "/w/x", Access: ReadFile}}, ReadFile | ReadDir},
 		{"two holes", []Grant{{Path: "/w/.git", Access: ReadExec, Dir: true}, {Path: "/w/a/x", Access: ReadFile}}, ReadFile | ReadDir},
 		{"a wider grant is no hole", []Grant{{Path: "/w/sub", Access: rw, Dir: true}}, rw & (FileRights | ReadDir)},
+		{"unlisted denied directory", []Grant{{Path: "/w/dev", Dir: true, Unlisted: true}}, 0},
+		{"unlisted read-only directory", []Grant{{Path: "/w/.git", Access: ReadExec, Dir: true, Unlisted: true}}, ReadExec},
+		{"unlisted and denied", []Grant{{Path: "/w/dev", Dir: true, Unlisted: true}, {Path: "/w/secret", Dir: true}}, 0},
 	} {
 		if got := Way(w, tc.holes); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)

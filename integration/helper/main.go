@@ -233,6 +233,9 @@ func run(op string, args []string) (string, error) {
 	if out, ok, err := jobOp(op, args); ok {
 		return out, err
 	}
+	if out, ok, err := filterOp(op, args); ok {
+		return out, err
+	}
 	return "", fmt.Errorf("unknown op %q", op)
 }
 

@@ -26,9 +26,15 @@ func LstatID(path string) landlock.Identity {
 	return landlock.Identity{Dev: st.Dev, Ino: st.Ino}
 }
 
-// StageTraced, the Landlock-only stage's one argument, says nsrun will
-// trace the sandbox (--trace-denials).
-const StageTraced = "traced"
+// The Landlock-only stage's arguments. StageTraced says nsrun will trace
+// the sandbox (--trace-denials). StageMovedIn says nsrun moves the stage
+// into its cgroup after it started (cgroup v1, or clone3 refused): the
+// stage forks its child only once it has the spec, which nsrun writes
+// after the move, so that the child is born in the cgroup too.
+const (
+	StageTraced  = "traced"
+	StageMovedIn = "moved-in"
+)
 
 // LandlockChildStage is the Landlock-only stage's child, which becomes the
 // payload.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,11 +70,14 @@ func RunLandlockStage() int {
 	// Under nsrun's tracer the spec comes first, which nsrun writes once
 	// it has seized every thread of this process, still dumpable then (the
 	// caller may trace it): the child must be traced from birth, since its
-	// filter traces calls, and without a tracer they fail with ENOSYS.
-	traced := len(os.Args) > 1 && os.Args[1] == StageTraced
+	// filter traces calls, and without a tracer they fail with ENOSYS. So
+	// it does where nsrun moves this process into its cgroup: the child
+	// must be forked there.
+	traced := slices.Contains(os.Args[1:], StageTraced)
+	specFirst := traced || slices.Contains(os.Args[1:], StageMovedIn)
 	var spec *Spec
 	var specErr error
-	if traced {
+	if specFirst {
 		spec, specErr = ReadSpec(specFile)
 	}
 	// Orphans of the sandbox come to this process, which the payload cannot
@@ -89,7 +93,7 @@ func RunLandlockStage() int {
 		return fail(ExitSetup, err)
 	}
 	defer child.outer.Stop()
-	if traced {
+	if specFirst {
 		err = specErr
 	} else {
 		spec, err = ReadSpec(specFile)
