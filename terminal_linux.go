@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,9 +133,12 @@ type terminal struct {
 	master  *os.File
 	out     *pty.Output
 	in      *pty.Input
-	sigs    chan os.Signal
-	quit    chan struct{}
 	control func(byte)
+
+	// quit ends follow, which closes followed once its signals are
+	// stopped. quit is set and taken under mu.
+	quit     chan struct{}
+	followed chan struct{}
 
 	mu    sync.Mutex
 	begun bool
@@ -354,12 +358,11 @@ func (t *terminal) begin(control func(byte)) error {
 		go t.relayData()
 	}
 	_, jobs := t.observe()
-	if jobs {
-		t.quit = make(chan struct{})
-		t.sigs = make(chan os.Signal, 4)
-		go t.follow()
-	}
 	t.mu.Lock()
+	if jobs {
+		t.quit, t.followed = make(chan struct{}), make(chan struct{})
+		go t.follow(t.quit)
+	}
 	t.begun = true
 	t.mu.Unlock()
 	t.event(jobStart, 0)
@@ -375,28 +378,37 @@ func (t *terminal) begin(control func(byte)) error {
 	return nil
 }
 
-// follow passes on window size changes and continues after a stop. Its
-// signals are registered here, off the way of the payload's start.
-func (t *terminal) follow() {
-	signal.Notify(t.sigs, unix.SIGCONT, unix.SIGWINCH)
-	defer signal.Stop(t.sigs)
+// follow passes on window size changes and continues after a stop, until
+// quit is closed. Its signals are registered here, off the way of the
+// payload's start.
+func (t *terminal) follow(quit <-chan struct{}) {
+	defer close(t.followed)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, unix.SIGCONT, unix.SIGWINCH)
+	defer signal.Stop(sigs)
 	t.mu.Lock()
 	t.notified = true
 	t.mu.Unlock()
 	for {
 		select {
-		case <-t.quit:
+		case <-quit:
 			return
-		case sig := <-t.sigs:
+		case sig := <-sigs:
 			if sig == unix.SIGCONT {
 				t.event(jobContinued, 0)
 			} else {
-				t.mu.Lock()
-				_ = t.syncSize()
-				t.mu.Unlock()
+				_ = t.resync()
 			}
 		}
 	}
+}
+
+// resync is syncSize under the terminal's lock, for the callers that do
+// not hold it: follow and Cmd.Signal(SIGWINCH) run at once.
+func (t *terminal) resync() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.syncSize()
 }
 
 // mayRead is the key relay's gate: keys are read only while nsrun holds the
@@ -541,15 +553,25 @@ func (t *terminal) finish() error {
 	if t.out != nil {
 		err = t.out.Drain(100*time.Millisecond, 2*time.Second)
 	}
-	if t.quit != nil {
-		close(t.quit)
-		t.quit = nil
-	}
+	t.stopFollow()
 	t.mu.Lock()
 	t.restore()
-	t.mu.Unlock()
 	t.close()
+	t.mu.Unlock()
 	return err
+}
+
+// stopFollow ends follow and waits until it has: its signals are no longer
+// registered when the run ends.
+func (t *terminal) stopFollow() {
+	t.mu.Lock()
+	quit := t.quit
+	t.quit = nil
+	t.mu.Unlock()
+	if quit != nil {
+		close(quit)
+		<-t.followed
+	}
 }
 
 // stopKeys ends the key relay and job control, as soon as the payload has
@@ -569,7 +591,8 @@ func (t *terminal) stopKeys() {
 	}
 }
 
-// close releases the descriptors (a pty's programs get a hangup).
+// close releases the descriptors (a pty's programs get a hangup). Once
+// the relay runs, it is called with t.mu held (Resize looks at master).
 func (t *terminal) close() {
 	for _, f := range []**os.File{&t.sock, &t.peer, &t.slave, &t.master} {
 		if *f != nil {
@@ -591,18 +614,23 @@ func stopSelf(sig unix.Signal) {
 // Resize sets the size of the payload's pseudo-terminal; the payload gets
 // SIGWINCH when it changes. It fails when the payload has none.
 func (c *Cmd) Resize(ws WindowSize) error {
-	if c.sys == nil || c.sys.term == nil || c.sys.term.master == nil {
-		return fmt.Errorf("nsrun: Resize: the payload has no pseudo-terminal of its own")
+	if c.sys == nil || c.sys.term == nil {
+		return errNoPTY
 	}
 	t := c.sys.term
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.master == nil {
+		return errNoPTY
+	}
 	if err := pty.SetSize(int(t.master.Fd()), ws.Rows, ws.Cols); err != nil {
 		return err
 	}
 	t.sent = ws
 	return nil
 }
+
+var errNoPTY = errors.New("nsrun: Resize: the payload has no pseudo-terminal of its own")
 
 // ttyGrant is the one terminal a Landlock-only sandbox may open: its own
 // pty's slave ("" without one).
