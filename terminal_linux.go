@@ -133,6 +133,7 @@ type terminal struct {
 	master  *os.File
 	out     *pty.Output
 	in      *pty.Input
+	queries *pty.Queries // the payload's queries to the caller's terminal, nil when nsrun does not read it
 	control func(byte)
 
 	// quit ends follow, which closes followed once its signals are
@@ -190,7 +191,12 @@ func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
 		}
 	}
 	if plan.output >= 0 && files[plan.output] != nil {
-		t.stdout = pty.FDWriter(int(files[plan.output].Fd()))
+		out := int(files[plan.output].Fd())
+		t.stdout = pty.FDWriter(out)
+		if plan.keys && sameTerminal(out, t.tty) {
+			t.queries = &pty.Queries{}
+			t.stdout = t.queries.Writer(t.stdout)
+		}
 	} else if t.stdout == nil {
 		t.stdout = io.Discard
 	}
@@ -367,7 +373,11 @@ func (t *terminal) begin(control func(byte)) error {
 	t.mu.Unlock()
 	t.event(jobStart, 0)
 	if t.plan.keys {
-		in, err := pty.StartInput(t.tty, t.master, t.mayRead)
+		var seen func([]byte)
+		if t.queries != nil {
+			seen = t.queries.Input
+		}
+		in, err := pty.StartInput(t.tty, t.master, t.mayRead, seen)
 		if err != nil {
 			return &SetupError{Code: ExitSetup, Op: "terminal: relay keys", Err: err}
 		}
@@ -474,6 +484,10 @@ func (t *terminal) hold(on bool) {
 		_ = t.syncSize()
 	} else if !on {
 		t.restore()
+		if t.queries != nil {
+			// The terminal's answers go to its shell now.
+			t.queries.Forget()
+		}
 	}
 	if t.in != nil {
 		t.in.Wake()
@@ -553,12 +567,53 @@ func (t *terminal) finish() error {
 	if t.out != nil {
 		err = t.out.Drain(100*time.Millisecond, 2*time.Second)
 	}
+	t.absorbAnswers()
 	t.stopFollow()
 	t.mu.Lock()
 	t.restore()
 	t.close()
 	t.mu.Unlock()
 	return err
+}
+
+// answerWait is how long after a query its answer may come: a terminal
+// over a slow link (ssh across the world) answers within it.
+const answerWait = 500 * time.Millisecond
+
+// absorbAnswers keeps the answers to the payload's last queries from the
+// next reader of the caller's terminal (its shell would take them as typed
+// input: a title report types a line the payload chose). When answers are
+// awaited, nsrun reads the terminal on, in the raw modes it holds it in,
+// until they have come or answerWait has passed since the last query, and
+// drops them; it reads nothing past the last one. A key typed meanwhile
+// ends the wait and is put back where the kernel allows it (TIOCSTI).
+// Without queries awaited it costs nothing.
+func (t *terminal) absorbAnswers() {
+	if t.queries == nil {
+		return
+	}
+	t.mu.Lock()
+	raw := t.raw
+	t.mu.Unlock()
+	n, asked := t.queries.Awaited()
+	deadline := asked.Add(answerWait)
+	if !raw || n == 0 || !time.Now().Before(deadline) {
+		return
+	}
+	held, _ := pty.Absorb(t.tty, t.queries, deadline, func() bool {
+		fg, jobs := t.observe()
+		return fg || !jobs
+	})
+	_ = pty.GiveBack(t.tty, held)
+}
+
+// sameTerminal reports whether the descriptors a and b are one terminal.
+func sameTerminal(a, b int) bool {
+	if a == b {
+		return true
+	}
+	var sa, sb unix.Stat_t
+	return unix.Fstat(a, &sa) == nil && unix.Fstat(b, &sb) == nil && sa.Rdev == sb.Rdev && sa.Mode&unix.S_IFMT == unix.S_IFCHR
 }
 
 // stopFollow ends follow and waits until it has: its signals are no longer
