@@ -102,3 +102,10 @@ func GiveBack(tty int, b []byte) error {
 	}
 	return nil
 }
+
+// absorbing reports whether a sequence is in progress on the input.
+func (q *Queries) absorbing() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.in.state != sGround
+}

@@ -443,10 +443,3 @@ func (q *Queries) absorb(b byte, held bool) verdict {
 	s.reset()
 	return vForeign
 }
-
-// absorbing reports whether a sequence is in progress on the input.
-func (q *Queries) absorbing() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.in.state != sGround
-}
