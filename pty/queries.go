@@ -36,78 +36,116 @@ func queryAnswers(intro byte, body []byte) []string {
 	return nil
 }
 
+// The answers' kinds, made once: classifying output allocates nothing.
+var (
+	kindCPR, kindDSR, kindDECDSR = []string{"[R"}, []string{"[n"}, []string{"[?n"}
+	kindDA1, kindDA2, kindDA3    = []string{"[?c"}, []string{"[>c"}, []string{"P!|"}
+	kindWinops, kindLabel        = []string{"[t"}, []string{"]L"}
+	kindTitle, kindRQM           = []string{"]l"}, []string{"[$y"}
+	kindDECRQM, kindVersion      = []string{"[?$y"}, []string{"P>|"}
+	kindKittyKeys, kindModKeys   = []string{"[?u"}, []string{"[>m"}
+	kindTParm, kindGraphics      = []string{"[x"}, []string{"[?S"}
+	kindChecksum, kindPresState  = []string{"P!~"}, []string{"P$u"}
+	kindTermState, kindUPSS      = []string{"P$s"}, []string{"P!u"}
+	kindLocator                  = []string{"[&w"}
+)
+
 func csiQuery(body []byte) []string {
+	if len(body) == 0 {
+		return nil
+	}
+	switch body[len(body)-1] {
+	case 'm':
+		if body[0] != '?' {
+			return nil // SGR, the commonest of all
+		}
+	case 'n', 'c', 't', 'x', 'u', 'S', 'q', 'p', 'y', 'w', '|':
+	default:
+		return nil // the cursor's moves, erasing, modes: no answer
+	}
 	marker, params, inter, final := csiParts(body)
-	p := strings.Split(params, ";")
-	p0 := p[0]
+	p0, rest, _ := strings.Cut(params, ";")
+	p1, _, _ := strings.Cut(rest, ";")
 	zero := p0 == "" || p0 == "0"
-	one := func(kind string) []string { return []string{kind} }
-	switch string(marker) + inter + string(final) {
-	case "\x00n": // DSR
-		switch p0 {
-		case "5":
-			return one("[n")
-		case "6":
-			return one("[R")
+	switch {
+	case inter == "" && marker == 0:
+		switch final {
+		case 'n': // DSR
+			switch p0 {
+			case "5":
+				return kindDSR
+			case "6":
+				return kindCPR
+			}
+		case 'c': // DA1
+			if zero {
+				return kindDA1
+			}
+		case 't': // XTWINOPS reports
+			switch p0 {
+			case "11", "13", "14", "15", "16", "18", "19":
+				return kindWinops
+			case "20":
+				return kindLabel
+			case "21":
+				return kindTitle
+			}
+		case 'x': // DECREQTPARM
+			if zero || p0 == "1" {
+				return kindTParm
+			}
 		}
-	case "?n": // DEC DSR: ?6n the cursor (DECXCPR), others a status
-		if p0 == "6" {
-			return one("[R")
+	case inter == "" && marker == '?':
+		switch final {
+		case 'n': // DEC DSR: ?6n the cursor (DECXCPR), others a status
+			if p0 == "6" {
+				return kindCPR
+			}
+			if p0 != "" {
+				return kindDECDSR
+			}
+		case 'u': // the kitty keyboard protocol's flags
+			return kindKittyKeys
+		case 'm': // XTQMODKEYS
+			return kindModKeys
+		case 'S': // XTSMGRAPHICS: read, read the maximum
+			if p1 == "1" || p1 == "4" {
+				return kindGraphics
+			}
 		}
-		if p0 != "" {
-			return one("[?n")
+	case inter == "" && marker == '>':
+		switch final {
+		case 'c': // DA2
+			if zero {
+				return kindDA2
+			}
+		case 'q': // XTVERSION
+			if zero {
+				return kindVersion
+			}
 		}
-	case "\x00c": // DA1
-		if zero {
-			return one("[?c")
+	case inter == "" && marker == '=' && final == 'c' && zero: // DA3
+		return kindDA3
+	case inter == "$" && final == 'p': // DECRQM
+		switch marker {
+		case 0:
+			return kindRQM
+		case '?':
+			return kindDECRQM
 		}
-	case ">c": // DA2
-		if zero {
-			return one("[>c")
+	case marker == 0:
+		switch inter + string(final) {
+		case "*y":
+			return kindChecksum // DECRQCRA
+		case "$w":
+			return kindPresState // DECRQPSR
+		case "$u":
+			return kindTermState // DECRQTSR
+		case "&u":
+			return kindUPSS // DECRQUPSS
+		case "'|":
+			return kindLocator // DECRQLP
 		}
-	case "=c": // DA3: DCS ! | id ST
-		if zero {
-			return one("P!|")
-		}
-	case "\x00t": // XTWINOPS reports
-		switch p0 {
-		case "11", "13", "14", "15", "16", "18", "19":
-			return one("[t")
-		case "20":
-			return one("]L")
-		case "21":
-			return one("]l")
-		}
-	case "\x00$p": // DECRQM
-		return one("[$y")
-	case "?$p":
-		return one("[?$y")
-	case ">q": // XTVERSION
-		if zero {
-			return one("P>|")
-		}
-	case "?u": // the kitty keyboard protocol's flags
-		return one("[?u")
-	case "?m": // XTQMODKEYS
-		return one("[>m")
-	case "\x00x": // DECREQTPARM
-		if zero || p0 == "1" {
-			return one("[x")
-		}
-	case "?S": // XTSMGRAPHICS: read, read the maximum
-		if len(p) > 1 && (p[1] == "1" || p[1] == "4") {
-			return one("[?S")
-		}
-	case "\x00*y": // DECRQCRA
-		return one("P!~")
-	case "\x00$w": // DECRQPSR
-		return one("P$u")
-	case "\x00$u": // DECRQTSR
-		return one("P$s")
-	case "\x00&u": // DECRQUPSS
-		return one("P!u")
-	case "\x00'|": // DECRQLP
-		return one("[&w")
 	}
 	return nil
 }
