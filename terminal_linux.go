@@ -604,6 +604,8 @@ func (t *terminal) absorbAnswers() {
 		fg, jobs := t.observe()
 		return fg || !jobs
 	})
+	// Where the kernel refuses TIOCSTI the key is lost (the README says
+	// so); there is no one to tell at this point.
 	_ = pty.GiveBack(t.tty, held)
 }
 
@@ -631,7 +633,7 @@ func (t *terminal) stopFollow() {
 
 // stopKeys ends the key relay and job control, as soon as the payload has
 // ended: keys typed from then on stay in the caller's terminal for its
-// shell.
+// shell (absorbAnswers puts back any it reads).
 func (t *terminal) stopKeys() {
 	if t == nil {
 		return
