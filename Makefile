@@ -44,7 +44,7 @@ lint:
 	for os in linux darwin windows; do GOOS=$$os bin/staticcheck ./... || exit 1; done
 
 # Each target for FUZZTIME; make test runs their seed corpora.
-FUZZ_TARGETS = FuzzEffective:. FuzzReportRoundTrip:. FuzzParsePolicyFile:. FuzzReadSpec:. FuzzParseArgs:./cmd/nsrun FuzzParseOCI:./seccomp FuzzUnmarshal:./internal/wire FuzzParseConfig:./internal/gitguard FuzzGitlinks:./internal/gitguard FuzzParseRule:./netproxy FuzzParseQuery:./netproxy FuzzReadHead:./netproxy
+FUZZ_TARGETS = FuzzEffective:. FuzzReportRoundTrip:. FuzzParsePolicyFile:. FuzzReadSpec:. FuzzParseArgs:./cmd/nsrun FuzzParseOCI:./seccomp FuzzUnmarshal:./internal/wire FuzzParseConfig:./internal/gitguard FuzzGitlinks:./internal/gitguard FuzzParseRule:./netproxy FuzzParseQuery:./netproxy FuzzReadHead:./netproxy FuzzQueries:./pty
 
 fuzz:
 	for t in $(FUZZ_TARGETS); do $(GO) test -run XXX -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) $${t#*:} || exit 1; done

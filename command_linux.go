@@ -755,7 +755,7 @@ func (c *Cmd) Signal(sig os.Signal) error {
 	if ss == syscall.SIGWINCH && c.sys.term != nil {
 		// The pty follows the caller's terminal; the kernel tells the
 		// payload when the size changed.
-		return c.sys.term.syncSize()
+		return c.sys.term.resync()
 	}
 	return c.sys.signal(unix.Signal(ss))
 }

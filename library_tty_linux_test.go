@@ -3,7 +3,9 @@ package nsrun
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -141,4 +143,119 @@ func callerPTY(t *testing.T) (master, slave *os.File) {
 	}
 	t.Cleanup(func() { master.Close(); slave.Close() })
 	return master, slave
+}
+
+// Signal(SIGWINCH) copies the caller's terminal's size to the payload's
+// pty under the terminal's lock, as Resize and the terminal's own goroutine
+// do: run with -race, calls from two goroutines at once are no data race.
+func TestLibrarySignalWINCHWhileResizing(t *testing.T) {
+	needSandbox(t)
+	master, slave := callerPTY(t)
+	if err := pty.SetSize(int(master.Fd()), 20, 70); err != nil {
+		t.Fatal(err)
+	}
+	cmd := Command(nil, "/bin/sh", "-c", "read x; echo done")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, master) }()
+	done := make(chan error, 1)
+	go func() {
+		// Each Resize makes the pty's size differ from the caller's, so
+		// each Signal copies it again.
+		for i := range 200 {
+			if err := cmd.Resize(WindowSize{Rows: uint16(10 + i%5), Cols: 40}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for range 200 {
+		if err := cmd.Signal(syscall.SIGWINCH); err != nil {
+			t.Error(err)
+			break
+		}
+	}
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+	if _, err := master.Write([]byte("x\r")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Under job control (the caller's terminal is the controlling one of a
+// job of its own) the terminal's goroutine follows SIGWINCH and SIGCONT;
+// Signal(SIGWINCH) may run beside it, and the end of the run stops it. Run
+// with -race: no data race between the two, nor between the end and it.
+// The job is this test binary again, started by a shell with job control
+// on a pty of the test's.
+func TestLibraryJobControlWindowChanges(t *testing.T) {
+	if os.Getenv("NSRUN_TEST_JOB") == "1" {
+		jobWindowChanges(t)
+		return
+	}
+	needSandbox(t)
+	master, slave := callerPTY(t)
+	sh := exec.Command("/bin/sh", "-c", `set -m; "$0" -test.run='^TestLibraryJobControlWindowChanges$' -test.count=1 -test.v; echo "job-rc=$?"`, os.Args[0])
+	sh.Env = append(os.Environ(), "NSRUN_TEST_JOB=1")
+	sh.Stdin, sh.Stdout, sh.Stderr = slave, slave, slave
+	sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sh.Wait() }()
+	var out strings.Builder
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(master)
+		for sc.Scan() {
+			lines <- strings.TrimRight(sc.Text(), "\r")
+		}
+		close(lines)
+	}()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			out.WriteString(l + "\n")
+			if !ok || strings.HasPrefix(l, "job-rc=") {
+				if l != "job-rc=0" || !strings.Contains(out.String(), "\nPASS\n") {
+					t.Fatalf("the job failed:\n%s", out.String())
+				}
+				return
+			}
+		case <-timeout:
+			t.Fatalf("the job did not end:\n%s", out.String())
+		}
+	}
+}
+
+// jobWindowChanges runs a payload while the window changes, as the job.
+func jobWindowChanges(t *testing.T) {
+	if fg, err := pty.ForegroundOf(0); err != nil || fg != syscall.Getpgrp() {
+		t.Fatalf("not in the terminal's foreground: %d %v", fg, err)
+	}
+	cmd := Command(nil, "/bin/sh", "-c", "sleep 1; stty size")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		// The kernel tells this job (SIGWINCH), and Signal copies too.
+		if err := pty.SetSize(0, uint16(20+i%7), 80); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Signal(syscall.SIGWINCH); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
 }

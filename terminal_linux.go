@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,9 +133,13 @@ type terminal struct {
 	master  *os.File
 	out     *pty.Output
 	in      *pty.Input
-	sigs    chan os.Signal
-	quit    chan struct{}
+	queries *pty.Queries // the payload's queries to the caller's terminal, nil when nsrun does not read it
 	control func(byte)
+
+	// quit ends follow, which closes followed once its signals are
+	// stopped. quit is set and taken under mu.
+	quit     chan struct{}
+	followed chan struct{}
 
 	mu    sync.Mutex
 	begun bool
@@ -186,7 +191,12 @@ func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
 		}
 	}
 	if plan.output >= 0 && files[plan.output] != nil {
-		t.stdout = pty.FDWriter(int(files[plan.output].Fd()))
+		out := int(files[plan.output].Fd())
+		t.stdout = pty.FDWriter(out)
+		if plan.keys && sameTerminal(out, t.tty) {
+			t.queries = &pty.Queries{}
+			t.stdout = t.queries.Writer(t.stdout)
+		}
 	} else if t.stdout == nil {
 		t.stdout = io.Discard
 	}
@@ -354,17 +364,20 @@ func (t *terminal) begin(control func(byte)) error {
 		go t.relayData()
 	}
 	_, jobs := t.observe()
-	if jobs {
-		t.quit = make(chan struct{})
-		t.sigs = make(chan os.Signal, 4)
-		go t.follow()
-	}
 	t.mu.Lock()
+	if jobs {
+		t.quit, t.followed = make(chan struct{}), make(chan struct{})
+		go t.follow(t.quit)
+	}
 	t.begun = true
 	t.mu.Unlock()
 	t.event(jobStart, 0)
 	if t.plan.keys {
-		in, err := pty.StartInput(t.tty, t.master, t.mayRead)
+		var seen func([]byte)
+		if t.queries != nil {
+			seen = t.queries.Input
+		}
+		in, err := pty.StartInput(t.tty, t.master, t.mayRead, seen)
 		if err != nil {
 			return &SetupError{Code: ExitSetup, Op: "terminal: relay keys", Err: err}
 		}
@@ -375,28 +388,37 @@ func (t *terminal) begin(control func(byte)) error {
 	return nil
 }
 
-// follow passes on window size changes and continues after a stop. Its
-// signals are registered here, off the way of the payload's start.
-func (t *terminal) follow() {
-	signal.Notify(t.sigs, unix.SIGCONT, unix.SIGWINCH)
-	defer signal.Stop(t.sigs)
+// follow passes on window size changes and continues after a stop, until
+// quit is closed. Its signals are registered here, off the way of the
+// payload's start.
+func (t *terminal) follow(quit <-chan struct{}) {
+	defer close(t.followed)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, unix.SIGCONT, unix.SIGWINCH)
+	defer signal.Stop(sigs)
 	t.mu.Lock()
 	t.notified = true
 	t.mu.Unlock()
 	for {
 		select {
-		case <-t.quit:
+		case <-quit:
 			return
-		case sig := <-t.sigs:
+		case sig := <-sigs:
 			if sig == unix.SIGCONT {
 				t.event(jobContinued, 0)
 			} else {
-				t.mu.Lock()
-				_ = t.syncSize()
-				t.mu.Unlock()
+				_ = t.resync()
 			}
 		}
 	}
+}
+
+// resync is syncSize under the terminal's lock, for the callers that do
+// not hold it: follow and Cmd.Signal(SIGWINCH) run at once.
+func (t *terminal) resync() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.syncSize()
 }
 
 // mayRead is the key relay's gate: keys are read only while nsrun holds the
@@ -462,6 +484,10 @@ func (t *terminal) hold(on bool) {
 		_ = t.syncSize()
 	} else if !on {
 		t.restore()
+		if t.queries != nil {
+			// The terminal's answers go to its shell now.
+			t.queries.Forget()
+		}
 	}
 	if t.in != nil {
 		t.in.Wake()
@@ -541,20 +567,73 @@ func (t *terminal) finish() error {
 	if t.out != nil {
 		err = t.out.Drain(100*time.Millisecond, 2*time.Second)
 	}
-	if t.quit != nil {
-		close(t.quit)
-		t.quit = nil
-	}
+	t.absorbAnswers()
+	t.stopFollow()
 	t.mu.Lock()
 	t.restore()
-	t.mu.Unlock()
 	t.close()
+	t.mu.Unlock()
 	return err
+}
+
+// answerWait is how long after a query its answer may come: a terminal
+// over a slow link (ssh across the world) answers within it.
+const answerWait = 500 * time.Millisecond
+
+// absorbAnswers keeps the answers to the payload's last queries from the
+// next reader of the caller's terminal (its shell would take them as typed
+// input: a title report types a line the payload chose). When answers are
+// awaited, nsrun reads the terminal on, in the raw modes it holds it in,
+// until they have come or answerWait has passed since the last query, and
+// drops them; it reads nothing past the last one. A key typed meanwhile
+// ends the wait and is put back where the kernel allows it (TIOCSTI).
+// Without queries awaited it costs nothing.
+func (t *terminal) absorbAnswers() {
+	if t.queries == nil {
+		return
+	}
+	t.mu.Lock()
+	raw := t.raw
+	t.mu.Unlock()
+	n, asked := t.queries.Awaited()
+	deadline := asked.Add(answerWait)
+	if !raw || n == 0 || !time.Now().Before(deadline) {
+		return
+	}
+	held, _ := pty.Absorb(t.tty, t.queries, deadline, func() bool {
+		fg, jobs := t.observe()
+		return fg || !jobs
+	})
+	// Where the kernel refuses TIOCSTI the key is lost (the README says
+	// so); there is no one to tell at this point.
+	_ = pty.GiveBack(t.tty, held)
+}
+
+// sameTerminal reports whether the descriptors a and b are one terminal.
+func sameTerminal(a, b int) bool {
+	if a == b {
+		return true
+	}
+	var sa, sb unix.Stat_t
+	return unix.Fstat(a, &sa) == nil && unix.Fstat(b, &sb) == nil && sa.Rdev == sb.Rdev && sa.Mode&unix.S_IFMT == unix.S_IFCHR
+}
+
+// stopFollow ends follow and waits until it has: its signals are no longer
+// registered when the run ends.
+func (t *terminal) stopFollow() {
+	t.mu.Lock()
+	quit := t.quit
+	t.quit = nil
+	t.mu.Unlock()
+	if quit != nil {
+		close(quit)
+		<-t.followed
+	}
 }
 
 // stopKeys ends the key relay and job control, as soon as the payload has
 // ended: keys typed from then on stay in the caller's terminal for its
-// shell.
+// shell (absorbAnswers puts back any it reads).
 func (t *terminal) stopKeys() {
 	if t == nil {
 		return
@@ -569,7 +648,8 @@ func (t *terminal) stopKeys() {
 	}
 }
 
-// close releases the descriptors (a pty's programs get a hangup).
+// close releases the descriptors (a pty's programs get a hangup). Once
+// the relay runs, it is called with t.mu held (Resize looks at master).
 func (t *terminal) close() {
 	for _, f := range []**os.File{&t.sock, &t.peer, &t.slave, &t.master} {
 		if *f != nil {
@@ -591,18 +671,23 @@ func stopSelf(sig unix.Signal) {
 // Resize sets the size of the payload's pseudo-terminal; the payload gets
 // SIGWINCH when it changes. It fails when the payload has none.
 func (c *Cmd) Resize(ws WindowSize) error {
-	if c.sys == nil || c.sys.term == nil || c.sys.term.master == nil {
-		return fmt.Errorf("nsrun: Resize: the payload has no pseudo-terminal of its own")
+	if c.sys == nil || c.sys.term == nil {
+		return errNoPTY
 	}
 	t := c.sys.term
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.master == nil {
+		return errNoPTY
+	}
 	if err := pty.SetSize(int(t.master.Fd()), ws.Rows, ws.Cols); err != nil {
 		return err
 	}
 	t.sent = ws
 	return nil
 }
+
+var errNoPTY = errors.New("nsrun: Resize: the payload has no pseudo-terminal of its own")
 
 // ttyGrant is the one terminal a Landlock-only sandbox may open: its own
 // pty's slave ("" without one).

@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/pty"
 )
 
 var isolations = []string{"full", "landlock"}
@@ -394,5 +397,155 @@ func TestTTYAlwaysWithPipes(t *testing.T) {
 	r = run(t, "/", "-v", "--tty", "always", "--", "true")
 	if r.code != 0 || !strings.Contains(r.stderr, "nsrun: init: terminal /dev/pts/0 allocated") {
 		t.Errorf("-v with a terminal: %v", r)
+	}
+}
+
+// fakeTerminal is the user's terminal played by the test: it holds a pty's
+// master, sees what is shown, types, and answers queries when it chooses.
+// A shell runs on the slave as its controlling terminal.
+type fakeTerminal struct {
+	t      *testing.T
+	master *os.File
+	mu     sync.Mutex
+	shown  []byte
+}
+
+// newFakeTerminal runs script in sh with args ($0, $1, ...) on a new
+// terminal, ended with the test.
+func newFakeTerminal(t *testing.T, script string, args ...string) *fakeTerminal {
+	t.Helper()
+	need(t)
+	master, slave, err := pty.Open("/dev/ptmx")
+	if err != nil {
+		t.Skip("no pseudo-terminals:", err)
+	}
+	if err := pty.SetSize(int(master.Fd()), 24, 80); err != nil {
+		t.Fatal(err)
+	}
+	sh := exec.Command("/bin/sh", append([]string{"-c", script}, args...)...)
+	sh.Stdin, sh.Stdout, sh.Stderr = slave, slave, slave
+	sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	f := &fakeTerminal{t: t, master: master}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			f.mu.Lock()
+			f.shown = append(f.shown, buf[:n]...)
+			f.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = sh.Process.Kill()
+		_ = sh.Wait()
+		master.Close()
+	})
+	return f
+}
+
+// waitFor waits until the screen shows want, and returns all it showed.
+func (f *fakeTerminal) waitFor(want string) string {
+	f.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		f.mu.Lock()
+		shown := string(f.shown)
+		f.mu.Unlock()
+		if strings.Contains(shown, want) {
+			return shown
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("the terminal never showed %q:\n%q", want, shown)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// send is what the terminal sends: keys typed, or answers.
+func (f *fakeTerminal) send(s string) {
+	f.t.Helper()
+	if _, err := f.master.Write([]byte(s)); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// nextLine is the line the shell read after nsrun returned, as the script
+// of answersScript shows it.
+func (f *fakeTerminal) nextLine() string {
+	f.t.Helper()
+	shown := f.waitFor(":end")
+	_, rest, _ := strings.Cut(shown, "next:")
+	line, _, _ := strings.Cut(rest, ":end")
+	return line
+}
+
+// answersScript runs nsrun ($0) with isolation $1 on payload $2, then
+// reads a line as the user's shell would and shows it between next: and
+// :end.
+const answersScript = `"$0" -q --isolation "$1" -- sh -c "$2"; echo "rc=$? prompt"; IFS= read -r line; printf 'next:%s:end\n' "$line"`
+
+// The payload's queries (cursor position, device attributes, the window
+// title) are answered by a terminal a round trip away, after the payload
+// has exited: the answers must not reach the next reader of the terminal
+// as typed input (the title report would type a command line chosen by
+// the payload), and what the user types after the prompt reaches it whole.
+func TestLateTerminalAnswersAreNotTyped(t *testing.T) {
+	for _, mode := range isolations {
+		t.Run(mode, func(t *testing.T) {
+			payload := `printf '\033]2;touch pwned\007\033[6n\033[c\033[21t'; echo bye`
+			f := newFakeTerminal(t, answersScript, nsrunBin, mode, payload)
+			shown := f.waitFor("bye")
+			for _, q := range []string{"\033[6n", "\033[c", "\033[21t"} {
+				if !strings.Contains(shown, q) {
+					t.Fatalf("the query %q did not reach the terminal: %q", q, shown)
+				}
+			}
+			time.Sleep(200 * time.Millisecond) // a round trip away
+			f.send("\033[24;1R\033[?1;2c\033]ltouch pwned\033\\")
+			f.waitFor("rc=0 prompt")
+			f.send("typed\r")
+			if line := f.nextLine(); line != "typed" {
+				t.Errorf("the shell read %q after nsrun, not what was typed", line)
+			}
+		})
+	}
+}
+
+// A key typed while nsrun waits for answers that never come (a terminal
+// that does not know a query) is given back to the terminal, where the
+// kernel lets nsrun do so (TIOCSTI: legacy_tiocsti, or CAP_SYS_ADMIN), and
+// lost otherwise; the answers that came are not typed.
+func TestKeyTypedWhileAnswersAreAwaited(t *testing.T) {
+	giveBack := os.Geteuid() == 0
+	if b, err := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti"); err == nil && strings.TrimSpace(string(b)) == "1" {
+		giveBack = true
+	}
+	for _, mode := range isolations {
+		t.Run(mode, func(t *testing.T) {
+			payload := `printf '\033[6n\033[>q'; echo bye`
+			f := newFakeTerminal(t, answersScript, nsrunBin, mode, payload)
+			f.waitFor("bye")
+			time.Sleep(200 * time.Millisecond)
+			// The version query (XTVERSION) stays unanswered.
+			f.send("\033[24;1R")
+			time.Sleep(50 * time.Millisecond)
+			f.send("k")
+			f.waitFor("rc=0 prompt")
+			f.send("typed\r")
+			want := "ktyped"
+			if !giveBack {
+				want = "typed"
+			}
+			if line := f.nextLine(); line != want {
+				t.Errorf("the shell read %q after nsrun, want %q", line, want)
+			}
+		})
 	}
 }

@@ -158,7 +158,7 @@ func TestInputGate(t *testing.T) {
 	defer nb.Close()
 	var mu sync.Mutex
 	open := false
-	in, err := StartInput(int(term.Fd()), nb, func() bool { mu.Lock(); defer mu.Unlock(); return open })
+	in, err := StartInput(int(term.Fd()), nb, func() bool { mu.Lock(); defer mu.Unlock(); return open }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,20 +144,22 @@ type Input struct {
 	tty    int
 	master *os.File
 	gate   Gate
-	wake   int // eventfd
+	seen   func([]byte) // nil, or told what is relayed before it is
+	wake   int          // eventfd
 	mu     sync.Mutex
 	closed bool
 	done   chan struct{}
 }
 
 // StartInput starts relaying tty to master (non-blocking) while gate says
-// so.
-func StartInput(tty int, master *os.File, gate Gate) (*Input, error) {
+// so; seen, when not nil, is given each piece before it is relayed (the
+// terminal's answers to queries are recognized in it).
+func StartInput(tty int, master *os.File, gate Gate, seen func([]byte)) (*Input, error) {
 	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{tty: tty, master: master, gate: gate, wake: wake, done: make(chan struct{})}
+	in := &Input{tty: tty, master: master, gate: gate, seen: seen, wake: wake, done: make(chan struct{})}
 	go in.run()
 	return in, nil
 }
@@ -227,6 +229,9 @@ func (in *Input) run() {
 		}
 		if err != nil || m == 0 {
 			return
+		}
+		if in.seen != nil {
+			in.seen(buf[:m])
 		}
 		if _, err := in.master.Write(buf[:m]); err != nil {
 			return
