@@ -134,6 +134,9 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return nil, &SetupError{Code: ExitSetup, Msg: "no command given"}
 	}
+	if err := p.checkValues(); err != nil {
+		return nil, err
+	}
 	user, cwd, err := canonicalRules(p.Rules, p.Root != "" && p.Isolation == IsolationFull)
 	if err != nil {
 		return nil, err
