@@ -22,7 +22,9 @@ type Cmd struct {
 	// Env is the payload's environment; nil means the caller's. A TMPDIR
 	// that is not writable inside is replaced by /tmp. With a filtered
 	// network the proxy variables point at nsrun's proxy, except those Env
-	// sets (the caller's own, when Env is nil, are replaced).
+	// sets (the caller's own, when Env is nil, are replaced). PWD is set
+	// to the payload's working directory (Dir, made absolute), whatever
+	// Env says, on Linux and macOS.
 	Env []string
 	// Dir is the working directory inside. Empty means the current
 	// directory if it is visible inside, else the first writable directory

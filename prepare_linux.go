@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -219,7 +220,8 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	prep.report.Environment = EnvironmentReport{Removed: removed}
+	prep.spec.Env = withPWD(prep.spec.Env, prep.spec.Dir)
+	prep.report.Environment = EnvironmentReport{Removed: slices.DeleteFunc(removed, isPWD)}
 	if h, ok := getEnv(prep.spec.Env, "HOME"); ok && p.Home != HomeInherit {
 		prep.report.Environment.Home = h
 	}
