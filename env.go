@@ -106,17 +106,6 @@ func setEnv(env []string, k, v string) []string {
 	return append(out, k+"="+v)
 }
 
-// withPWD sets PWD to dir, the payload's working directory, over any PWD
-// env has: the caller's names the caller's directory, and programs (a
-// shell, make) trust PWD as the name of their own. Edits of the
-// environment (clearing it included) cannot take it away, as in
-// bubblewrap.
-func withPWD(env []string, dir string) []string { return setEnv(env, "PWD", dir) }
-
-// isPWD reports whether name is PWD, which withPWD sets rather than
-// removes.
-func isPWD(name string) bool { return name == "PWD" }
-
 // getEnv is the last value of k in env.
 func getEnv(env []string, k string) (string, bool) {
 	v, ok := "", false

@@ -221,7 +221,8 @@ func (c *Cmd) prepare() (*prepared, error) {
 		return nil, err
 	}
 	prep.spec.Env = withPWD(prep.spec.Env, prep.spec.Dir)
-	prep.report.Environment = EnvironmentReport{Removed: slices.DeleteFunc(removed, isPWD)}
+	// PWD is replaced, never removed: the report does not list it.
+	prep.report.Environment = EnvironmentReport{Removed: slices.DeleteFunc(removed, func(k string) bool { return k == "PWD" })}
 	if h, ok := getEnv(prep.spec.Env, "HOME"); ok && p.Home != HomeInherit {
 		prep.report.Environment.Home = h
 	}
