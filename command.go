@@ -22,7 +22,9 @@ type Cmd struct {
 	// Env is the payload's environment; nil means the caller's. A TMPDIR
 	// that is not writable inside is replaced by /tmp. With a filtered
 	// network the proxy variables point at nsrun's proxy, except those Env
-	// sets (the caller's own, when Env is nil, are replaced).
+	// sets (the caller's own, when Env is nil, are replaced). PWD is set
+	// to the payload's working directory (Dir, made absolute), whatever
+	// Env says, on Linux and macOS.
 	Env []string
 	// Dir is the working directory inside. Empty means the current
 	// directory if it is visible inside, else the first writable directory
@@ -127,9 +129,24 @@ func CommandContext(ctx context.Context, p *Policy, name string, args ...string)
 var errNilContext = errors.New("nsrun: CommandContext with a nil context")
 
 // Start builds the sandbox and starts the command in it. It returns once
-// the payload has been started; when nothing was run, with ErrNoInit, the
-// context's error, a *SetupError, a *RuleError, a *DirError or an
-// *IDError.
+// the payload has been started. When nothing was run it returns:
+//   - ErrNoInit, ErrUnsupported (no backend for this system), or the
+//     context's error (the context ended before or while the sandbox was
+//     being built);
+//   - a *SetupError: the sandbox could not be built (Code 125; 124 when
+//     Timeout expired first), or the command could not be started in it
+//     (126, 127);
+//   - a *RuleError (a rule that cannot be applied), a *DirError (the
+//     working directory), an *IDError (UID or GID), an *IsolationError (a
+//     setting IsolationLandlock cannot give), a *SeccompError (the
+//     seccomp profile), a *NetError (a network setting) or a *LimitError
+//     (a memory, pids or CPU limit out of range, or one this host cannot
+//     apply);
+//   - another error for a misuse (Start twice, a nil context, Cancel
+//     without CommandContext) or a failure of the host's (a file nsrun
+//     could not read or make).
+//
+// ExitCode gives the status the nsrun command exits with for each.
 func (c *Cmd) Start() error {
 	if c.started {
 		return errors.New("nsrun: Start called twice")

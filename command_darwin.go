@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -74,7 +75,20 @@ func (c *Cmd) start() error {
 		return fail(&SetupError{Code: code, Err: err})
 	}
 	s.cmd = exec.Command(sandboxExec, append(append(prof.Args(), "--", path), c.Args[1:]...)...)
-	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr, s.cmd.Env, s.cmd.Dir = c.Stdin, c.Stdout, c.Stderr, c.Env, c.Dir
+	dir := c.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	} else if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if dir != "" {
+		env = withPWD(env, dir)
+	}
+	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr, s.cmd.Env, s.cmd.Dir = c.Stdin, c.Stdout, c.Stderr, env, c.Dir
 	// sandbox-exec executes the payload in its place: these are its 3, 4,
 	// ... as on Linux, and exec.Cmd's WaitDelay bounds the copying of its
 	// output after it ended.
@@ -82,10 +96,6 @@ func (c *Cmd) start() error {
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
 		return fail(&SetupError{Code: ExitSetup, Op: "start sandbox-exec", Err: err})
-	}
-	dir := c.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
 	}
 	c.describeRun(&c.report, dir, os.Getuid(), os.Getgid())
 	c.report.Network = networkReport(p)

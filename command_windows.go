@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -112,11 +113,14 @@ func (c *Cmd) start() error {
 		env = os.Environ()
 	}
 	env = append(withoutKeys(env, "TEMP", "TMP"), "TEMP="+s.tmpDir, "TMP="+s.tmpDir)
-	stdio, err := stdHandles(c)
+	std, err := openStd(c)
 	if err != nil {
 		return fail(err)
 	}
-	if s.proc, err = win.Start(token, xwin.ComposeCommandLine(append([]string{path}, c.Args[1:]...)), env, c.Dir, stdio); err != nil {
+	s.proc, err = win.Start(token, xwin.ComposeCommandLine(append([]string{path}, c.Args[1:]...)), env, c.Dir, std.handles())
+	// The payload has its own copies now (or none was made).
+	std.close()
+	if err != nil {
 		return fail(&SetupError{Code: ExitSetup, Op: "start the payload", Err: err})
 	}
 	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
@@ -160,25 +164,60 @@ func withoutKeys(env []string, keys ...string) []string {
 	return out
 }
 
-// stdHandles are the payload's standard handles: files as given, NUL for
-// nil. Other readers and writers need pipes this backend does not make.
-func stdHandles(c *Cmd) ([3]xwin.Handle, error) {
-	var out [3]xwin.Handle
+// stdFiles are the payload's standard streams as files: the caller's as
+// given, NUL (opened here, and closed by close) for nil. The files are
+// kept, not only their handles, so that no finalizer closes a handle
+// before the payload has its copy.
+type stdFiles struct {
+	files  [3]*os.File
+	opened []*os.File
+}
+
+// openStd gives the payload's standard streams. Readers and writers other
+// than files need pipes this backend does not make, and a closed file has
+// no handle to give.
+func openStd(c *Cmd) (*stdFiles, error) {
+	s := &stdFiles{}
 	for i, v := range []any{c.Stdin, c.Stdout, c.Stderr} {
 		switch f := v.(type) {
 		case nil:
 			nul, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 			if err != nil {
-				return out, err
+				s.close()
+				return nil, &SetupError{Code: ExitSetup, Op: "open " + os.DevNull, Err: err}
 			}
-			out[i] = xwin.Handle(nul.Fd())
+			s.files[i] = nul
+			s.opened = append(s.opened, nul)
 		case *os.File:
-			out[i] = xwin.Handle(f.Fd())
+			if f.Fd() == uintptr(xwin.InvalidHandle) {
+				s.close()
+				return nil, &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("standard stream %d (%s) is closed", i, f.Name())}
+			}
+			s.files[i] = f
 		default:
-			return out, &SetupError{Code: ExitSetup, Msg: "the Windows backend needs *os.File standard streams (or nil)"}
+			s.close()
+			return nil, &SetupError{Code: ExitSetup, Msg: "the Windows backend needs *os.File standard streams (or nil)"}
 		}
 	}
-	return out, nil
+	return s, nil
+}
+
+// handles are the files' handles; the files stay open until close.
+func (s *stdFiles) handles() [3]xwin.Handle {
+	var out [3]xwin.Handle
+	for i, f := range s.files {
+		out[i] = xwin.Handle(f.Fd())
+	}
+	return out
+}
+
+// close closes what openStd opened; the caller's files stay open.
+func (s *stdFiles) close() {
+	for _, f := range s.opened {
+		f.Close()
+	}
+	s.opened = nil
+	runtime.KeepAlive(s.files)
 }
 
 // terminate ends the job: Windows has no SIGTERM to give the payload.

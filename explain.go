@@ -1,6 +1,10 @@
 package nsrun
 
-import "path/filepath"
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
 
 // Effect is a policy's rules as they take effect: canonical paths, nsrun's
 // own rules included, precedence applied.
@@ -21,16 +25,15 @@ type Explanation struct {
 }
 
 // Explain says what access p gets and which rule decides, the answer to
-// "why was this denied?". p is made absolute and, where it exists,
-// canonical.
+// "why was this denied?". p is made absolute and canonical as far as it
+// exists (the rules' paths are, and a path not made yet lies where its
+// existing ancestor really is).
 func (e *Effect) Explain(p string) Explanation {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		abs = p
 	}
-	if canon, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = canon
-	}
+	abs = canonicalAncestor(abs)
 	a, by, ok := Resolve(e.Rules, abs)
 	x := Explanation{Path: abs, Access: a}
 	if ok {
@@ -60,11 +63,8 @@ func (p *Policy) effect(own bool) (*Effect, error) {
 	}
 	if own {
 		rules = append(ownRules(p, root), rules...)
-		if p.Home == HomePersistent && p.HomeDir != "" {
-			if cr, err := canonicalRule(Rule{Path: p.HomeDir, Access: ReadWrite, Source: SourceInternal}, cwd); err == nil {
-				cr.internal = true
-				rules = append(rules, cr)
-			}
+		if cr, ok := homeRule(p, cwd); ok {
+			rules = append(rules, cr)
 		}
 	}
 	var absent []string
@@ -85,4 +85,42 @@ func (p *Policy) effect(own bool) (*Effect, error) {
 		e.Rules = append(e.Rules, r)
 	}
 	return e, nil
+}
+
+// homeRule is the rule that shows a persistent home, as the sandbox adds
+// it: writable, at its canonical place. A home not made yet is shown where
+// the sandbox will make it (its existing ancestor made canonical).
+func homeRule(p *Policy, cwd string) (canonRule, bool) {
+	if p.Home != HomePersistent {
+		return canonRule{}, false
+	}
+	dir, err := persistentHomeDir(p.HomeDir, Homes(), cwd)
+	if err != nil {
+		return canonRule{}, false
+	}
+	r := Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}
+	cr, err := canonicalRule(r, cwd)
+	if errors.Is(err, errNoSuchPath) {
+		cr, err = canonRule{Rule: r, Canon: canonicalAncestor(dir), Dir: true}, nil
+	}
+	if err != nil {
+		return canonRule{}, false
+	}
+	cr.internal = true
+	return cr, true
+}
+
+// canonicalAncestor is abs with its longest existing ancestor made
+// canonical and the missing rest joined on.
+func canonicalAncestor(abs string) string {
+	rest := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if canon, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(canon, rest)
+		}
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
 }

@@ -1,9 +1,28 @@
 package nsrun
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+
+	"github.com/nsrun/nsrun/internal/paths"
 )
+
+// persistentHomeDir is the directory a HomePersistent policy keeps HOME
+// in, absolute: homeDir, else nsrun's own under the first of the caller's
+// homes (Homes). The sandbox makes and uses it, and Effect shows it: one
+// answer for both.
+func persistentHomeDir(homeDir string, homes []string, cwd string) (string, error) {
+	if homeDir == "" {
+		if len(homes) == 0 {
+			return "", errNoHomeForPersistent
+		}
+		homeDir = StateDir(homes[0], "default", "home")
+	}
+	return paths.Abs(homeDir, cwd), nil
+}
+
+var errNoHomeForPersistent = errors.New("--home persistent: no home directory to keep it under (HOME is unset and the password database has none); give --home DIR")
 
 // homeVars are the variables that follow the payload's HOME: caches and
 // the XDG directories, so that tools write inside it and never into the

@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/nsrun/nsrun/internal/gitguard"
-	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // homeSetup is what a Policy's Home needs before planning: the persistent
@@ -30,14 +29,11 @@ func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
 	}
 	homes := Homes()
 	if p.Home == HomePersistent {
-		dir := p.HomeDir
-		if dir == "" {
-			if len(homes) == 0 {
-				return nil, &SetupError{Code: ExitSetup, Msg: "--home persistent: no home directory to keep it under (HOME is unset and the password database has none); give --home DIR"}
-			}
-			dir = StateDir(homes[0], "default", "home")
+		dir, err := persistentHomeDir(p.HomeDir, homes, cwd)
+		if err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}
 		}
-		dir, fi, err := ownedDir(paths.Abs(dir, cwd))
+		dir, fi, err := ownedDir(dir)
 		if err != nil {
 			return nil, &SetupError{Code: ExitSetup, Op: "--home " + dir, Err: err}
 		}

@@ -19,9 +19,6 @@ import (
 	"github.com/nsrun/nsrun/seccomp"
 )
 
-// netSockFD is the init's end of the socket over which it makes sockets
-// in the sandbox's network namespace for nsrun (a filtered network only).
-
 // netPlan is a sandbox's filtered network as planned: the server's
 // configuration, and what the payload gets to use it.
 type netPlan struct {

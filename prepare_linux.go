@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -135,6 +136,9 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return nil, &SetupError{Code: ExitSetup, Msg: "no command given"}
 	}
+	if err := p.checkValues(); err != nil {
+		return nil, err
+	}
 	user, cwd, err := canonicalRules(p.Rules, p.Root != "" && p.Isolation == IsolationFull)
 	if err != nil {
 		return nil, err
@@ -220,7 +224,9 @@ func (c *Cmd) prepare() (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	prep.report.Environment = EnvironmentReport{Removed: removed}
+	prep.spec.Env = withPWD(prep.spec.Env, prep.spec.Dir)
+	// PWD is replaced, never removed: the report does not list it.
+	prep.report.Environment = EnvironmentReport{Removed: slices.DeleteFunc(removed, func(k string) bool { return k == "PWD" })}
 	if h, ok := getEnv(prep.spec.Env, "HOME"); ok && p.Home != HomeInherit {
 		prep.report.Environment.Home = h
 	}

@@ -25,6 +25,8 @@ type Probe struct {
 	Limits       ProbeItem         `json:"limits"`
 	LimitsCgroup map[string]string `json:"limits_cgroup,omitempty"`
 	Seatbelt     ProbeItem         `json:"seatbelt"`
+	// RestrictedToken is what the Windows backend can enforce here.
+	RestrictedToken ProbeRestrictedToken `json:"restricted_token"`
 	// LandlockOnly is what --isolation landlock can enforce here.
 	LandlockOnly ProbeLandlockOnly `json:"landlock_only"`
 }
@@ -38,6 +40,16 @@ type ProbeLandlockOnly struct {
 	Enforced      []string `json:"enforced,omitempty"`
 	Compensations []string `json:"compensations,omitempty"`
 	NotEnforced   []string `json:"not_enforced,omitempty"`
+}
+
+// ProbeRestrictedToken is what the Windows backend (a restricted token,
+// ACEs, a job object) can enforce on this host, and what it leaves open,
+// as its report would say.
+type ProbeRestrictedToken struct {
+	OK          bool     `json:"ok"`
+	Detail      string   `json:"detail"`
+	Enforced    []string `json:"enforced,omitempty"`
+	NotEnforced []string `json:"not_enforced,omitempty"`
 }
 
 // ProbeItem is one capability of the host.

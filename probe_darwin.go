@@ -6,7 +6,7 @@ import "os"
 func ProbeHost() Probe {
 	no := ProbeItem{Detail: "not on macOS"}
 	p := Probe{UserNamespaces: no, MountSetattr: no, Landlock: no, Seccomp: no, CgroupV2: no,
-		LandlockOnly: ProbeLandlockOnly{Detail: no.Detail}}
+		LandlockOnly: ProbeLandlockOnly{Detail: no.Detail}, RestrictedToken: ProbeRestrictedToken{Detail: "not on Windows"}}
 	if _, err := os.Stat(sandboxExec); err != nil {
 		p.Seatbelt = ProbeItem{Detail: err.Error()}
 	} else {

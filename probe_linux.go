@@ -42,6 +42,7 @@ func ProbeHost() Probe {
 	p.CgroupV2, p.CgroupV2Path = probeCgroup2()
 	p.Limits, p.LimitsCgroup = probeLimits()
 	p.Seatbelt = ProbeItem{Detail: "not on macOS"}
+	p.RestrictedToken = ProbeRestrictedToken{Detail: "not on Windows"}
 	p.LandlockOnly = probeLandlockOnly(p.LandlockABI)
 	return p
 }

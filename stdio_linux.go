@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"reflect"
 	"sync"
 )
 
@@ -25,7 +26,7 @@ func newStdio(stdin io.Reader, stdout, stderr io.Writer) (*stdio, error) {
 	var err error
 	if s.fds[0], err = s.input(stdin); err == nil {
 		if s.fds[1], err = s.output(stdout); err == nil {
-			if stderr != nil && any(stderr) == any(stdout) {
+			if sameWriter(stdout, stderr) {
 				s.fds[2] = s.fds[1]
 			} else {
 				s.fds[2], err = s.output(stderr)
@@ -38,6 +39,18 @@ func newStdio(stdin io.Reader, stdout, stderr io.Writer) (*stdio, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// sameWriter reports whether a and b are one writer given twice, so that
+// both streams share one descriptor (one pipe keeps their order). Values of
+// an uncomparable type (a func, a struct holding a slice) are never the
+// same: comparing them with == would panic, as os/exec knows.
+func sameWriter(a, b io.Writer) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && vb.Comparable() && va.Equal(vb)
 }
 
 func (s *stdio) devNull() (*os.File, error) {

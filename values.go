@@ -3,6 +3,7 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -34,11 +35,18 @@ func ParsePortRange(v string) (PortRange, error) {
 	return r, nil
 }
 
+// maxTimeoutSeconds is the longest timeout in whole seconds, the most a
+// time.Duration holds (about 292 years).
+const maxTimeoutSeconds = uint64(math.MaxInt64 / int64(time.Second))
+
 // ParseTimeout takes a Go duration ("90s", "1m30s") or whole seconds.
 func ParseTimeout(v string) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		n, nerr := strconv.ParseUint(v, 10, 32)
+		n, nerr := strconv.ParseUint(v, 10, 64)
+		if errors.Is(nerr, strconv.ErrRange) || nerr == nil && n > maxTimeoutSeconds {
+			return 0, fmt.Errorf("%s is above %d seconds (about 292 years), the longest timeout", v, maxTimeoutSeconds)
+		}
 		if nerr != nil {
 			return 0, errors.New("want a duration such as 30s or 2m, or whole seconds")
 		}
@@ -77,7 +85,14 @@ func ParseRlimit(v string) (Rlimit, error) {
 		if s == "unlimited" || s == "infinity" {
 			return RlimitInfinity, nil
 		}
-		return strconv.ParseUint(s, 10, 64)
+		n, err := strconv.ParseUint(s, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("%s is above %d, the largest limit (it means unlimited)", s, RlimitInfinity)
+		}
+		if err != nil {
+			return 0, errors.New("want numbers or unlimited")
+		}
+		return n, nil
 	}
 	soft, hard, two := strings.Cut(val, ":")
 	a, err := num(soft)
@@ -86,7 +101,7 @@ func ParseRlimit(v string) (Rlimit, error) {
 		b, err = num(hard)
 	}
 	if err != nil {
-		return Rlimit{}, errors.New("want numbers or unlimited")
+		return Rlimit{}, err
 	}
 	if a > b {
 		return Rlimit{}, errors.New("the soft limit is above the hard one")
@@ -94,31 +109,84 @@ func ParseRlimit(v string) (Rlimit, error) {
 	return Rlimit{Name: name, Soft: a, Hard: b}, nil
 }
 
+// MaxSize is the largest size a Policy takes, 8 EiB less one byte: Linux
+// counts bytes in signed 64-bit numbers (a file's size and so a tmpfs's
+// use, a cgroup's memory limit), so a larger size is none it can hold to.
+const MaxSize = math.MaxInt64
+
+// MaxPids is the largest Policy.Pids: 64-bit Linux has at most 4194304
+// process ids (PID_MAX_LIMIT), and pids.max takes no more.
+const MaxPids = 1 << 22
+
+// MinCPU and MaxCPU bound Policy.CPU. The kernel's smallest CPU quota is
+// 1 ms per period, and nsrun's period is 100 ms; 4096 CPUs is more than a
+// limit on any host needs.
+const (
+	MinCPU = 0.01
+	MaxCPU = 4096
+)
+
 // ParseSize takes a byte count with an optional K, M, G or T suffix
-// (powers of 1024).
+// (powers of 1024), from 1 to MaxSize.
 func ParseSize(v string) (uint64, error) {
-	mult := uint64(1)
+	digits, shift := v, uint(0)
 	if n := len(v); n > 0 {
 		switch strings.ToUpper(v[n-1:]) {
 		case "K":
-			mult = 1 << 10
+			shift = 10
 		case "M":
-			mult = 1 << 20
+			shift = 20
 		case "G":
-			mult = 1 << 30
+			shift = 30
 		case "T":
-			mult = 1 << 40
+			shift = 40
 		}
-		if mult != 1 {
-			v = v[:n-1]
+		if shift != 0 {
+			digits = v[:n-1]
 		}
 	}
-	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil || n == 0 || n > ^uint64(0)/mult {
-		return 0, errors.New("want a positive size such as 64M")
+	n, err := strconv.ParseUint(digits, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || err == nil && n > MaxSize>>shift:
+		return 0, errSizeAbove
+	case err != nil:
+		return 0, errors.New("want a size such as 64M: bytes, or K, M, G or T of them (powers of 1024)")
+	case n == 0:
+		return 0, errors.New("want a size above zero")
 	}
-	return n * mult, nil
+	return n << shift, nil
 }
+
+// errSizeAbove is a size above MaxSize.
+var errSizeAbove = fmt.Errorf("is above %d bytes (8 EiB less one), the largest size Linux counts", uint64(MaxSize))
+
+// ParsePids takes a number of processes (threads count) from 1 to MaxPids.
+func ParsePids(v string) (uint64, error) {
+	n, err := strconv.ParseUint(v, 10, 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("want a number of processes from 1 to %d", MaxPids)
+	case err != nil || n == 0 || n > MaxPids:
+		return 0, errPidsRange
+	}
+	return n, nil
+}
+
+var errPidsRange = fmt.Errorf("want a number of processes from 1 to %d, the most process ids Linux has", MaxPids)
+
+// ParseCPU takes a number of CPUs' worth of time, from MinCPU to MaxCPU.
+func ParseCPU(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !validCPU(f) {
+		return 0, errCPURange
+	}
+	return f, nil
+}
+
+// validCPU reports whether f is a CPU limit in range (NaN is not).
+func validCPU(f float64) bool { return f >= MinCPU && f <= MaxCPU }
+
+var errCPURange = fmt.Errorf("want a number of CPUs from %g to %d, such as 0.5 or 2 (the kernel's smallest quota is 1 ms per 100 ms)", MinCPU, MaxCPU)
 
 // ParsePublish takes [HOSTADDR:]HOSTPORT:PORT: the host listens on
 // HOSTADDR (default 127.0.0.1; IPv6 in brackets) at HOSTPORT and carries

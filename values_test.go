@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,86 @@ func TestParseValues(t *testing.T) {
 	}
 	if _, err := ParseRlimit("x=1"); err == nil || !strings.Contains(err.Error(), "nofile") {
 		t.Errorf("the error must list the names: %v", err)
+	}
+}
+
+// TestValueBounds: a value out of range is refused with the reason (the
+// bound), a syntax error with the syntax; the bounds themselves are taken.
+func TestValueBounds(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		parse func(string) error
+		in    string
+		want  string // "" accepts
+	}{
+		{"size", sizeOf, "9223372036854775807", ""},
+		{"size", sizeOf, "8388607T", ""},
+		{"size", sizeOf, "9223372036854775808", "above 9223372036854775807 bytes"},
+		{"size", sizeOf, "9223372036854775809", "above 9223372036854775807 bytes"},
+		{"size", sizeOf, "18446744073709551616", "above 9223372036854775807 bytes"},
+		{"size", sizeOf, "8388608T", "above 9223372036854775807 bytes"},
+		{"size", sizeOf, "99999999999T", "above 9223372036854775807 bytes"},
+		{"size", sizeOf, "0", "above zero"},
+		{"size", sizeOf, "0M", "above zero"},
+		{"size", sizeOf, "12Q", "want a size such as 64M"},
+		{"size", sizeOf, "-1", "want a size such as 64M"},
+		{"pids", pidsOf, "4194304", ""},
+		{"pids", pidsOf, "4194305", "from 1 to 4194304"},
+		{"pids", pidsOf, "99999999999999999999", "from 1 to 4194304"},
+		{"pids", pidsOf, "0", "from 1 to 4194304"},
+		{"pids", pidsOf, "x", "want a number of processes"},
+		{"cpu", cpuOf, "0.01", ""},
+		{"cpu", cpuOf, "4096", ""},
+		{"cpu", cpuOf, "0.5", ""},
+		{"cpu", cpuOf, "NaN", "want a number of CPUs"},
+		{"cpu", cpuOf, "Inf", "from 0.01 to 4096"},
+		{"cpu", cpuOf, "0.009", "from 0.01 to 4096"},
+		{"cpu", cpuOf, "4096.5", "from 0.01 to 4096"},
+		{"cpu", cpuOf, "1e-300", "from 0.01 to 4096"},
+		{"rlimit", rlimitOf, "nofile=18446744073709551615", ""},
+		{"rlimit", rlimitOf, "nofile=18446744073709551616", "above 18446744073709551615"},
+		{"rlimit", rlimitOf, "nofile=1:99999999999999999999", "above 18446744073709551615"},
+		{"timeout", timeoutOf, "9223372036", ""},
+		{"timeout", timeoutOf, "9223372037", "above 9223372036 seconds"},
+		{"timeout", timeoutOf, "99999999999999999999", "above 9223372036 seconds"},
+	} {
+		err := c.parse(c.in)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %q refused: %v", c.name, c.in, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s %q: got %v, want an error saying %q", c.name, c.in, err, c.want)
+		}
+	}
+}
+
+func sizeOf(v string) error    { _, err := ParseSize(v); return err }
+func pidsOf(v string) error    { _, err := ParsePids(v); return err }
+func cpuOf(v string) error     { _, err := ParseCPU(v); return err }
+func rlimitOf(v string) error  { _, err := ParseRlimit(v); return err }
+func timeoutOf(v string) error { _, err := ParseTimeout(v); return err }
+
+// TestPolicyValueBounds: the library refuses the values the parsers do,
+// however they were set.
+func TestPolicyValueBounds(t *testing.T) {
+	for _, c := range []struct {
+		p    Policy
+		want string
+	}{
+		{Policy{TmpfsSize: MaxSize, Memory: MaxSize, Pids: MaxPids, CPU: MaxCPU}, ""},
+		{Policy{TmpfsSize: MaxSize + 2}, "tmpfs-size"},
+		{Policy{Memory: 1 << 63}, "memory"},
+		{Policy{Pids: MaxPids + 1}, "pids"},
+		{Policy{CPU: math.NaN()}, "cpu"},
+		{Policy{CPU: 0.001}, "cpu"},
+		{Policy{CPU: -1}, "cpu"},
+	} {
+		err := c.p.checkValues()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v refused: %v", c.p, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("%+v: got %v, want an error about %s", c.p, err, c.want)
+		}
 	}
 }

@@ -413,7 +413,7 @@ func TestSmallTruths(t *testing.T) {
 		}
 	}
 	r = runEnv(t, ws, []string{"KEEP_ME=1"}, "--env", "A=1", "--clear-env", "--env", "B=2", "--keep-env", "KEEP_*", "--", "/usr/bin/env")
-	expect(t, "in command-line order", r.stdout, "KEEP_ME=1\nB=2\nNSRUN_SANDBOX=full")
+	expect(t, "in command-line order", r.stdout, "KEEP_ME=1\nB=2\nNSRUN_SANDBOX=full\nPWD=/")
 	r = run(t, ws, "--isolation", "landlock", "--rw", ws, "--", "/bin/sh", "-c", "echo $NSRUN_SANDBOX")
 	expect(t, "the marker in Landlock mode", r.stdout, "landlock")
 }

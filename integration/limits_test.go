@@ -126,3 +126,20 @@ func TestCgroupLimits(t *testing.T) {
 		t.Errorf("--cpu 0: %v", r)
 	}
 }
+
+// An out-of-range number is refused before anything runs (125), naming
+// the option, the value and the bound.
+func TestOutOfRangeValuesAreRefused(t *testing.T) {
+	ws := workspace(t)
+	for _, c := range []struct{ args, want string }{
+		{"--tmpfs-size 9223372036854775809", `--tmpfs-size "9223372036854775809": is above 9223372036854775807 bytes`},
+		{"--tmpfs-size 18446744073709551616", `--tmpfs-size "18446744073709551616": is above 9223372036854775807 bytes`},
+		{"--memory 18446744073709551615", `--memory "18446744073709551615": is above 9223372036854775807 bytes`},
+		{"--cpu NaN", `--cpu "NaN": want a number of CPUs from 0.01 to 4096`},
+	} {
+		r := run(t, ws, append(strings.Fields(c.args), "--", "/bin/sh", "-c", "echo ran")...)
+		if r.code != 125 || strings.Contains(r.stdout, "ran") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: %v, want 125 and %q", c.args, r, c.want)
+		}
+	}
+}

@@ -125,7 +125,35 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("init environ: %q", lines[2])
 	}
 	r = runEnv(t, "/", env, "--clear-env", "--env", "ONLY=1", "--", "/usr/bin/env")
-	expect(t, "cleared env", r.stdout, "ONLY=1\nNSRUN_SANDBOX=full")
+	expect(t, "cleared env", r.stdout, "ONLY=1\nNSRUN_SANDBOX=full\nPWD=/")
+}
+
+// PWD names the payload's working directory, not the caller's, whatever
+// the environment edits say (as in bubblewrap): a shell or make trusts it.
+func TestPWDIsThePayloadsWorkingDirectory(t *testing.T) {
+	ws := workspace(t)
+	sub := filepath.Join(ws, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir  string
+		args []string
+		want string
+	}{
+		{ws, []string{"--clear-env"}, ws},
+		{ws, []string{"--chdir", sub}, sub},
+		{ws, []string{"--unset-env", "PWD", "--chdir", sub}, sub},
+		{ws, []string{"--env", "PWD=/elsewhere", "--chdir", sub}, sub},
+		{ws, []string{"--isolation", "landlock", "--clear-env", "--chdir", sub}, sub},
+		{"/", []string{"--clear-env"}, "/"},
+	} {
+		args := append(append([]string{"--rw", ws}, c.args...), "--", "/usr/bin/printenv", "PWD")
+		r := runEnv(t, c.dir, []string{"PWD=/the/callers"}, args...)
+		if r.code != 0 || r.stdout != c.want {
+			t.Errorf("%v: %v, want PWD %s", c.args, r, c.want)
+		}
+	}
 }
 
 func TestWorkingDirectory(t *testing.T) {

@@ -2,6 +2,7 @@ package windows
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 	"unicode/utf16"
 	"unsafe"
@@ -18,47 +19,29 @@ type Process struct {
 }
 
 // Start creates the process with token, suspended, assigns it to a job
-// object with KILL_ON_JOB_CLOSE and resumes it. stdio are inheritable
-// handles for stdin, stdout and stderr.
+// object with KILL_ON_JOB_CLOSE and resumes it. stdio are the caller's
+// handles for stdin, stdout and stderr: they stay as they are (never made
+// inheritable); the payload gets inheritable copies of them, and no other
+// handle of this process (see PlanStd).
 func Start(token windows.Token, cmdline string, env []string, dir string, stdio [3]windows.Handle) (*Process, error) {
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("CreateJobObject: %w", err)
-	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
-		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE},
-	}
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		windows.CloseHandle(job)
-		return nil, fmt.Errorf("SetInformationJobObject: %w", err)
-	}
-	for _, h := range stdio {
-		if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, windows.HANDLE_FLAG_INHERIT); err != nil {
-			windows.CloseHandle(job)
-			return nil, fmt.Errorf("SetHandleInformation: %w", err)
-		}
-	}
-	si := windows.StartupInfo{Flags: windows.STARTF_USESTDHANDLES, StdInput: stdio[0], StdOutput: stdio[1], StdErr: stdio[2]}
-	si.Cb = uint32(unsafe.Sizeof(si))
-	var pi windows.ProcessInformation
 	cl, err := windows.UTF16PtrFromString(cmdline)
 	if err != nil {
-		windows.CloseHandle(job)
 		return nil, err
 	}
 	var dirp *uint16
 	if dir != "" {
 		if dirp, err = windows.UTF16PtrFromString(dir); err != nil {
-			windows.CloseHandle(job)
 			return nil, err
 		}
 	}
-	block := envBlock(env)
-	flags := uint32(windows.CREATE_SUSPENDED | windows.CREATE_UNICODE_ENVIRONMENT)
-	if err := windows.CreateProcessAsUser(token, nil, cl, nil, nil, true, flags, &block[0], dirp, &si, &pi); err != nil {
+	job, err := newKillJob()
+	if err != nil {
+		return nil, err
+	}
+	pi, err := createSuspended(token, cl, envBlock(env), dirp, stdio)
+	if err != nil {
 		windows.CloseHandle(job)
-		return nil, fmt.Errorf("CreateProcessAsUser: %w", err)
+		return nil, err
 	}
 	defer windows.CloseHandle(pi.Thread)
 	if err := windows.AssignProcessToJobObject(job, pi.Process); err != nil {
@@ -74,6 +57,59 @@ func Start(token windows.Token, cmdline string, env []string, dir string, stdio 
 		return nil, fmt.Errorf("ResumeThread: %w", err)
 	}
 	return &Process{Handle: pi.Process, Job: job, Pid: pi.ProcessId}, nil
+}
+
+// createSuspended creates the process with token, suspended, inheriting
+// inheritable copies of stdio and nothing else: the copies are listed in
+// PROC_THREAD_ATTRIBUTE_HANDLE_LIST (as syscall.StartProcess does), so an
+// inheritable handle another part of this process holds does not leak
+// into the sandbox, and they are closed once the process has its own.
+func createSuspended(token windows.Token, cmdline *uint16, env []uint16, dir *uint16, stdio [3]windows.Handle) (*windows.ProcessInformation, error) {
+	plan := PlanStd([3]uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])})
+	self := windows.CurrentProcess()
+	dups := make([]windows.Handle, 0, len(plan.Dup))
+	defer func() {
+		for _, h := range dups {
+			windows.CloseHandle(h)
+		}
+	}()
+	for _, h := range plan.Dup {
+		var dup windows.Handle
+		if err := windows.DuplicateHandle(self, windows.Handle(h), self, &dup, 0, true, windows.DUPLICATE_SAME_ACCESS); err != nil {
+			return nil, fmt.Errorf("DuplicateHandle: %w", err)
+		}
+		dups = append(dups, dup)
+	}
+	attrs, err := windows.NewProcThreadAttributeList(1)
+	if err != nil {
+		return nil, fmt.Errorf("InitializeProcThreadAttributeList: %w", err)
+	}
+	defer attrs.Delete()
+	inherit := len(dups) > 0
+	if inherit {
+		if err := attrs.Update(windows.PROC_THREAD_ATTRIBUTE_HANDLE_LIST, unsafe.Pointer(&dups[0]), uintptr(len(dups))*unsafe.Sizeof(dups[0])); err != nil {
+			return nil, fmt.Errorf("UpdateProcThreadAttribute: %w", err)
+		}
+	}
+	si := windows.StartupInfoEx{ProcThreadAttributeList: attrs.List()}
+	si.Cb = uint32(unsafe.Sizeof(si))
+	si.Flags = windows.STARTF_USESTDHANDLES
+	std := func(i int) windows.Handle {
+		if plan.Slot[i] < 0 {
+			return 0
+		}
+		return dups[plan.Slot[i]]
+	}
+	si.StdInput, si.StdOutput, si.StdErr = std(0), std(1), std(2)
+	flags := uint32(windows.CREATE_SUSPENDED | windows.CREATE_UNICODE_ENVIRONMENT | windows.EXTENDED_STARTUPINFO_PRESENT)
+	var pi windows.ProcessInformation
+	err = windows.CreateProcessAsUser(token, nil, cmdline, nil, nil, inherit, flags, &env[0], dir, &si.StartupInfo, &pi)
+	// The list points at dups: they must outlive the call.
+	runtime.KeepAlive(dups)
+	if err != nil {
+		return nil, fmt.Errorf("CreateProcessAsUser: %w", err)
+	}
+	return &pi, nil
 }
 
 // Wait waits for the process and returns its exit code.

@@ -155,6 +155,9 @@ type idFlag struct{ dst **int }
 func (f idFlag) String() string { return "" }
 func (f idFlag) Set(v string) error {
 	n, err := strconv.ParseInt(v, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("%s is outside the ids a user namespace can map (0 to %d)", v, ns.NoID-1)
+	}
 	if err != nil {
 		return errors.New("not a number")
 	}
@@ -389,20 +392,14 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return err
 	}), "memory", "")
 	fs.Var(funcFlag(func(v string) error {
-		n, err := strconv.ParseUint(v, 10, 32)
-		if err != nil || n == 0 {
-			return errors.New("want a positive number of processes")
-		}
+		n, err := nsrun.ParsePids(v)
 		p.Pids = n
-		return nil
+		return err
 	}), "pids", "")
 	fs.Var(funcFlag(func(v string) error {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f <= 0 || f > 4096 {
-			return errors.New("want a positive fraction of one CPU, such as 0.5 or 2")
-		}
+		f, err := nsrun.ParseCPU(v)
 		p.CPU = f
-		return nil
+		return err
 	}), "cpu", "")
 	fs.BoolVar(&p.Strict, "strict", false, "")
 	fs.BoolVar(&p.TraceDenials, "trace-denials", false, "")

@@ -85,6 +85,16 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--allow-bind", "90-80", "x"}, "range"},
 		{[]string{"--allow-bind", "sctp:80", "x"}, "tcp: or udp:"},
 		{[]string{"--", ""}, "no command given"},
+		{[]string{"--tmpfs-size", "9223372036854775809", "x"}, `--tmpfs-size "9223372036854775809": is above 9223372036854775807 bytes`},
+		{[]string{"--tmpfs-size", "18446744073709551616", "x"}, `--tmpfs-size "18446744073709551616": is above 9223372036854775807 bytes`},
+		{[]string{"--memory", "18446744073709551615", "x"}, `--memory "18446744073709551615": is above 9223372036854775807 bytes`},
+		{[]string{"--memory", "0", "x"}, `--memory "0": want a size above zero`},
+		{[]string{"--pids", "4294967295", "x"}, `--pids "4294967295": want a number of processes from 1 to 4194304`},
+		{[]string{"--cpu", "NaN", "x"}, `--cpu "NaN": want a number of CPUs from 0.01 to 4096`},
+		{[]string{"--cpu", "0.001", "x"}, `--cpu "0.001": want a number of CPUs from 0.01 to 4096`},
+		{[]string{"--uid", "99999999999999999999", "x"}, `--uid "99999999999999999999": 99999999999999999999 is outside the ids`},
+		{[]string{"--rlimit", "nofile=99999999999999999999", "x"}, `--rlimit "nofile=99999999999999999999": 99999999999999999999 is above 18446744073709551615`},
+		{[]string{"--timeout", "99999999999", "x"}, `--timeout "99999999999": 99999999999 is above 9223372036 seconds`},
 	} {
 		_, err := parseArgs(tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

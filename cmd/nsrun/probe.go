@@ -55,18 +55,35 @@ func probe(args []string, stdout, stderr *os.File) int {
 			mark = "no "
 		}
 		fmt.Fprintf(stdout, "%-16s %s  %s\n", "landlock only", mark, p.LandlockOnly.Detail)
-		for _, l := range []struct {
-			what  string
-			lines []string
-		}{{"enforced", p.LandlockOnly.Enforced}, {"compensated", p.LandlockOnly.Compensations}, {"not enforced", p.LandlockOnly.NotEnforced}} {
-			for _, line := range l.lines {
-				fmt.Fprintf(stdout, "  %-14s %s\n", l.what+":", line)
-			}
+		printLists(stdout, p.LandlockOnly.Enforced, p.LandlockOnly.Compensations, p.LandlockOnly.NotEnforced)
+		mark = "yes"
+		if !p.RestrictedToken.OK {
+			mark = "no "
+		}
+		fmt.Fprintf(stdout, "%-16s %s  %s\n", "restricted token", mark, p.RestrictedToken.Detail)
+		printLists(stdout, p.RestrictedToken.Enforced, nil, p.RestrictedToken.NotEnforced)
+	}
+	return probeStatus(p)
+}
+
+// printLists prints what a backend enforces, compensates and leaves open.
+func printLists(stdout *os.File, enforced, compensated, notEnforced []string) {
+	for _, l := range []struct {
+		what  string
+		lines []string
+	}{{"enforced", enforced}, {"compensated", compensated}, {"not enforced", notEnforced}} {
+		for _, line := range l.lines {
+			fmt.Fprintf(stdout, "  %-14s %s\n", l.what+":", line)
 		}
 	}
-	// 0 when a sandbox with namespaces (--isolation full) can be built.
-	if !(p.UserNamespaces.OK && p.Procfs.OK && p.Sysfs.OK && p.MountSetattr.OK) && !p.Seatbelt.OK {
-		return 1
+}
+
+// probeStatus is nsrun probe's exit status: 0 when this system's default
+// sandbox can be built (on Linux one with namespaces, --isolation full;
+// on macOS Seatbelt; on Windows the restricted token), else 1.
+func probeStatus(p nsrun.Probe) int {
+	if p.UserNamespaces.OK && p.Procfs.OK && p.Sysfs.OK && p.MountSetattr.OK || p.Seatbelt.OK || p.RestrictedToken.OK {
+		return 0
 	}
-	return 0
+	return 1
 }

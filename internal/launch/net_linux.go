@@ -8,7 +8,8 @@ import (
 	"github.com/nsrun/nsrun/ns"
 )
 
-// NetSockFD is where the init serves the sockets of its network namespace.
+// NetSockFD is the init's end of the socket over which it makes sockets in
+// the sandbox's network namespace for nsrun (a filtered network only).
 const NetSockFD = 6
 
 // serveSockets runs the init's socket factory; the channel says when
