@@ -15,6 +15,7 @@ import (
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // prepared is a Cmd turned into what the kernel needs.
@@ -27,6 +28,9 @@ type prepared struct {
 	net    *netPlan // a filtered network, or nil
 	absent []gitguard.Absent
 	git    *gitProtection // looked at again after the run
+	// filters are the seccomp programs the sandbox loads untraced, oldest
+	// first: under --trace-denials the tracer refuses what they refuse.
+	filters []seccomp.Program
 }
 
 // extras is what both kinds of sandbox get from the common preparation.
@@ -215,6 +219,12 @@ func (c *Cmd) prepare() (*prepared, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if p.TraceDenials {
+		if prep.filters, err = tracedFilters(&prep.spec); err != nil {
+			prep.cleanup()
+			return nil, err
+		}
 	}
 	prep.report.Environment = EnvironmentReport{Removed: removed}
 	if h, ok := getEnv(prep.spec.Env, "HOME"); ok && p.Home != HomeInherit {

@@ -2,9 +2,18 @@
  * tests can assert the exact outcome of each call a filter denies.
  *   sysc raw NR [ARG...]   syscall(NR, ARG...) with numeric arguments
  *   sysc x32               getpid through the x32 ABI (amd64)
- *   sysc int80             getpid through the i386 ABI (amd64) */
+ *   sysc int80             getpid through the i386 ABI (amd64)
+ *   sysc sig HOW WHAT [NR [ARG...]]
+ *       SIGSYS set up as HOW (default, handler, resethand, blocked,
+ *       ignored), then WHAT, one step or several separated by commas:
+ *       call (syscall NR), raise (the thread sends itself SIGSYS), forge
+ *       (SIGSYS sent to itself with rt_sigqueueinfo, dressed as a seccomp
+ *       trap of call NR); prints the last step's outcome, how often
+ *       the handler ran and with which si_code, and SIGSYS's state after:
+ *       "EPERM handled=0 code=- blocked=0 pending=0 action=handler" */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +27,83 @@ static void report(long r) {
 		printf("ok\n");
 }
 
+static volatile sig_atomic_t handled, code = -100;
+
+static void on_sigsys(int sig, siginfo_t *si, void *uc) {
+	(void)sig;
+	(void)uc;
+	handled++;
+	code = si->si_code;
+}
+
+/* sig_op is "sysc sig": see the top. */
+static int sig_op(int argc, char **argv) {
+	const char *how = argv[2], *what = argv[3];
+	long nr = argc > 4 ? strtol(argv[4], NULL, 0) : 0;
+	unsigned long a[6] = {0};
+	for (int i = 5; i < argc && i < 11; i++)
+		a[i - 5] = strtoul(argv[i], NULL, 0);
+	struct sigaction sa = {0};
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	if (!strcmp(how, "resethand"))
+		sa.sa_flags |= SA_RESETHAND;
+	if (!strcmp(how, "ignored")) {
+		sa.sa_handler = SIG_IGN;
+		sa.sa_flags = 0;
+	}
+	if (strcmp(how, "default") && sigaction(SIGSYS, &sa, NULL))
+		return 2;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGSYS);
+	if (!strcmp(how, "blocked") && sigprocmask(SIG_BLOCK, &set, NULL))
+		return 2;
+	long r = 0;
+	/* WHAT is one step or several, comma-separated: the last one's
+	 * outcome is printed. */
+	char steps[64];
+	snprintf(steps, sizeof steps, "%s", what);
+	for (char *save, *step = strtok_r(steps, ",", &save); step; step = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(step, "call")) {
+			r = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		} else if (!strcmp(step, "raise")) {
+			r = raise(SIGSYS) ? -1 : 0;
+		} else if (!strcmp(step, "forge")) {
+			siginfo_t si = {0};
+			si.si_signo = SIGSYS;
+			si.si_code = 1; /* SYS_SECCOMP */
+			si.si_errno = 0x8000 | EPERM;
+			si.si_syscall = nr;
+			si.si_call_addr = (void *)sig_op;
+			r = syscall(SYS_rt_sigqueueinfo, getpid(), SIGSYS, &si);
+		} else {
+			return 2;
+		}
+	}
+	sigset_t now, pending;
+	sigprocmask(SIG_SETMASK, NULL, &now);
+	sigpending(&pending);
+	struct sigaction old;
+	sigaction(SIGSYS, NULL, &old);
+	const char *action = "handler";
+	if (old.sa_handler == SIG_DFL)
+		action = "default";
+	else if (old.sa_handler == SIG_IGN)
+		action = "ignore";
+	if (r == -1)
+		printf("%s", strerrorname_np(errno));
+	else
+		printf("ok");
+	printf(" handled=%d code=", (int)handled);
+	if (code == -100)
+		printf("-");
+	else
+		printf("%d", (int)code);
+	printf(" blocked=%d pending=%d action=%s\n", sigismember(&now, SIGSYS), sigismember(&pending, SIGSYS), action);
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	if (argc < 2)
 		return 2;
@@ -28,6 +114,8 @@ int main(int argc, char **argv) {
 		report(syscall(strtol(argv[2], NULL, 0), a[0], a[1], a[2], a[3], a[4], a[5]));
 		return 0;
 	}
+	if (!strcmp(argv[1], "sig") && argc >= 4)
+		return sig_op(argc, argv);
 #if defined(__x86_64__)
 	if (!strcmp(argv[1], "x32")) {
 		report(syscall(0x40000000 | SYS_getpid));
