@@ -103,6 +103,12 @@ func byNumber(nr uint64) *callInfo {
 	return nil
 }
 
+// observed reports whether a filter made of Calls stops at c.
+func observed(c Syscall) bool {
+	ci := byNumber(c.NR)
+	return ci != nil && (ci.nonZero < 0 || c.Args[ci.nonZero] != 0)
+}
+
 // infoFor is a call's arguments by name, for calls refused by a filter
 // (some name paths too: a set-id mode on chmod or open).
 func infoFor(name string) *callInfo {

@@ -309,7 +309,7 @@ func (l *loop) entered(tid int) {
 			return
 		}
 	}
-	if info.retData() != ObserveData {
+	if info.retData() != ObserveData || !observed(c) {
 		// A trace of a filter the payload loaded: without a tracer, as
 		// untraced, the call fails with ENOSYS.
 		l.skip(tid, unix.ENOSYS)

@@ -10,13 +10,29 @@
  *       (SIGSYS sent to itself with rt_sigqueueinfo, dressed as a seccomp
  *       trap of call NR); prints the last step's outcome, how often
  *       the handler ran and with which si_code, and SIGSYS's state after:
- *       "EPERM handled=0 code=- blocked=0 pending=0 action=handler" */
+ *       "EPERM handled=0 code=- blocked=0 pending=0 action=handler"
+ *   sysc filtered RET NR [ARG...]
+ *       loads a seccomp filter of its own that answers call NR with RET
+ *       (SECCOMP_RET_*, data included) and allows the rest, then makes
+ *       the call
+ *   sysc continue NR [ARG...]
+ *       loads a filter that hands call NR to its own listener, answers the
+ *       notification with SECCOMP_USER_NOTIF_FLAG_CONTINUE (the call goes
+ *       on) from a thread, then makes the call; "load: ERRNO" when the
+ *       filter cannot be loaded */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -104,6 +120,36 @@ static int sig_op(int argc, char **argv) {
 	return 0;
 }
 
+/* own_filter loads "call nr: ret, else allow" with flags; returns what
+ * seccomp(2) returns. */
+static long own_filter(long nr, unsigned int ret, unsigned long flags) {
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, ret),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
+
+static void *answer_continue(void *arg) {
+	int listener = *(int *)arg;
+	struct seccomp_notif req = {0};
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
+		return NULL;
+	struct seccomp_notif_resp resp = {.id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	return NULL;
+}
+
+static void call_args(int argc, char **argv, int from, unsigned long a[6]) {
+	for (int i = from; i < argc && i < from + 6; i++)
+		a[i - from] = strtoul(argv[i], NULL, 0);
+}
+
 int main(int argc, char **argv) {
 	if (argc < 2)
 		return 2;
@@ -116,6 +162,33 @@ int main(int argc, char **argv) {
 	}
 	if (!strcmp(argv[1], "sig") && argc >= 4)
 		return sig_op(argc, argv);
+	if (!strcmp(argv[1], "filtered") && argc >= 4) {
+		long nr = strtol(argv[3], NULL, 0);
+		unsigned long a[6] = {0};
+		call_args(argc, argv, 4, a);
+		if (own_filter(nr, strtoul(argv[2], NULL, 0), 0)) {
+			printf("load: %s\n", strerrorname_np(errno));
+			return 0;
+		}
+		report(syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
+		return 0;
+	}
+	if (!strcmp(argv[1], "continue") && argc >= 3) {
+		long nr = strtol(argv[2], NULL, 0);
+		unsigned long a[6] = {0};
+		call_args(argc, argv, 3, a);
+		static int listener;
+		listener = own_filter(nr, SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER);
+		if (listener < 0) {
+			printf("load: %s\n", strerrorname_np(errno));
+			return 0;
+		}
+		pthread_t t;
+		if (pthread_create(&t, NULL, answer_continue, &listener))
+			return 2;
+		report(syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
+		return 0;
+	}
 #if defined(__x86_64__)
 	if (!strcmp(argv[1], "x32")) {
 		report(syscall(0x40000000 | SYS_getpid));
