@@ -22,6 +22,7 @@ import (
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/ptrace"
 	"github.com/nsrun/nsrun/reexec"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // sysCmd is the running sandbox: the init process and the pipes to it.
@@ -61,12 +62,13 @@ type sysCmd struct {
 	inside     *netproxy.Inside  // the sandbox's network namespace, through netSock
 	net        *netproxy.Server  // the filtered network's server
 	mu         sync.Mutex
-	killedFor  string         // what appeared, when the watcher ended the sandbox
-	denials    *denialLog     // --trace-denials: what the tracer recorded
-	judge      *denialJudge   // --trace-denials: attributes what was refused
-	tracer     *ptrace.Tracer // --trace-denials: reaps the process it traces
-	specSent   bool           // guarded by mu; the init has its spec: control bytes may follow
-	stageArgs  []string       // the stage's arguments after its name
+	killedFor  string            // what appeared, when the watcher ended the sandbox
+	denials    *denialLog        // --trace-denials: what the tracer recorded
+	judge      *denialJudge      // --trace-denials: attributes what was refused
+	tracer     *ptrace.Tracer    // --trace-denials: reaps the process it traces
+	filters    []seccomp.Program // --trace-denials: the sandbox's filters, untraced
+	specSent   bool              // guarded by mu; the init has its spec: control bytes may follow
+	stageArgs  []string          // the stage's arguments after its name
 }
 
 func init() {
@@ -151,6 +153,7 @@ func (c *Cmd) start() error {
 		return fail(err)
 	}
 	c.report, s.tmpDir, s.git, s.kept, s.keptLock = prep.report, prep.tmpDir, prep.git, prep.kept, prep.lock
+	s.filters = prep.filters
 	if s.cgroup != nil && limits {
 		c.report.Limits["cgroup"] = s.cgroup.Version()
 	}

@@ -195,7 +195,7 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions, name
 			return &SetupError{Code: ExitSetup, Msg: "--net none without a network namespace (--isolation landlock) needs seccomp to refuse inet sockets; seccomp is off"}
 		}
 		l.sreport = SeccompReport{Status: "off"}
-		return l.addTraceProgram(p)
+		return nil
 	case "", "default":
 		prof = seccomp.Default(seccomp.Options{AllowUserns: p.AllowUserns})
 	default:
@@ -208,7 +208,7 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions, name
 			return &SeccompError{Path: p.Seccomp, Err: err}
 		}
 	}
-	compiled, err := seccomp.Compile(traced(p, prof))
+	compiled, err := seccomp.Compile(prof)
 	if err != nil {
 		return &SeccompError{Path: p.Seccomp, Err: err}
 	}
@@ -221,7 +221,7 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions, name
 	if len(compiled.Unfiltered) > 0 {
 		c.warnf("seccomp profile %s lists the architectures %s; nsrun filters the native one only, so their calls are killed", prof.Name, strings.Join(compiled.Unfiltered, ", "))
 	}
-	g, err := seccomp.Compile(traced(p, seccomp.Guard(guard)))
+	g, err := seccomp.Compile(seccomp.Guard(guard))
 	if err != nil {
 		return &SetupError{Code: ExitSetup, Op: "seccomp guard", Err: err}
 	}
@@ -230,7 +230,7 @@ func (c *Cmd) planSeccomp(p *Policy, l *layers, guard seccomp.GuardOptions, name
 	// its errnos stand where both refuse a call.
 	l.seccomp = []seccomp.Program{g.Program, compiled.Program}
 	l.sreport = SeccompReport{Status: "full", Profile: prof.Name, SyscallsBlocked: compiled.Blocked, Rules: names}
-	return l.addTraceProgram(p)
+	return nil
 }
 
 // seccompHost is what decides which rules of a Docker profile apply here.
@@ -349,18 +349,4 @@ func strictError(r *Report, isolation Isolation) error {
 		return nil
 	}
 	return &SetupError{Code: ExitSetup, Msg: "--strict: not fully enforced: " + strings.Join(missing, "; ")}
-}
-
-// addTraceProgram adds the filter of --trace-denials, which refuses
-// nothing, to a sandbox that asks for it.
-func (l *layers) addTraceProgram(p *Policy) error {
-	if !p.TraceDenials {
-		return nil
-	}
-	prog, err := traceProgram()
-	if err != nil {
-		return err
-	}
-	l.seccomp = append(l.seccomp, prog)
-	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // prepared is a Cmd turned into what the kernel needs.
@@ -28,6 +29,9 @@ type prepared struct {
 	net    *netPlan // a filtered network, or nil
 	absent []absent.Target
 	git    *gitProtection // looked at again after the run
+	// filters are the seccomp programs the sandbox loads untraced, oldest
+	// first: under --trace-denials the tracer refuses what they refuse.
+	filters []seccomp.Program
 }
 
 // extras is what both kinds of sandbox get from the common preparation.
@@ -225,6 +229,12 @@ func (c *Cmd) prepare() (*prepared, error) {
 		return nil, err
 	}
 	prep.spec.Env = withPWD(prep.spec.Env, prep.spec.Dir)
+	if p.TraceDenials {
+		if prep.filters, err = tracedFilters(&prep.spec); err != nil {
+			prep.cleanup()
+			return nil, err
+		}
+	}
 	// PWD is replaced, never removed: the report does not list it.
 	prep.report.Environment = EnvironmentReport{Removed: slices.DeleteFunc(removed, func(k string) bool { return k == "PWD" })}
 	if h, ok := getEnv(prep.spec.Env, "HOME"); ok && p.Home != HomeInherit {

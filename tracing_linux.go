@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/ptrace"
 	"github.com/nsrun/nsrun/seccomp"
@@ -31,13 +32,84 @@ func traceProgram() (seccomp.Program, error) {
 	return compiled.Program, nil
 }
 
-// traced is a profile as --trace-denials loads it: its refusals trapped,
-// for the tracer to record and turn back into their errnos.
-func traced(p *Policy, prof seccomp.Profile) seccomp.Profile {
-	if !p.TraceDenials {
-		return prof
+// tracedFilters makes spec's seccomp programs those of a traced sandbox
+// and returns them as they were, oldest first, for the tracer to decide
+// by. Each refusal becomes a trace (seccomp.Traced): a trap would send
+// the payload a SIGSYS, which its own handlers, masks and signals would
+// see, and an errno would never reach the tracer. The kernel takes the
+// strictest action of stacked filters, and a user notification outranks a
+// trace where untraced an errno outranks it:
+//   - the program that notifies (the Landlock-only supervisor's, the
+//     guard's listen()) gets the others' refusals ahead of it
+//     (seccomp.Ahead), so the supervisor never takes a call they refuse;
+//   - where none does, the first program is loaded with a listener the
+//     init keeps (Spec.HoldListener): the kernel allows one per task tree,
+//     and a filter of the payload's that notified could let a refused
+//     call go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
+//
+// The trace filter, which only observes, is loaded first; the tracer
+// decides each stop by the untraced programs, whichever value wins.
+func tracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
+	var untraced []seccomp.Program
+	if spec.Supervisor != nil {
+		untraced = append(untraced, spec.Supervisor.Filter)
 	}
-	return prof.Trapping(ptrace.RefuseMark)
+	untraced = append(untraced, spec.Seccomp...)
+	notifier := -1
+	loaded := make([]seccomp.Program, len(untraced))
+	for i, prog := range untraced {
+		if err := prog.Check(); err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: "--trace-denials: " + err.Error()}
+		}
+		if seccomp.Notifies(prog) {
+			notifier = i
+		}
+		var err error
+		if loaded[i], err = seccomp.Traced(prog); err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: "--trace-denials: " + err.Error()}
+		}
+	}
+	if notifier >= 0 {
+		var ahead []seccomp.Program
+		for i := len(loaded) - 1; i >= 0; i-- {
+			if i != notifier {
+				ahead = append(ahead, loaded[i])
+			}
+		}
+		prog, err := seccomp.Ahead(loaded[notifier], ahead...)
+		if err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: "--trace-denials: " + err.Error()}
+		}
+		loaded[notifier] = prog
+	}
+	observe, err := traceProgram()
+	if err != nil {
+		return nil, err
+	}
+	if spec.Supervisor != nil {
+		spec.Supervisor.Filter, loaded = loaded[0], loaded[1:]
+	}
+	spec.Seccomp = append([]seccomp.Program{observe}, loaded...)
+	spec.HoldListener = notifier < 0
+	return untraced, nil
+}
+
+// refusedBy says whether filters, loaded in that order, refuse a call and
+// with which errno: what the payload gets untraced. A trace is refused with
+// ENOSYS, as the kernel refuses it without a tracer; the actions that
+// outrank a trace (a kill, a trap, a notification) never reach the tracer,
+// and are refused with ENOSYS should one do.
+func refusedBy(filters []seccomp.Program) func(ptrace.Syscall) (unix.Errno, bool) {
+	return func(c ptrace.Syscall) (unix.Errno, bool) {
+		d := seccomp.Data{NR: int32(c.NR), Arch: c.Arch, IP: c.IP, Args: c.Args}
+		switch a := seccomp.ActionOf(seccomp.Decide(filters, d)); a.Kind {
+		case seccomp.ActAllow, seccomp.ActLog:
+			return 0, false
+		case seccomp.ActErrno:
+			return unix.Errno(a.Errno), true
+		}
+		return unix.ENOSYS, true
+	}
 }
 
 // traceDenials starts tracing the process just started (the init, or the
@@ -74,7 +146,8 @@ func (s *sysCmd) traceDenials(c *Cmd) error {
 		}
 	}
 	name := func(nr uint64) (string, bool) { return seccomp.NativeName(nr) }
-	if s.tracer, err = ptrace.Seize(s.pid, ptrace.Options{Ignore: ignore, Name: name, Report: report}); err != nil {
+	o := ptrace.Options{Ignore: ignore, Name: name, Report: report, Refused: refusedBy(s.filters)}
+	if s.tracer, err = ptrace.Seize(s.pid, o); err != nil {
 		return &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--trace-denials: %v", err)}
 	}
 	return nil

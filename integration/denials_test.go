@@ -5,9 +5,9 @@ package integration
 import (
 	"encoding/json"
 	"os"
-
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -151,13 +151,7 @@ func TestTraceDenialsSameOutcome(t *testing.T) {
 		if plain.code != 3 || tr.code != 3 || plain.stdout != tr.stdout {
 			t.Errorf("%v: untraced %v\ntraced %v", mode, plain, tr)
 		}
-		var payload []string
-		for _, l := range strings.Split(tr.stderr, "\n") {
-			if !strings.HasPrefix(l, "nsrun: denied") {
-				payload = append(payload, l)
-			}
-		}
-		if strings.Join(payload, "\n") != plain.stderr {
+		if withoutSummary(tr.stderr) != plain.stderr {
 			t.Errorf("%v: stderr untraced %q, traced %q", mode, plain.stderr, tr.stderr)
 		}
 		if len(*d.Denials) != 3 {
@@ -223,5 +217,132 @@ func TestTraceDenialsPolicyFile(t *testing.T) {
 	r = run(t, "/", "--report", rep, "--", helperBin, "write", "/usr/nsrun-denied")
 	if strings.Contains(readFile(t, rep), `"denials"`) || strings.Contains(r.stderr, "denied") {
 		t.Errorf("untraced: %v\n%s", r, readFile(t, rep))
+	}
+}
+
+// withoutSummary is nsrun's stderr without its denial summary.
+func withoutSummary(stderr string) string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, "nsrun: denied") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// sameTraced runs argv untraced and traced and fails unless both end
+// alike and print alike (the summary aside); it returns the traced
+// run's denials.
+func sameTraced(t *testing.T, argv []string) (result, denialsReport) {
+	t.Helper()
+	plain := run(t, "/", argv...)
+	tr, d := traced(t, "/", argv...)
+	if plain.code != tr.code || plain.stdout != tr.stdout || withoutSummary(tr.stderr) != plain.stderr {
+		t.Errorf("%v:\nuntraced %v\ntraced %v", argv, plain, tr)
+	}
+	return plain, d
+}
+
+// TestTraceDenialsKeepsSignals: the payload's SIGSYS is its own, traced or
+// not. A refused call leaves its handler, its mask and an ignored SIGSYS
+// as they were (untraced it gets an errno, no signal); a SIGSYS it sends
+// itself, even one dressed as a seccomp trap of read(), reaches it as it
+// was and is listed as no denial. Only the refused call is listed.
+func TestTraceDenialsKeepsSignals(t *testing.T) {
+	keyctl := itoa(unix.SYS_KEYCTL)
+	for _, mode := range [][]string{{}, {"--isolation", "landlock", "--ro", filepath.Dir(syscBin)}} {
+		for _, how := range []string{"default", "handler", "resethand", "blocked", "ignored"} {
+			for _, what := range [][]string{{"call", keyctl, "0"}, {"raise"}, {"forge", "0"}, {"raise,call", keyctl, "0"}, {"call,raise", keyctl, "0"}} {
+				argv := append(append(append([]string{}, mode...), "--", syscBin, "sig", how), what...)
+				plain, d := sameTraced(t, argv)
+				calls := 0
+				for _, x := range *d.Denials {
+					if x.Operation != "keyctl" || x.Errno != "EPERM" || x.Rule != "seccomp: keyctl" {
+						t.Errorf("%v: denial %+v, want only keyctl's", argv, x)
+					}
+					calls += x.Count
+				}
+				// The refused call was made unless its SIGSYS killed the
+				// payload before it.
+				want := 0
+				if strings.Contains(what[0], "call") && (strings.HasPrefix(what[0], "call") || plain.code == 0) {
+					want = 1
+				}
+				if calls != want {
+					t.Errorf("%v: %d denials listed, want %d (%+v)", argv, calls, want, *d.Denials)
+				}
+			}
+		}
+	}
+}
+
+// TestTraceDenialsPayloadFilters: filters the payload loads itself answer
+// as untraced, and cannot make the tracer let a refused call run or list
+// a call the sandbox did not refuse.
+func TestTraceDenialsPayloadFilters(t *testing.T) {
+	const (
+		traceObserve = 0x7ff00000 | 0x4e53 // SECCOMP_RET_TRACE with the observing value
+		traceEPERM   = 0x7ff08001          // SECCOMP_RET_TRACE with the value traps once carried
+		errnoEACCES  = 0x00050000 | 13
+	)
+	hex := func(v int) string { return "0x" + strconv.FormatInt(int64(v), 16) }
+	keyctl, getpid := itoa(unix.SYS_KEYCTL), itoa(unix.SYS_GETPID)
+	for _, mode := range [][]string{{}, {"--isolation", "landlock", "--ro", filepath.Dir(syscBin)}} {
+		for _, c := range []struct {
+			args   []string
+			out    string
+			denial string // the one call listed, or none
+		}{
+			// A refused call stays refused, whatever the payload's trace says.
+			{[]string{"filtered", hex(traceObserve), keyctl, "0"}, "EPERM", "keyctl"},
+			{[]string{"filtered", hex(traceEPERM), keyctl, "0"}, "EPERM", "keyctl"},
+			// A trace no tracer answers fails the call with ENOSYS, as
+			// untraced; the sandbox refused nothing.
+			{[]string{"filtered", hex(traceEPERM), getpid}, "ENOSYS", ""},
+			{[]string{"filtered", hex(traceObserve), getpid}, "ENOSYS", ""},
+			// The payload's own errno, the newest filter's, stands.
+			{[]string{"filtered", hex(errnoEACCES), keyctl, "0"}, "EACCES", ""},
+		} {
+			argv := append(append(append([]string{}, mode...), "--", syscBin), c.args...)
+			r, d := sameTraced(t, argv)
+			if r.stdout != c.out {
+				t.Errorf("%v: %v, want %s", argv, r, c.out)
+			}
+			var ops []string
+			for _, x := range *d.Denials {
+				ops = append(ops, x.Operation)
+			}
+			if strings.Join(ops, " ") != c.denial {
+				t.Errorf("%v: denials %+v, want %q", argv, *d.Denials, c.denial)
+			}
+		}
+		// A listener of the payload's own could let a refused call go on
+		// (SECCOMP_USER_NOTIF_FLAG_CONTINUE) where its notification
+		// outranks the tracer's stop: the sandbox holds the one listener a
+		// task tree may have.
+		for _, nr := range []int{unix.SYS_KEYCTL, unix.SYS_MOUNT} {
+			argv := append(append([]string{}, mode...), "--", syscBin, "continue", itoa(nr), "0", "0", "0", "0", "0")
+			if r, _ := traced(t, "/", argv...); r.stdout != "load: EBUSY" {
+				t.Errorf("%v: %v, want the listener refused", argv, r)
+			}
+		}
+	}
+}
+
+// TestTraceDenialsSupervisorBehindRefusals: in the Landlock-only mode a
+// call the guard refuses is refused traced too, though the supervisor is
+// handed such calls when they are allowed (chmod): no set-uid file.
+func TestTraceDenialsSupervisorBehindRefusals(t *testing.T) {
+	ws := workspace(t)
+	f := filepath.Join(ws, "f")
+	writeFile(t, f, "x")
+	argv := []string{"--isolation", "landlock", "--ro", filepath.Dir(helperBin), "--rw", ws, "--", helperBin, "chmod", f, "4755"}
+	r, d := sameTraced(t, argv)
+	if r.stdout != "EPERM" || findDenial(d, "chmod", f) == nil {
+		t.Errorf("%v: %v, denials %+v", argv, r, *d.Denials)
+	}
+	if st, err := os.Stat(f); err != nil || st.Mode()&os.ModeSetuid != 0 {
+		t.Errorf("%s: %v %v", f, st.Mode(), err)
 	}
 }

@@ -1,13 +1,8 @@
 package ptrace
 
-// The values a filter gives the tracer (SECCOMP_RET_DATA).
-const (
-	// ObserveData marks a call the tracer looks at the result of.
-	ObserveData = 0x4e53
-	// RefuseMark|errno is the trap value of a call a filter refuses with
-	// errno (seccomp.Profile.Trapping).
-	RefuseMark = 0x8000
-)
+// ObserveData is the value a filter's trace (SECCOMP_RET_DATA) gives a
+// call the tracer looks at the result of.
+const ObserveData = 0x4e53
 
 // Call is a call the tracer can observe: a filter returns
 // SECCOMP_RET_TRACE with ObserveData for it, when argument NonZero (if
@@ -106,6 +101,12 @@ func byNumber(nr uint64) *callInfo {
 		}
 	}
 	return nil
+}
+
+// observed reports whether a filter made of Calls stops at c.
+func observed(c Syscall) bool {
+	ci := byNumber(c.NR)
+	return ci != nil && (ci.nonZero < 0 || c.Args[ci.nonZero] != 0)
 }
 
 // infoFor is a call's arguments by name, for calls refused by a filter

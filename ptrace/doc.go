@@ -2,18 +2,24 @@
 // each call of theirs that failed or that a seccomp filter refused: the
 // account behind nsrun's --trace-denials.
 //
-// It only looks. A seccomp filter the caller builds from Calls stops a
-// process at the calls that can be refused (SECCOMP_RET_TRACE with
-// ObserveData); the tracer asks for that call's exit (PTRACE_SYSCALL),
-// reads its result (PTRACE_GET_SYSCALL_INFO) and lets it go on, changed in
-// nothing. The calls a filter refuses outright are trapped instead
-// (SECCOMP_RET_TRAP with RefuseMark|errno, seccomp.Profile.Trapping): the
-// kernel never runs them, whatever the tracer does, and the tracer turns
-// the SIGSYS into the errno the rule names, which is what the thread would
-// have got without tracing. A tracer that dies takes every process it
-// follows with it (PTRACE_O_EXITKILL); a process with such a filter and no
-// tracer gets ENOSYS for the observed calls and SIGSYS for the refused
-// ones: nothing is ever let through for want of a tracer.
+// It refuses what the sandbox refuses and otherwise only looks. A seccomp
+// filter the caller builds from Calls stops a process at the calls that
+// can be refused (SECCOMP_RET_TRACE with ObserveData); the tracer asks for
+// that call's exit (PTRACE_SYSCALL), reads its result
+// (PTRACE_GET_SYSCALL_INFO) and lets it go on, changed in nothing. The
+// sandbox's own filters are loaded with their errnos made traces
+// (seccomp.Traced): at each such stop the tracer runs the untraced filters
+// on the call itself (Options.Refused) and, where they refuse it, records
+// it and makes it fail with their errno without running it (the call
+// number -1), which is what the thread would have got without tracing. No
+// signal is involved: the payload's own signals, handlers and masks are
+// left as they are. A trace stop neither the sandbox's filters nor the
+// observing one explain comes from a filter the payload loaded: the call
+// fails with ENOSYS, as it does untraced. A tracer that dies takes every
+// process it follows with it (PTRACE_O_EXITKILL), a tracer that cannot
+// set a refused call's registers kills its process, and a process with
+// such filters and no tracer gets ENOSYS for every traced call: nothing
+// is ever let through for want of a tracer.
 //
 // The tracer runs on a thread of its own in the calling program, outside
 // the sandbox's namespaces and Landlock domain: nothing in the sandbox can

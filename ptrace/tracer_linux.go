@@ -13,14 +13,14 @@ import (
 	"github.com/nsrun/nsrun/internal/procfs"
 )
 
-// Event is a call of a traced process that failed, or that a filter
-// refused (the kernel never ran it).
+// Event is a call of a traced process that failed, or that the
+// sandbox's filters refused (the tracer did not let it run).
 type Event struct {
 	Tid, Pid int    // the thread and its process, as the tracer sees them
 	Call     string // the call's name on this architecture
 	Args     [6]uint64
 	Errno    unix.Errno
-	Refused  bool     // by a filter: a trap with RefuseMark
+	Refused  bool     // by the sandbox's filters (Options.Refused)
 	Paths    []string // the path arguments, absolute where they could be made so
 	Addr     string   // a socket address (connect, bind, sendto)
 	Flags    uint64   // open flags (open, openat), else 0
@@ -36,6 +36,12 @@ type Options struct {
 	// Name names a call by its number on this architecture, for the calls
 	// a filter refuses (any call at all).
 	Name func(nr uint64) (string, bool)
+	// Refused says whether the sandbox's filters refuse call c untraced,
+	// and with which errno. It decides every stop of a filter's trace
+	// (SECCOMP_RET_TRACE), whatever value the trace carries: a filter the
+	// payload loads can trace any call with any value. Nil: they refuse
+	// nothing.
+	Refused func(c Syscall) (unix.Errno, bool)
 	// Report is given each event on the tracer's thread, while the thread
 	// that made the call waits: it must be quick (Event.Process reads
 	// /proc: only for what it keeps), and bound what it keeps.
@@ -148,6 +154,15 @@ func tracer(tid int) int {
 // Ended waits for the process seized to end and reaps it.
 func (t *Tracer) Ended() Ended { return <-t.ended }
 
+// Syscall is a call at its stop for a filter's trace, as the filter saw
+// it (struct seccomp_data).
+type Syscall struct {
+	Arch uint32 // AUDIT_ARCH_*
+	NR   uint64
+	IP   uint64
+	Args [6]uint64
+}
+
 // pendingCall is an observed call between its seccomp stop and its exit.
 type pendingCall struct {
 	nr   uint64
@@ -249,8 +264,6 @@ func (l *loop) stopped(tid int, ws unix.WaitStatus) {
 			return
 		}
 		l.resume(tid, 0) // a new tracee's first stop
-	case sig == unix.SIGSYS:
-		l.resume(tid, l.trapped(tid))
 	case stopSignal(sig) && l.o.Ignore != 0 && l.tgid(tid) == l.o.Ignore:
 		// The kernel hands a tracer even the signals a PID namespace's
 		// init ignores (from inside it, those it has no handler for):
@@ -276,14 +289,49 @@ func (l *loop) resume(tid int, sig unix.Signal) {
 	_ = ptrace(req, tid, 0, uintptr(sig))
 }
 
-// entered is a seccomp stop: an observed call is about to run.
+// entered is a seccomp stop: a call the sandbox's filters refuse, which
+// the tracer refuses now, or an observed call about to run.
 func (l *loop) entered(tid int) {
 	var info syscallInfo
-	if getSyscallInfo(tid, &info) == nil && info.Op == syscallInfoSeccomp && info.retData() == ObserveData {
-		l.pending[tid] = pendingCall{nr: info.nr(), args: info.args()}
+	if err := getSyscallInfo(tid, &info); err != nil || info.Op != syscallInfoSeccomp {
+		// Without the call, the tracer cannot tell whether the sandbox
+		// refuses it: it must not run.
+		l.kill(tid)
+		l.resume(tid, 0)
+		return
 	}
+	c := Syscall{Arch: info.Arch, NR: info.nr(), IP: info.IP, Args: info.args()}
+	if l.o.Refused != nil {
+		if errno, refused := l.o.Refused(c); refused {
+			l.skip(tid, errno)
+			l.refused(tid, c, errno)
+			l.resume(tid, 0)
+			return
+		}
+	}
+	if info.retData() != ObserveData || !observed(c) {
+		// A trace of a filter the payload loaded: without a tracer, as
+		// untraced, the call fails with ENOSYS.
+		l.skip(tid, unix.ENOSYS)
+		l.resume(tid, 0)
+		return
+	}
+	l.pending[tid] = pendingCall{nr: c.NR, args: c.Args}
 	l.resume(tid, 0)
 }
+
+// skip makes the call tid is stopped in fail with errno, not run. Where
+// the registers cannot be set, the process is killed: a thread with a
+// fatal signal pending leaves a seccomp stop without running its call.
+func (l *loop) skip(tid int, errno unix.Errno) {
+	if err := setSkip(tid, -int64(errno)); err != nil {
+		l.kill(tid)
+	}
+}
+
+// kill kills the process of thread tid (kill(2) of a thread's id reaches
+// its whole process).
+func (l *loop) kill(tid int) { _ = unix.Kill(tid, unix.SIGKILL) }
 
 // exited is the exit of an observed call: a failure is reported.
 func (l *loop) exited(tid int) {
@@ -298,33 +346,20 @@ func (l *loop) exited(tid int) {
 	l.resume(tid, 0)
 }
 
-// trapped is a SIGSYS: from a filter's refusal (a trap with RefuseMark),
-// it is recorded and replaced by the errno the refusal names, and the
-// signal is not delivered. Any other SIGSYS is delivered as it is.
-func (l *loop) trapped(tid int) unix.Signal {
-	var si sigInfo
-	if ptrace(unix.PTRACE_GETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&si))) != nil ||
-		si.Code != sysSeccomp || si.Errno&RefuseMark == 0 {
-		return unix.SIGSYS
-	}
-	errno := unix.Errno(si.Errno &^ RefuseMark)
-	args, err := callArgs(tid)
-	if err != nil || setReturn(tid, -int64(errno)) != nil {
-		return unix.SIGSYS
-	}
+// refused reports a call the sandbox's filters refused.
+func (l *loop) refused(tid int, c Syscall, errno unix.Errno) {
 	name, ok := "", false
 	if l.o.Name != nil {
-		name, ok = l.o.Name(uint64(uint32(si.Syscall)))
+		name, ok = l.o.Name(c.NR)
 	}
 	if !ok {
-		name = fmt.Sprintf("syscall %d", si.Syscall)
+		name = fmt.Sprintf("syscall %d", c.NR)
 	}
-	c := infoFor(name)
-	if c == nil {
-		c = &callInfo{name: name, fd: -1, addr: -1, flags: -1, nonZero: -1}
+	ci := infoFor(name)
+	if ci == nil {
+		ci = &callInfo{name: name, fd: -1, addr: -1, flags: -1, nonZero: -1}
 	}
-	l.report(tid, c, name, args, errno, true)
-	return 0
+	l.report(tid, ci, name, c.Args, errno, true)
 }
 
 // report describes a call and hands it on.
@@ -378,19 +413,6 @@ func ptrace(req int, tid int, addr, data uintptr) error {
 		return e
 	}
 	return nil
-}
-
-// sysSeccomp is the si_code of a SIGSYS a filter's trap sent.
-const sysSeccomp = 1
-
-// sigInfo is the start of a siginfo_t, with a SIGSYS's fields.
-type sigInfo struct {
-	Signo, Errno, Code int32
-	_                  int32
-	CallAddr           uint64
-	Syscall            int32
-	Arch               uint32
-	_                  [96]byte
 }
 
 // PTRACE_GET_SYSCALL_INFO and its ops.

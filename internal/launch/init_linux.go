@@ -367,7 +367,15 @@ func lockDown(spec *Spec, step func(string), status *os.File) (path string, code
 		return "", ExitSetup, err
 	}
 	step("capabilities dropped, no_new_privs set")
-	for _, prog := range spec.Seccomp {
+	for i, prog := range spec.Seccomp {
+		if i == 0 && spec.HoldListener {
+			// Kept open, never read, closed with the init: the filter
+			// notifies nothing.
+			if _, _, err := seccomp.LoadListener(prog); err != nil {
+				return "", ExitSetup, err
+			}
+			continue
+		}
 		if !seccomp.Notifies(prog) {
 			if err := seccomp.Load(prog); err != nil {
 				return "", ExitSetup, err

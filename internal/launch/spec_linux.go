@@ -39,6 +39,11 @@ type Spec struct {
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
+	// HoldListener loads Seccomp[0] with a listener the init keeps open
+	// and never reads (--trace-denials, where no program notifies): the
+	// kernel allows one per task tree, so the payload cannot load a filter
+	// whose notifications would outrank the tracer's stops.
+	HoldListener bool
 	// Net makes the init serve sockets of its network namespace on
 	// NetSockFD, and wait before starting the payload until nsrun has its
 	// listeners in place.
