@@ -82,9 +82,12 @@ type Protection struct {
 	Absent   []Absent
 	Warnings []string
 	// Trees are the work trees found, to look at with Nested afterwards;
-	// Known are those and the other work trees seen, by directory.
+	// Known are those, the other work trees seen and the git directories
+	// found as directories of their own, by directory; Roots are the
+	// directories searched (for Made afterwards).
 	Trees []Tree
 	Known map[string]bool
+	Roots []string
 }
 
 // maxDepth bounds how far submodules nest and includes chain.
@@ -94,13 +97,14 @@ const maxDepth = 8
 // protection.
 func Protect(in Input) *Protection {
 	g := &guard{in: in, ro: map[string]bool{}, rw: map[string]bool{}, absent: map[string]Absent{},
-		commons: map[string]*common{}, trees: map[string]bool{}, parsed: map[string]bool{}}
-	for _, r := range in.Roots {
+		commons: map[string]*common{}, trees: map[string]bool{}, bares: map[string]bool{}, parsed: map[string]bool{}}
+	for _, r := range outermost(in.Roots) {
 		g.scan(r)
 	}
 	for _, f := range in.Global {
 		g.configFile(f, g.allTrees(), 0)
 	}
+	g.guardDiscovery()
 	return g.answer()
 }
 
@@ -111,6 +115,7 @@ type guard struct {
 	warn    []string
 	commons map[string]*common
 	trees   map[string]bool // work trees seen
+	bares   map[string]bool // git directories found as directories of their own
 	parsed  map[string]bool // configuration files read
 	indexes []Tree
 }
@@ -176,35 +181,34 @@ func (g *guard) keepAbsent(dir, name, why string) {
 	}
 }
 
-// scan looks for repositories in a writable directory: the directory
-// itself, else its children and grandchildren (a folder of projects).
+// scan protects every repository in a writable directory, at any depth:
+// each work tree (a directory with a .git of any kind) and each git
+// directory found as a directory of its own (a bare repository, a
+// separate git directory). The walk reads directory listings only and
+// does not look inside git directories: what host git uses there
+// (submodules under modules/, linked worktrees under worktrees/) is
+// followed from each repository.
 func (g *guard) scan(root string) {
-	if g.workTree(root, 0) {
-		return
-	}
-	if isGitDir(root) {
-		g.commonDir(root, []string{root}, true)
-		return
-	}
-	for _, c := range projects(root) {
-		if !g.workTree(c, 0) {
-			for _, gc := range projects(c) {
-				g.workTree(gc, 0)
-			}
+	n, stopped := walk(root, walkLimit, func(dir string, l *listing) {
+		if l.gitDirNames() && isGitDir(dir) {
+			g.bare(dir)
 		}
+		if l.hasDotgit {
+			g.workTree(dir, 0)
+		}
+	})
+	if stopped != "" {
+		g.warnf("%s: the search for repositories stopped after %d directories, at %s: repositories in the directories not read are not protected", root, n, stopped)
 	}
 }
 
-// projects lists the directories in dir that may be projects: not hidden,
-// not a package manager's tree.
-func projects(dir string) []string {
-	var out []string
-	for _, d := range subdirs(dir) {
-		if name := filepath.Base(d); !strings.HasPrefix(name, ".") && name != "node_modules" {
-			out = append(out, d)
-		}
+// bare protects a git directory found as a directory of its own.
+func (g *guard) bare(dir string) {
+	if g.bares[dir] {
+		return
 	}
-	return out
+	g.bares[dir] = true
+	g.commonDir(dir, []string{dir}, true)
 }
 
 // subdirs lists the directories (not symlinks to them) in dir.
@@ -706,7 +710,12 @@ func (g *guard) allTrees() []string {
 
 func (g *guard) answer() *Protection {
 	g.otherWorktrees()
-	p := &Protection{Warnings: g.warn, Trees: g.indexes, Known: g.trees}
+	p := &Protection{Warnings: g.warn, Trees: g.indexes, Known: map[string]bool{}, Roots: outermost(g.in.Roots)}
+	for _, m := range []map[string]bool{g.trees, g.bares} {
+		for d := range m {
+			p.Known[d] = true
+		}
+	}
 	for d := range g.rw {
 		p.Writable = append(p.Writable, d)
 	}
