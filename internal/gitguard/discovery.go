@@ -145,7 +145,7 @@ func Made(roots []string, known map[string]bool) ([]string, []string) {
 			if known[dir] {
 				return
 			}
-			if l.hasDotgit || l.gitDirNames() && isGitDir(dir) {
+			if l.hasDotgit && exists(filepath.Join(dir, ".git")) || l.gitDirNames() && isGitDir(dir) {
 				out = append(out, dir)
 			}
 		})

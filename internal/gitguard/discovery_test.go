@@ -60,8 +60,12 @@ func TestListing(t *testing.T) {
 		{"a .git symlink", map[string]fs.FileMode{".git": fs.ModeSymlink}, dotgitDir, false, 0},
 		{"a .git socket", map[string]fs.FileMode{".git": fs.ModeIrregular}, dotgitDir, false, 0},
 		{"a bare repository", map[string]fs.FileMode{"HEAD": 0, "objects": fs.ModeDir, "refs": fs.ModeDir, "hooks": fs.ModeDir}, plain, true, 0},
+		{"a bare repository, case ignored", map[string]fs.FileMode{"head": 0, "Objects": fs.ModeDir, "REFS": fs.ModeDir}, plain, true, 0},
 		{"a linked worktree's git directory", map[string]fs.FileMode{"HEAD": 0, "commondir": 0}, plain, true, 0},
+		{"HEAD and objects: protected, looked into", map[string]fs.FileMode{"HEAD": 0, "objects": fs.ModeDir}, plain, true, 1},
+		{"a work tree that looks like a git directory", map[string]fs.FileMode{".git": fs.ModeDir, "HEAD": 0, "objects": fs.ModeDir, "refs": fs.ModeDir}, dotgitDir, true, 2},
 		{"HEAD alone", map[string]fs.FileMode{"HEAD": 0, "refs": fs.ModeDir}, plain, false, 1},
+		{".GIT", map[string]fs.FileMode{".GIT": fs.ModeDir}, dotgitDir, false, 0},
 		{"a symlink to a directory", map[string]fs.FileMode{"lib": fs.ModeSymlink, "d": fs.ModeDir}, plain, false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package gitguard
 import (
 	"io/fs"
 	"path/filepath"
+	"strings"
 )
 
 // walkLimit bounds the directories one walk of a writable root reads: a
@@ -53,10 +54,11 @@ func (l *listing) gitDirNames() bool { return l.head && (l.objects || l.commondi
 
 // descend says which subdirectories of a directory the walk reads: all but
 // the inside of git directories (the .git, or the directory itself when it
-// is one), which the protection of each repository covers (its modules/
-// and worktrees/ included) and where nobody stands to run git.
+// has all git looks for in one and no .git), which the protection of each
+// repository covers (its modules/ and worktrees/ included) and where
+// nobody stands to run git.
 func (l *listing) descend() []string {
-	if l.gitDirNames() {
+	if !l.hasDotgit && l.head && (l.objects && l.refs || l.commondir) {
 		return nil
 	}
 	return l.dirs
@@ -65,23 +67,28 @@ func (l *listing) descend() []string {
 // add records one entry of a directory: its name and type (only the type
 // bits of a FileMode).
 func (l *listing) add(name string, typ fs.FileMode) {
-	switch name {
-	case ".git":
+	// Case is ignored: on a case-insensitive directory (ext4's casefold,
+	// vfat) git's HEAD is found as head. Where case matters, a .GIT
+	// or a head is checked by name afterwards, and passed over.
+	switch {
+	case named(name, ".git"):
 		l.hasDotgit, l.dotgit = true, typ
 		return
-	case "HEAD":
+	case named(name, "HEAD"):
 		l.head = true
-	case "objects":
+	case named(name, "objects"):
 		l.objects = true
-	case "refs":
+	case named(name, "refs"):
 		l.refs = true
-	case "commondir":
+	case named(name, "commondir"):
 		l.commondir = true
 	}
 	if typ.IsDir() {
 		l.dirs = append(l.dirs, name)
 	}
 }
+
+func named(name, want string) bool { return len(name) == len(want) && strings.EqualFold(name, want) }
 
 // walk reads root and the directories below it breadth first, at most
 // limit of them, and calls visit with each directory's listing. A
