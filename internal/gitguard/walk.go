@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // walkLimit bounds the directories one walk of a writable root reads: a
@@ -90,29 +92,68 @@ func (l *listing) add(name string, typ fs.FileMode) {
 
 func named(name, want string) bool { return len(name) == len(want) && strings.EqualFold(name, want) }
 
-// walk reads root and the directories below it breadth first, at most
-// limit of them, and calls visit with each directory's listing. A
-// directory that cannot be read is passed over. It returns how many were
-// read and the first directory left unread when the limit stopped it.
+// walkers is how many directories a walk reads at once: the reads are
+// system calls and, when the directories are not cached, disk reads, which
+// several threads overlap.
+const walkers = 4
+
+// walk reads root and the directories below it breadth first, level by
+// level, at most limit of them, and calls visit with each directory's
+// listing, in order, from the calling goroutine. A directory that cannot
+// be read is passed over. It returns how many were read and the first
+// directory left unread when the limit stopped it.
 func walk(root string, limit int, visit func(dir string, l *listing)) (int, string) {
-	r := newReader()
-	queue := []string{root}
+	level := []string{root}
 	n := 0
-	for len(queue) > 0 {
-		dir := queue[0]
-		queue = queue[1:]
-		if n >= limit {
-			return n, dir
+	for len(level) > 0 {
+		stopped := ""
+		if n+len(level) > limit {
+			stopped = level[limit-n]
+			level = level[:limit-n]
 		}
-		n++
-		l, err := r.read(dir)
-		if err != nil {
-			continue
+		n += len(level)
+		listings := readAll(level)
+		var next []string
+		for i, l := range listings {
+			if l == nil {
+				continue
+			}
+			visit(level[i], l)
+			for _, d := range l.descend() {
+				next = append(next, filepath.Join(level[i], d))
+			}
 		}
-		visit(dir, l)
-		for _, d := range l.descend() {
-			queue = append(queue, filepath.Join(dir, d))
+		if stopped != "" {
+			return n, stopped
 		}
+		level = next
 	}
 	return n, ""
+}
+
+// readAll reads the listings of dirs, walkers at a time; nil for one that
+// cannot be read.
+func readAll(dirs []string) []*listing {
+	out := make([]*listing, len(dirs))
+	workers := min(walkers, len(dirs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := newReader()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(dirs) {
+					return
+				}
+				if l, err := r.read(dirs[i]); err == nil {
+					out[i] = l
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
