@@ -16,14 +16,18 @@
 // made read-only one by one, and what is absent (commondir, hooks/ or info/
 // when missing) can only be kept absent from outside, by watching.
 //
+// Every repository in the writable directories is found, at any depth, by
+// a walk of directory listings; and where the user stands to use one (the
+// workspace's top, each repository's top, the directories between) the
+// names that would let git's discovery find a repository of the payload's
+// instead are kept absent (see discovery.go).
+//
 // It reads files only; it never runs git. Nothing here touches the kernel:
 // the caller turns the answer into mount rules, Landlock grants and watches.
 //
-// What it cannot protect: a new repository the payload creates (a nested
-// one, a new submodule) is the payload's, like any file it writes; and a
-// nested repository the payload registers in a writable index as a
-// submodule is run by the superproject's git status on the host (see the
-// README).
+// What it cannot protect: a new repository the payload creates elsewhere
+// (a nested one, a new submodule) is the payload's, like any file it
+// writes; Made and Nested name them afterwards (see the README).
 package gitguard
 
 import (
