@@ -150,18 +150,21 @@ func (g *guard) warnf(format string, a ...any) { g.warn = append(g.warn, fmt.Spr
 // writable reports whether the payload could write p: a writable rule, or
 // one of the directories made writable here, covers it, and nothing made
 // read-only here does.
+//
+// It looks up p and each directory above it, so that its cost grows with
+// p's depth, not with how many paths were protected.
 func (g *guard) writable(p string) bool {
-	for r := range g.ro {
-		if within(p, r) {
+	rw := false
+	for d := p; ; d = filepath.Dir(d) {
+		if g.ro[d] {
 			return false
 		}
-	}
-	for d := range g.rw {
-		if within(p, d) {
-			return true
+		rw = rw || g.rw[d]
+		if d == "/" || d == "." {
+			break
 		}
 	}
-	return g.in.Decide(p) == Writable
+	return rw || g.in.Decide(p) == Writable
 }
 
 // readOnly shows p read-only if the payload could otherwise change it. A
@@ -789,5 +792,5 @@ func errText(err error) string {
 
 // within reports whether p is base or below it.
 func within(p, base string) bool {
-	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
+	return p == base || base == "/" || len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
 }
