@@ -171,3 +171,24 @@ func TestWalkBound(t *testing.T) {
 		t.Errorf("whole walk: %d, stopped at %q", n, stopped)
 	}
 }
+
+// A linked worktree's own git directory found apart from its work tree
+// (moved out of the main repository's worktrees/): its commondir and
+// gitdir are read-only.
+func TestPrivateGitDirFound(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	main, wt := filepath.Join(ws, "main"), filepath.Join(t.TempDir(), "wt")
+	newRepo(t, main)
+	gitIn(t, main, "worktree", "add", "-q", wt)
+	priv := filepath.Join(ws, "moved")
+	if err := os.Rename(filepath.Join(main, ".git", "worktrees", "wt"), priv); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(priv, "commondir"), []byte(filepath.Join(main, ".git")+"\n"), 0o644)
+	ro := rel(ws, protect(ws).ReadOnly)
+	for _, want := range []string{"moved/commondir", "moved/gitdir", "main/.git/config"} {
+		if !contains(ro, want) {
+			t.Errorf("%s is not read-only: %q", want, ro)
+		}
+	}
+}

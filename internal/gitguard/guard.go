@@ -209,13 +209,25 @@ func (g *guard) scan(root string) {
 	}
 }
 
-// bare protects a git directory found as a directory of its own.
+// bare protects a git directory found as a directory of its own: a bare
+// repository, a separate git directory, or (with a commondir) a linked
+// worktree's own git directory, whose commondir and gitdir are then what
+// host git trusts.
 func (g *guard) bare(dir string) {
 	if g.bares[dir] {
 		return
 	}
 	g.bares[dir] = true
-	g.commonDir(dir, []string{dir}, true)
+	cd, err := readCommondir(dir)
+	switch {
+	case err != nil:
+		g.warnf("%s: %v; it is read-only", dir, err)
+		g.readOnly(dir)
+	case cd != "":
+		g.private(dir, g.commonDir(cd, nil, false))
+	default:
+		g.commonDir(dir, []string{dir}, true)
+	}
 }
 
 // subdirs lists the directories (not symlinks to them) in dir.
