@@ -15,6 +15,7 @@ type gitProtection struct {
 	warnings []string
 	trees    []gitguard.Tree
 	known    map[string]bool
+	roots    []string
 }
 
 // protectGit finds the repositories in the writable directory rules of
@@ -52,7 +53,7 @@ func protectGit(rules []canonRule) *gitProtection {
 	}
 	in.Global = append(in.Global, "/etc/gitconfig")
 	prot := gitguard.Protect(in)
-	out := &gitProtection{absent: prot.Absent, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known}
+	out := &gitProtection{absent: prot.Absent, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known, roots: prot.Roots}
 	add := func(p string, a Access) {
 		r := Rule{Path: p, Access: a, Source: SourceBaseline}
 		cr, err := canonicalRule(r, "/")

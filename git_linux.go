@@ -3,12 +3,15 @@ package nsrun
 import "github.com/nsrun/nsrun/internal/gitguard"
 
 // nestedRepositories warns about, and returns, the repositories the
-// payload registered as submodules of a protected one: the host's git
-// status in the superproject runs git in each, with its own configuration,
-// which no mount could keep from the payload (the index must be writable
-// for git to commit).
+// payload made in the directories the protection searched: its own
+// configuration, hooks and all, are what host git uses there, which no
+// rule could keep from the payload. Those it registered as submodules of
+// a protected repository come first: the host's git status in the
+// superproject runs git in each (the index must be writable for git to
+// commit).
 func (c *Cmd) nestedRepositories(g *gitProtection) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, t := range g.trees {
 		nested, err := gitguard.Nested(t, g.known)
 		if err != nil {
@@ -16,9 +19,23 @@ func (c *Cmd) nestedRepositories(g *gitProtection) []string {
 			continue
 		}
 		for _, n := range nested {
-			c.warnf("git: %s is a repository the sandbox made and registered as a submodule in %s: git status there on the host runs git in it, with its configuration (%s/.git); look at it first", n, t.Dir, n)
+			if !seen[n] {
+				seen[n] = true
+				c.warnf("git: %s is a repository the sandbox made and registered as a submodule in %s: git status there on the host runs git in it, with its configuration (%s/.git); look at it first", n, t.Dir, n)
+				out = append(out, n)
+			}
 		}
-		out = append(out, nested...)
+	}
+	made, stopped := gitguard.Made(g.roots, g.known)
+	for _, m := range made {
+		if !seen[m] {
+			seen[m] = true
+			c.warnf("git: %s is a repository the sandbox made: host git there (and below, up to another repository) uses its configuration and hooks; look at them first", m)
+			out = append(out, m)
+		}
+	}
+	for _, s := range stopped {
+		c.warnf("git: the search for repositories the sandbox made stopped at its bound, at %s: look for others yourself", s)
 	}
 	return out
 }

@@ -78,7 +78,7 @@ func narrowedWarning(narrowed []landlock.Narrow, denied []string, entries bool) 
 		if n.Lost&landlock.Bind == 0 {
 			continue
 		}
-		dirs = append(dirs, fmt.Sprintf("%s (which holds %s)", n.Dir, strings.Join(n.Holes, ", ")))
+		dirs = append(dirs, fmt.Sprintf("%s (which holds %s)", n.Dir, some(n.Holes, 3, "paths", ", ")))
 		if n.Lost&landlock.ReadFile != 0 {
 			unreadable = append(unreadable, n.Dir)
 		}
@@ -86,13 +86,13 @@ func narrowedWarning(narrowed []landlock.Narrow, denied []string, entries bool) 
 	var parts []string
 	switch {
 	case len(dirs) > 0 && entries:
-		parts = append(parts, "in "+strings.Join(dirs, "; ")+", nsrun's supervisor creates, removes and renames entries and opens files for writing, "+
+		parts = append(parts, "in "+some(dirs, 5, "directories", "; ")+", nsrun's supervisor creates, removes and renames entries and opens files for writing, "+
 			"which Landlock cannot allow there without allowing it below (slower there); the paths it holds and their directories cannot be removed or renamed")
 		if len(unreadable) > 0 {
-			parts = append(parts, "new files directly in "+strings.Join(unreadable, ", ")+" cannot be opened again for reading or executed (a denied file there keeps Landlock from allowing it)")
+			parts = append(parts, "new files directly in "+some(unreadable, 5, "directories", ", ")+" cannot be opened again for reading or executed (a denied file there keeps Landlock from allowing it)")
 		}
 	case len(dirs) > 0:
-		parts = append(parts, "nothing can be created, removed or renamed directly in "+strings.Join(dirs, "; ")+
+		parts = append(parts, "nothing can be created, removed or renamed directly in "+some(dirs, 5, "directories", "; ")+
 			": Landlock cannot keep those rights from reaching what lies below; their files stay writable and their other subdirectories fully writable")
 	}
 	if len(denied) > 0 {
@@ -102,4 +102,14 @@ func narrowedWarning(narrowed []landlock.Narrow, denied []string, entries bool) 
 		return ""
 	}
 	return "--isolation landlock: " + strings.Join(parts, "; ")
+}
+
+// some joins the first n of list with sep and says how many more there
+// are: a workspace with hundreds of repositories (each with read-only
+// parts, under the agent preset) would otherwise make the line as long.
+func some(list []string, n int, what, sep string) string {
+	if len(list) <= n {
+		return strings.Join(list, sep)
+	}
+	return fmt.Sprintf("%s%sand %d more %s", strings.Join(list[:n], sep), sep, len(list)-n, what)
 }

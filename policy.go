@@ -269,11 +269,15 @@ type Policy struct {
 	// writable by others.
 	HomeDir string
 	// ProtectGit protects the git repositories in the writable directory
-	// rules (package internal/gitguard has what and why): what git writes
-	// stays writable; what host git would later run or trust is read-only,
-	// and where absent is kept absent: the directories on its way are held
-	// in place, and it is watched from outside (the sandbox is ended and
-	// the name removed when it appears).
+	// rules, at any depth (package internal/gitguard has what and why):
+	// what git writes stays writable; what host git would later run or
+	// trust is read-only; and where absent is kept absent, as are the
+	// names that would make host git find another repository in those
+	// directories, in each repository's top and in the directories
+	// between: the directories on each such name's way are held in place,
+	// and the name is watched from outside (the sandbox is ended and the
+	// name removed when it appears). Report.NestedRepositories names the
+	// repositories the payload made there.
 	ProtectGit bool
 	// TraceDenials records what the sandbox refused the payload (Linux):
 	// each denial's process, operation, path or address, errno and the

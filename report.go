@@ -30,8 +30,10 @@ type Report struct {
 	// Absent are the names nsrun kept absent from outside (Policy.ProtectGit),
 	// and what appeared anyway.
 	Absent *AbsentReport `json:"absent,omitempty"`
-	// NestedRepositories are repositories the payload made and registered
-	// as submodules of a protected one: host git runs git in them.
+	// NestedRepositories are the repositories the payload made where the
+	// git protection searched (work trees with a .git of any kind, bare
+	// ones, git directories), those it registered as submodules of a
+	// protected one first: host git there uses their configuration.
 	NestedRepositories []string `json:"nested_repositories,omitempty"`
 	// Network is what the sandbox could reach and what it tried; nil
 	// when no sandbox was built.

@@ -151,7 +151,7 @@ func TestAgentGitAttacks(t *testing.T) {
 		return `d=` + ws + `/.evil; rm -rf $d; mkdir -p $d && git init -q --bare $d && git -C $d config core.fsmonitor "touch ` + marker + `; false" && git -C $d config core.bare false`
 	}
 	hook := `printf '#!/bin/sh\ntouch ` + marker + `\n'`
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		name, layout, script string
 		killed               bool // nsrun ends the sandbox: a name it keeps absent appeared
 	}{
@@ -176,7 +176,11 @@ func TestAgentGitAttacks(t *testing.T) {
 			os.Remove(marker)
 			ws := ls[tc.layout]
 			gitFiles := snapshot(t, ws)
-			r := a.run(t, ws, []string{"--report", "-"}, tc.script)
+			// A git directory an earlier payload made in the same workspace
+			// is a repository the next run finds and protects: each
+			// subtest makes its own.
+			script := strings.ReplaceAll(tc.script, ".evil", ".evil"+itoa(i))
+			r := a.run(t, ws, []string{"--report", "-"}, script)
 			if tc.killed {
 				if r.code != 137 || !strings.Contains(r.stderr, "appeared") || !strings.Contains(r.stderr, "was removed; the sandbox was ended") {
 					t.Errorf("nsrun did not end the sandbox: %v", r)

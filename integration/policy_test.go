@@ -81,6 +81,11 @@ func TestAgentPresetDoesRealWork(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".ssh", "id_ed25519"), "PRIVATE KEY")
 	writeFile(t, filepath.Join(ws, "main.go"), "package main\n\nfunc main() { println(\"built\") }\n")
 	writeFile(t, filepath.Join(ws, "go.mod"), "module demo\n\ngo 1.21\n")
+	// The repository is made before the run: the preset keeps a workspace
+	// that has none from becoming one.
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		goBin = "/usr/local/go/bin/go"
@@ -89,7 +94,7 @@ func TestAgentPresetDoesRealWork(t *testing.T) {
 		t.Skip("no Go toolchain here (the container suite's image has none)")
 	}
 	script := `set -e
-git init -q . && git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m first && echo committed
+git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m first && echo committed
 ` + goBin + ` build -o demo . && ./demo
 test ! -s ` + home + `/.ssh/id_ed25519 && echo ssh-hidden
 echo "home=$HOME"`

@@ -16,14 +16,18 @@
 // made read-only one by one, and what is absent (commondir, hooks/ or info/
 // when missing) can only be kept absent from outside, by watching.
 //
+// Every repository in the writable directories is found, at any depth, by
+// a walk of directory listings; and where the user stands to use one (the
+// workspace's top, each repository's top, the directories between) the
+// names that would let git's discovery find a repository of the payload's
+// instead are kept absent (see discovery.go).
+//
 // It reads files only; it never runs git. Nothing here touches the kernel:
 // the caller turns the answer into mount rules, Landlock grants and watches.
 //
-// What it cannot protect: a new repository the payload creates (a nested
-// one, a new submodule) is the payload's, like any file it writes; and a
-// nested repository the payload registers in a writable index as a
-// submodule is run by the superproject's git status on the host (see the
-// README).
+// What it cannot protect: a new repository the payload creates elsewhere
+// (a nested one, a new submodule) is the payload's, like any file it
+// writes; Made and Nested name them afterwards (see the README).
 package gitguard
 
 import (
@@ -82,9 +86,12 @@ type Protection struct {
 	Absent   []Absent
 	Warnings []string
 	// Trees are the work trees found, to look at with Nested afterwards;
-	// Known are those and the other work trees seen, by directory.
+	// Known are those, the other work trees seen and the git directories
+	// found as directories of their own, by directory; Roots are the
+	// directories searched (for Made afterwards).
 	Trees []Tree
 	Known map[string]bool
+	Roots []string
 }
 
 // maxDepth bounds how far submodules nest and includes chain.
@@ -94,13 +101,14 @@ const maxDepth = 8
 // protection.
 func Protect(in Input) *Protection {
 	g := &guard{in: in, ro: map[string]bool{}, rw: map[string]bool{}, absent: map[string]Absent{},
-		commons: map[string]*common{}, trees: map[string]bool{}, parsed: map[string]bool{}}
-	for _, r := range in.Roots {
+		commons: map[string]*common{}, trees: map[string]bool{}, bares: map[string]bool{}, parsed: map[string]bool{}}
+	for _, r := range outermost(in.Roots) {
 		g.scan(r)
 	}
 	for _, f := range in.Global {
 		g.configFile(f, g.allTrees(), 0)
 	}
+	g.guardDiscovery()
 	return g.answer()
 }
 
@@ -111,6 +119,7 @@ type guard struct {
 	warn    []string
 	commons map[string]*common
 	trees   map[string]bool // work trees seen
+	bares   map[string]bool // git directories found as directories of their own
 	parsed  map[string]bool // configuration files read
 	indexes []Tree
 }
@@ -141,18 +150,21 @@ func (g *guard) warnf(format string, a ...any) { g.warn = append(g.warn, fmt.Spr
 // writable reports whether the payload could write p: a writable rule, or
 // one of the directories made writable here, covers it, and nothing made
 // read-only here does.
+//
+// It looks up p and each directory above it, so that its cost grows with
+// p's depth, not with how many paths were protected.
 func (g *guard) writable(p string) bool {
-	for r := range g.ro {
-		if within(p, r) {
+	rw := false
+	for d := p; ; d = filepath.Dir(d) {
+		if g.ro[d] {
 			return false
 		}
-	}
-	for d := range g.rw {
-		if within(p, d) {
-			return true
+		rw = rw || g.rw[d]
+		if d == "/" || d == "." {
+			break
 		}
 	}
-	return g.in.Decide(p) == Writable
+	return rw || g.in.Decide(p) == Writable
 }
 
 // readOnly shows p read-only if the payload could otherwise change it. A
@@ -176,35 +188,46 @@ func (g *guard) keepAbsent(dir, name, why string) {
 	}
 }
 
-// scan looks for repositories in a writable directory: the directory
-// itself, else its children and grandchildren (a folder of projects).
+// scan protects every repository in a writable directory, at any depth:
+// each work tree (a directory with a .git of any kind) and each git
+// directory found as a directory of its own (a bare repository, a
+// separate git directory). The walk reads directory listings only and
+// does not look inside git directories: what host git uses there
+// (submodules under modules/, linked worktrees under worktrees/) is
+// followed from each repository.
 func (g *guard) scan(root string) {
-	if g.workTree(root, 0) {
-		return
-	}
-	if isGitDir(root) {
-		g.commonDir(root, []string{root}, true)
-		return
-	}
-	for _, c := range projects(root) {
-		if !g.workTree(c, 0) {
-			for _, gc := range projects(c) {
-				g.workTree(gc, 0)
-			}
+	n, stopped := walk(root, walkLimit, func(dir string, l *listing) {
+		if l.gitDirNames() && isGitDir(dir) {
+			g.bare(dir)
 		}
+		if l.hasDotgit {
+			g.workTree(dir, 0)
+		}
+	})
+	if stopped != "" {
+		g.warnf("%s: the search for repositories stopped after %d directories, at %s: repositories in the directories not read are not protected", root, n, stopped)
 	}
 }
 
-// projects lists the directories in dir that may be projects: not hidden,
-// not a package manager's tree.
-func projects(dir string) []string {
-	var out []string
-	for _, d := range subdirs(dir) {
-		if name := filepath.Base(d); !strings.HasPrefix(name, ".") && name != "node_modules" {
-			out = append(out, d)
-		}
+// bare protects a git directory found as a directory of its own: a bare
+// repository, a separate git directory, or (with a commondir) a linked
+// worktree's own git directory, whose commondir and gitdir are then what
+// host git trusts.
+func (g *guard) bare(dir string) {
+	if g.bares[dir] {
+		return
 	}
-	return out
+	g.bares[dir] = true
+	cd, err := readCommondir(dir)
+	switch {
+	case err != nil:
+		g.warnf("%s: %v; it is read-only", dir, err)
+		g.readOnly(dir)
+	case cd != "":
+		g.private(dir, g.commonDir(cd, nil, false))
+	default:
+		g.commonDir(dir, []string{dir}, true)
+	}
 }
 
 // subdirs lists the directories (not symlinks to them) in dir.
@@ -706,7 +729,12 @@ func (g *guard) allTrees() []string {
 
 func (g *guard) answer() *Protection {
 	g.otherWorktrees()
-	p := &Protection{Warnings: g.warn, Trees: g.indexes, Known: g.trees}
+	p := &Protection{Warnings: g.warn, Trees: g.indexes, Known: map[string]bool{}, Roots: outermost(g.in.Roots)}
+	for _, m := range []map[string]bool{g.trees, g.bares} {
+		for d := range m {
+			p.Known[d] = true
+		}
+	}
 	for d := range g.rw {
 		p.Writable = append(p.Writable, d)
 	}
@@ -776,5 +804,5 @@ func errText(err error) string {
 
 // within reports whether p is base or below it.
 func within(p, base string) bool {
-	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
+	return p == base || base == "/" || len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
 }

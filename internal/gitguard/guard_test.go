@@ -81,8 +81,9 @@ func TestPlainRepository(t *testing.T) {
 	if got, want := rel(ws, p.ReadOnly), []string{".git/config", ".git/hooks"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("read-only %q, want %q", got, want)
 	}
-	// info/exclude stays writable; info/attributes must stay absent.
-	if got, want := absentRel(ws, p.Absent), []string{".git/commondir", ".git/info/attributes"}; !reflect.DeepEqual(got, want) {
+	// info/exclude stays writable; info/attributes must stay absent; the
+	// work tree must not become a bare repository, nor .git hold another.
+	if got, want := absentRel(ws, p.Absent), []string{".git/.git", ".git/commondir", ".git/info/attributes", "HEAD"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("absent %q, want %q", got, want)
 	}
 	if len(p.Writable) != 0 || len(p.Warnings) != 0 {
@@ -94,7 +95,7 @@ func TestPlainRepository(t *testing.T) {
 	}
 	os.RemoveAll(filepath.Join(ws, ".git", "info"))
 	os.RemoveAll(filepath.Join(ws, ".git", "hooks"))
-	if got, want := absentRel(ws, protect(ws).Absent), []string{".git/commondir", ".git/hooks", ".git/info"}; !reflect.DeepEqual(got, want) {
+	if got, want := absentRel(ws, protect(ws).Absent), []string{".git/.git", ".git/commondir", ".git/hooks", ".git/info", "HEAD"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("without info and hooks: absent %q, want %q", got, want)
 	}
 }
@@ -246,17 +247,36 @@ func TestUnprotectable(t *testing.T) {
 	}
 }
 
-// A folder of projects: repositories one and two levels down are found.
+// A folder of projects: repositories at any depth are found, in hidden
+// directories and node_modules too; the directories above each cannot
+// become repositories, and the folder itself cannot either.
 func TestFolderOfProjects(t *testing.T) {
 	ws := canon(t, t.TempDir())
 	newRepo(t, filepath.Join(ws, "a"))
 	newRepo(t, filepath.Join(ws, "org", "b"))
-	newRepo(t, filepath.Join(ws, "x", "y", "too-deep"))
+	newRepo(t, filepath.Join(ws, "x", "y", "z", "deep"))
 	newRepo(t, filepath.Join(ws, "node_modules", "pkg"))
-	ro := rel(ws, protect(ws).ReadOnly)
-	if !contains(ro, "a/.git/config") || !contains(ro, "org/b/.git/config") || contains(ro, "x/y/too-deep/.git/config") ||
-		contains(ro, "node_modules/pkg/.git/config") {
-		t.Errorf("read-only %q", ro)
+	newRepo(t, filepath.Join(ws, ".hidden", "h"))
+	os.MkdirAll(filepath.Join(ws, "plain", "dir"), 0o755)
+	p := protect(ws)
+	ro := rel(ws, p.ReadOnly)
+	for _, r := range []string{"a", "org/b", "x/y/z/deep", "node_modules/pkg", ".hidden/h"} {
+		if !contains(ro, r+"/.git/config") {
+			t.Errorf("%s: read-only %q", r, ro)
+		}
+	}
+	want := []string{".git", ".hidden/.git", ".hidden/HEAD", ".hidden/h/.git/.git", ".hidden/h/HEAD", "HEAD",
+		"a/.git/.git", "a/HEAD", "node_modules/.git", "node_modules/HEAD", "node_modules/pkg/.git/.git", "node_modules/pkg/HEAD",
+		"org/.git", "org/HEAD", "org/b/.git/.git", "org/b/HEAD", "x/.git", "x/HEAD", "x/y/.git", "x/y/HEAD",
+		"x/y/z/.git", "x/y/z/HEAD", "x/y/z/deep/.git/.git", "x/y/z/deep/HEAD"}
+	var got []string
+	for _, a := range absentRel(ws, p.Absent) {
+		if !strings.HasSuffix(a, "/commondir") && !strings.HasSuffix(a, "/info/attributes") {
+			got = append(got, a)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("absent %q, want %q", got, want)
 	}
 }
 
