@@ -256,24 +256,7 @@ type Queries struct {
 func (q *Queries) Output(b []byte) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	s := &q.out
-	for len(b) > 0 {
-		if s.state == sGround {
-			i := bytes.IndexByte(b, esc)
-			if i < 0 {
-				return
-			}
-			b = b[i:]
-		}
-		ev := s.step(b[0])
-		if ev == evDone || ev == evAgain {
-			q.ask(queryAnswers(s.intro, s.body))
-		}
-		if ev == evAgain {
-			s.again(b[0])
-		}
-		b = b[1:]
-	}
+	q.out.feed(b, func(s *scanner) { q.ask(queryAnswers(s.intro, s.body)) })
 }
 
 func (q *Queries) ask(kinds []string) {
@@ -316,24 +299,7 @@ func (w queryWriter) Write(b []byte) (int, error) {
 func (q *Queries) Input(b []byte) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	s := &q.in
-	for len(b) > 0 {
-		if s.state == sGround {
-			i := bytes.IndexByte(b, esc)
-			if i < 0 {
-				return
-			}
-			b = b[i:]
-		}
-		ev := s.step(b[0])
-		if ev == evDone || ev == evAgain {
-			q.answer(answerKind(s.intro, s.body))
-		}
-		if ev == evAgain {
-			s.again(b[0])
-		}
-		b = b[1:]
-	}
+	q.in.feed(b, func(s *scanner) { q.answer(answerKind(s.intro, s.body)) })
 }
 
 // answer takes an answer of kind: it reports whether one was expected.

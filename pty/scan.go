@@ -1,5 +1,7 @@
 package pty
 
+import "bytes"
+
 // The escape sequences of a terminal's two streams, 7-bit forms only (in
 // UTF-8, which terminals speak now, the 8-bit C1 controls are not
 // controls): CSI (ESC [), and the strings OSC (ESC ]), DCS (ESC P), APC
@@ -194,4 +196,26 @@ func stringHead(intro byte, body []byte, ended bool) (string, bool) {
 		return "_" + string(body[0]), true
 	}
 	return "", true
+}
+
+// feed steps s through b, calling done with s at the end of each sequence.
+// Bytes outside sequences are skipped to the next escape.
+func (s *scanner) feed(b []byte, done func(s *scanner)) {
+	for len(b) > 0 {
+		if s.state == sGround {
+			i := bytes.IndexByte(b, esc)
+			if i < 0 {
+				return
+			}
+			b = b[i:]
+		}
+		ev := s.step(b[0])
+		if ev == evDone || ev == evAgain {
+			done(s)
+		}
+		if ev == evAgain {
+			s.again(b[0])
+		}
+		b = b[1:]
+	}
 }
