@@ -64,7 +64,8 @@ func TestDevicesByRule(t *testing.T) {
 		{"a char device as --dev-block", []string{"--dev-block", dev}, []string{"--dev-block " + dev, "not a block device"}},
 	} {
 		if tc.args[1] == "" {
-			continue // no block device here
+			t.Logf("%s: not tried, this host has none of /dev/vda, /dev/sda, /dev/nvme0n1, /dev/loop0", tc.what)
+			continue
 		}
 		failsWith(t, tc.what, run(t, ws, append(tc.args, "--", "/bin/true")...), tc.want...)
 	}
