@@ -12,6 +12,7 @@ import (
 type gitProtection struct {
 	rules    []canonRule
 	absent   []gitguard.Absent
+	links    []string // symlinks to hold: host git follows them later
 	warnings []string
 	trees    []gitguard.Tree
 	known    map[string]bool
@@ -53,7 +54,7 @@ func protectGit(rules []canonRule) *gitProtection {
 	}
 	in.Global = append(in.Global, "/etc/gitconfig")
 	prot := gitguard.Protect(in)
-	out := &gitProtection{absent: prot.Absent, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known, roots: prot.Roots}
+	out := &gitProtection{absent: prot.Absent, links: prot.Links, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known, roots: prot.Roots}
 	add := func(p string, a Access) {
 		r := Rule{Path: p, Access: a, Source: SourceBaseline}
 		cr, err := canonicalRule(r, "/")

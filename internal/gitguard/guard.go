@@ -84,6 +84,10 @@ type Protection struct {
 	ReadOnly []string
 	Writable []string
 	Absent   []Absent
+	// Links are symlinks in writable places on the way to what is
+	// protected (canonical up to their last name): host git follows them
+	// later, so the caller must keep each in place (or refuse to run).
+	Links    []string
 	Warnings []string
 	// Trees are the work trees found, to look at with Nested afterwards;
 	// Known are those, the other work trees seen and the git directories
@@ -101,7 +105,8 @@ const maxDepth = 8
 // protection.
 func Protect(in Input) *Protection {
 	g := &guard{in: in, ro: map[string]bool{}, rw: map[string]bool{}, absent: map[string]Absent{},
-		commons: map[string]*common{}, trees: map[string]bool{}, bares: map[string]bool{}, parsed: map[string]bool{}}
+		commons: map[string]*common{}, trees: map[string]bool{}, bares: map[string]bool{}, parsed: map[string]bool{},
+		links: map[string]bool{}}
 	for _, r := range outermost(in.Roots) {
 		g.scan(r)
 	}
@@ -121,6 +126,7 @@ type guard struct {
 	trees   map[string]bool // work trees seen
 	bares   map[string]bool // git directories found as directories of their own
 	parsed  map[string]bool // configuration files read
+	links   map[string]bool // symlinks to hold
 	indexes []Tree
 }
 
@@ -218,7 +224,7 @@ func (g *guard) bare(dir string) {
 		return
 	}
 	g.bares[dir] = true
-	cd, err := readCommondir(dir)
+	cd, err := g.readCommondir(dir)
 	switch {
 	case err != nil:
 		g.warnf("%s: %v; it is read-only", dir, err)
@@ -275,8 +281,10 @@ func (g *guard) workTree(t string, depth int) bool {
 	return true
 }
 
-// gitDir protects the git directory of work tree t.
+// gitDir protects the git directory of work tree t, and the symlinks on
+// the way to it.
 func (g *guard) gitDir(t, dir string, depth int) {
+	g.holdLinks(follow(dir).links)
 	canon, err := filepath.EvalSymlinks(dir)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")
@@ -290,7 +298,7 @@ func (g *guard) gitDir(t, dir string, depth int) {
 		g.warnf("%s: its git directory %s is read-only or hidden by a rule; git there cannot write", t, canon)
 		return
 	}
-	cd, err := readCommondir(canon)
+	cd, err := g.readCommondir(canon)
 	if err != nil {
 		g.warnf("%s: %v; it is read-only", canon, err)
 		g.readOnly(canon)
@@ -335,14 +343,16 @@ func readGitFile(path string) (string, error) {
 		return "", errors.New("not a gitdir: file")
 	}
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(path), dir)
+		// Not cleaned: the kernel takes ".." after a symlink from its
+		// target.
+		dir = filepath.Dir(path) + "/" + dir
 	}
-	return filepath.Clean(dir), nil
+	return dir, nil
 }
 
 // readCommondir returns the canonical directory a commondir file in dir
-// names, or "" when there is none.
-func readCommondir(dir string) (string, error) {
+// names, or "" when there is none; the symlinks on the way are held.
+func (g *guard) readCommondir(dir string) (string, error) {
 	b, err := readSmall(filepath.Join(dir, "commondir"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -355,8 +365,9 @@ func readCommondir(dir string) (string, error) {
 		return "", errors.New("commondir is empty")
 	}
 	if !filepath.IsAbs(cd) {
-		cd = filepath.Join(dir, cd)
+		cd = dir + "/" + cd
 	}
+	g.holdLinks(follow(cd).links)
 	canon, err := filepath.EvalSymlinks(cd)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")
@@ -672,50 +683,44 @@ func (g *guard) resolve(vals, bases []string) []string {
 		switch {
 		case v == "~" || strings.HasPrefix(v, "~/"):
 			for _, h := range g.in.Homes {
-				out = append(out, filepath.Join(h, strings.TrimPrefix(v, "~")))
+				out = append(out, strings.TrimSuffix(h, "/")+strings.TrimPrefix(v, "~"))
 			}
 		case strings.HasPrefix(v, "~"):
 			// ~user: another user's home, never the workspace's to write.
 		case filepath.IsAbs(v):
-			out = append(out, filepath.Clean(v))
+			out = append(out, v)
 		default:
+			// Joined as git joins it, not cleaned: the kernel takes ".."
+			// after a symlink from the symlink's target.
 			for _, b := range bases {
-				out = append(out, filepath.Join(b, v))
+				out = append(out, strings.TrimSuffix(b, "/")+"/"+v)
 			}
 		}
 	}
 	return out
 }
 
-// target protects a path git will run or read: read-only if it exists,
-// else the first missing name on its way is kept absent.
+// target protects a path git will run or read, resolved as the kernel
+// will resolve it for host git: what it leads to is read-only if it
+// exists, else the first missing name on its way is kept absent (in the
+// canonical directory that lacks it); the symlinks on the way are held,
+// and a file where a directory is needed is read-only (replaced by a
+// directory, it would lead to the payload's).
 func (g *guard) target(p, why string) {
-	if !g.writable(p) {
-		return
-	}
-	if canon, err := filepath.EvalSymlinks(p); err == nil {
-		g.readOnly(p)
-		if canon != p {
-			g.readOnly(canon)
+	w := follow(p)
+	g.holdLinks(w.links)
+	switch {
+	case w.err != nil:
+		if g.writable(filepath.Clean(p)) {
+			g.warnf("%s (%s) cannot be resolved: %v; it is not protected", p, why, errText(w.err))
 		}
-		return
+	case w.canon != "":
+		g.readOnly(w.canon)
+	case w.file != "":
+		g.readOnly(w.file)
+	default:
+		g.keepAbsent(w.dir, w.name, why+": "+p)
 	}
-	d, name := p, ""
-	for {
-		parent := filepath.Dir(d)
-		name = filepath.Base(d)
-		if fi, err := os.Lstat(parent); err == nil {
-			if !fi.IsDir() {
-				return // nothing can be created under a file
-			}
-			break
-		}
-		if parent == d {
-			return
-		}
-		d = parent
-	}
-	g.keepAbsent(filepath.Dir(d), name, why+": "+p)
 }
 
 func (g *guard) allTrees() []string {
@@ -738,6 +743,10 @@ func (g *guard) answer() *Protection {
 	for d := range g.rw {
 		p.Writable = append(p.Writable, d)
 	}
+	for l := range g.links {
+		p.Links = append(p.Links, l)
+	}
+	sort.Strings(p.Links)
 	for r := range g.ro {
 		if !g.rw[r] {
 			p.ReadOnly = append(p.ReadOnly, r)

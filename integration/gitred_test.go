@@ -1,0 +1,118 @@
+//go:build linux
+
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostAttack is a payload that tries to make a host tool the user runs in
+// the workspace afterwards run a program of its own (it would create
+// MARKER). The payload may be refused or ended: what counts is the host.
+type hostAttack struct {
+	name   string
+	setUp  func(t *testing.T, a agentEnv, ws string)
+	script string
+	// host are the git commands the user runs afterwards, in where
+	// (relative to the workspace); nil is status and a commit at the top.
+	host  [][]string
+	where string
+	// refused: the run itself is refused (exit 125) with this text.
+	refused string
+}
+
+// tryHostAttacks runs each attack in a fresh repository, in both modes,
+// then host git as the user would: the marker must not appear, and the
+// payload ends on its own (0) or is ended by nsrun (137), never otherwise.
+func tryHostAttacks(t *testing.T, attacks []hostAttack) {
+	need(t)
+	a := newAgentEnv(t)
+	marker := filepath.Join(workspace(t), "ran")
+	for _, iso := range gitModes {
+		for _, tc := range attacks {
+			t.Run(iso.name+"/"+tc.name, func(t *testing.T) {
+				os.Remove(marker)
+				ws := workspace(t)
+				a.newRepo(t, ws)
+				if tc.setUp != nil {
+					tc.setUp(t, a, ws)
+				}
+				script := strings.ReplaceAll(tc.script, "MARKER", marker)
+				r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), script+"\ntrue")
+				switch {
+				case tc.refused != "":
+					if r.code != 125 || !strings.Contains(r.stderr, tc.refused) {
+						t.Errorf("want the run refused with %q: %v", tc.refused, r)
+					}
+				case r.code != 0 && r.code != 137:
+					t.Errorf("the payload neither ended nor was ended: %v", r)
+				}
+				host := tc.host
+				if host == nil {
+					host = [][]string{{"status"}, {"commit", "-q", "--allow-empty", "-m", "host"}}
+				}
+				for _, args := range host {
+					out, err := a.hostGit(t, filepath.Join(ws, tc.where), args...)
+					if _, serr := os.Stat(marker); serr == nil {
+						t.Fatalf("host git %v ran the payload's program (%v)\n%s\npayload: %v", args, err, out, r)
+					}
+				}
+			})
+		}
+	}
+}
+
+// hook is a shell line that writes a hook marking MARKER to the file $1.
+const hook = `mkhook() { mkdir -p "$(dirname "$1")" && printf '#!/bin/sh\ntouch MARKER\n' > "$1" && chmod +x "$1"; }; `
+
+// Paths the configuration names through a symlink in the workspace: git
+// resolves the symlink, so the protection holds what it leads to and the
+// symlink itself (neither making the missing target through the link's
+// canonical place nor pointing the link elsewhere works).
+func TestAgentConfigPathsThroughSymlinks(t *testing.T) {
+	linkTo := func(link, target string, config ...string) func(t *testing.T, a agentEnv, ws string) {
+		return func(t *testing.T, a agentEnv, ws string) {
+			if err := os.MkdirAll(filepath.Join(ws, "real", "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(ws, link)); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i+1 < len(config); i += 2 {
+				a.mustGit(t, ws, "config", config[i], config[i+1])
+			}
+		}
+	}
+	withHooks := func(t *testing.T, a agentEnv, ws string) {
+		linkTo("link", "real", "core.hooksPath", "link/hooks")(t, a, ws)
+		if err := os.Mkdir(filepath.Join(ws, "real", "hooks"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evil := hook + `mkhook evil/hooks/pre-commit; mkhook evil/fsmon; printf '[core]\n\tfsmonitor = touch MARKER; false\n' > evil/inc; `
+	tryHostAttacks(t, []hostAttack{
+		{name: "hooksPath: make the target at the link's place", setUp: linkTo("link", "real", "core.hooksPath", "link/hooks"),
+			script: hook + `mkhook real/hooks/pre-commit; sleep 3`},
+		{name: "hooksPath: point the link elsewhere", setUp: linkTo("link", "real", "core.hooksPath", "link/hooks"),
+			script: evil + `rm link; ln -s evil link; sleep 3`},
+		{name: "hooksPath: rename the link away", setUp: linkTo("link", "real", "core.hooksPath", "link/hooks"),
+			script: evil + `mv link link.old; ln -s evil link; sleep 3`},
+		{name: "hooksPath: a link through a link", setUp: linkTo("link", "real/sub", "core.hooksPath", "link/../hooks"),
+			script: hook + `mkhook real/hooks/pre-commit; sleep 3`},
+		{name: "hooksPath: a dangling link", setUp: linkTo("link", "nowhere", "core.hooksPath", "link/hooks"),
+			script: hook + `mkhook nowhere/hooks/pre-commit; sleep 3`},
+		{name: "existing hooks: point the link elsewhere", setUp: withHooks,
+			script: evil + `rm link; ln -s evil link; sleep 3`},
+		{name: "fsmonitor: make the program at the link's place", setUp: linkTo("link", "real", "core.fsmonitor", "link/fsmon"),
+			script: hook + `mkhook real/fsmon; sleep 3`},
+		{name: "fsmonitor: point the link elsewhere", setUp: linkTo("link", "real", "core.fsmonitor", "link/fsmon"),
+			script: evil + `rm link; ln -s evil link; sleep 3`},
+		{name: "include: write the file at the link's place", setUp: linkTo("link", "real", "include.path", "../link/inc"),
+			script: `printf '[core]\n\tfsmonitor = touch MARKER; false\n' > real/inc; sleep 3`},
+		{name: "include: point the link elsewhere", setUp: linkTo("link", "real", "include.path", "../link/inc"),
+			script: evil + `rm link; ln -s evil link; sleep 3`},
+	})
+}
