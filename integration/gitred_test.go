@@ -116,3 +116,30 @@ func TestAgentConfigPathsThroughSymlinks(t *testing.T) {
 			script: evil + `rm link; ln -s evil link; sleep 3`},
 	})
 }
+
+// A submodule the project lists but the user has not initialised has no
+// git directory yet: one the payload plants at .git/modules/NAME is the
+// one `git submodule update --init` on the host adopts and checks out
+// with (its hooks run). The name is kept absent; a git directory planted
+// for a name the payload adds to .gitmodules is named after the run.
+func TestAgentUninitialisedSubmodule(t *testing.T) {
+	// The submodule's origin is in the workspace, where the sandbox sees it.
+	withSubmodule := func(t *testing.T, a agentEnv, ws string) {
+		lib := filepath.Join(ws, "lib")
+		a.newRepo(t, lib)
+		sha := strings.TrimSpace(a.mustGit(t, lib, "rev-parse", "HEAD"))
+		writeFile(t, filepath.Join(ws, ".gitmodules"), "[submodule \"opt/x\"]\n\tpath = opt\n\turl = ./lib\n")
+		a.mustGit(t, ws, "update-index", "--add", "--cacheinfo", "160000,"+sha+",opt")
+		a.mustGit(t, ws, "add", ".gitmodules")
+		a.mustGit(t, ws, "commit", "-qm", "an optional submodule")
+	}
+	plant := func(name string) string {
+		d := ".git/modules/" + name
+		return hook + `git clone -q --bare lib ` + d + ` && git -C ` + d + ` config core.bare false && ` +
+			`git -C ` + d + ` config core.worktree "$PWD/opt" && mkhook ` + d + `/hooks/post-checkout; sleep 3`
+	}
+	update := [][]string{{"-c", "protocol.file.allow=always", "submodule", "update", "--init"}, {"status"}}
+	tryHostAttacks(t, []hostAttack{
+		{name: "plant its git directory", setUp: withSubmodule, script: plant("opt/x"), host: update},
+	})
+}

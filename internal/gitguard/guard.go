@@ -259,6 +259,7 @@ func (g *guard) workTree(t string, depth int) bool {
 		return err == nil
 	}
 	g.trees[t] = true
+	var c *common
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		g.readOnly(dotgit)
@@ -271,19 +272,20 @@ func (g *guard) workTree(t string, depth int) bool {
 			g.warnf("%s: %v; it is read-only, and git there may not work", dotgit, err)
 			return true
 		}
-		g.gitDir(t, gitdir, depth)
+		c = g.gitDir(t, gitdir, depth)
 	case fi.IsDir():
-		g.gitDir(t, dotgit, depth)
+		c = g.gitDir(t, dotgit, depth)
 	default:
 		return false
 	}
-	g.submodules(t, depth)
+	g.submodules(t, c, depth)
 	return true
 }
 
 // gitDir protects the git directory of work tree t, and the symlinks on
-// the way to it.
-func (g *guard) gitDir(t, dir string, depth int) {
+// the way to it; it returns the common git directory, nil if there is
+// none to protect.
+func (g *guard) gitDir(t, dir string, depth int) *common {
 	g.holdLinks(follow(dir).links)
 	canon, err := filepath.EvalSymlinks(dir)
 	if err == nil && !isGitDir(canon) {
@@ -292,27 +294,28 @@ func (g *guard) gitDir(t, dir string, depth int) {
 	if err != nil {
 		g.warnf("%s: the git directory %s cannot be protected (%v); git there may not work", t, dir, errText(err))
 		g.readOnly(dir)
-		return
+		return nil
 	}
 	if g.in.Decide(canon) == Restricted && !g.writable(canon) {
 		g.warnf("%s: its git directory %s is read-only or hidden by a rule; git there cannot write", t, canon)
-		return
+		return nil
 	}
 	cd, err := g.readCommondir(canon)
 	if err != nil {
 		g.warnf("%s: %v; it is read-only", canon, err)
 		g.readOnly(canon)
-		return
+		return nil
 	}
 	if cd == "" {
 		c := g.commonDir(canon, []string{t}, true)
 		g.tree(t, canon, c)
-		return
+		return c
 	}
 	// A linked worktree: its own directory, and the main repository's.
 	c := g.commonDir(cd, []string{t}, false)
 	g.private(canon, c)
 	g.tree(t, canon, c)
+	return c
 }
 
 // tree records work tree t, whose index is in dir, for the check after the
@@ -588,8 +591,12 @@ func (g *guard) moduleWorkTree(m string) string {
 	return ""
 }
 
-// submodules protects the submodules .gitmodules lists in work tree t.
-func (g *guard) submodules(t string, depth int) {
+// submodules protects the submodules .gitmodules lists in work tree t,
+// whose common git directory is c (nil if not protected). A submodule not
+// yet initialised has no git directory under c's modules/: the name is
+// kept absent, since host git's `submodule update --init` would adopt a
+// git directory found there (and run its hooks) instead of cloning.
+func (g *guard) submodules(t string, c *common, depth int) {
 	b, err := readSmall(filepath.Join(t, ".gitmodules"))
 	if err != nil {
 		return
@@ -602,6 +609,13 @@ func (g *guard) submodules(t string, depth int) {
 	for _, e := range es {
 		if e.Section != "submodule" || e.Name != "path" || e.Value == "" || filepath.IsAbs(e.Value) {
 			continue
+		}
+		if c != nil && !c.broken && validModuleName(e.Sub) {
+			// (A directory there that is no git directory yet is
+			// read-only: filled, it would be one.)
+			if m := filepath.Join(c.dir, "modules", e.Sub); !isGitDir(m) {
+				g.target(m, "host git's submodule update would use it as the submodule's git directory")
+			}
 		}
 		s := filepath.Join(t, e.Value)
 		if within(s, t) && s != t {
@@ -814,4 +828,18 @@ func errText(err error) string {
 // within reports whether p is base or below it.
 func within(p, base string) bool {
 	return p == base || base == "/" || len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
+}
+
+// validModuleName reports whether git would use name as a submodule's
+// directory under modules/ (it refuses names with a ".." component).
+func validModuleName(name string) bool {
+	if name == "" || filepath.IsAbs(name) {
+		return false
+	}
+	for _, c := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if c == ".." {
+			return false
+		}
+	}
+	return true
 }

@@ -356,3 +356,20 @@ func FuzzGitlinks(f *testing.F) {
 		gitlinks(p, 32)
 	})
 }
+
+// A submodule .gitmodules lists that has no git directory yet: its
+// directory under modules/ (or the first missing directory of it) is
+// kept absent; a name git would refuse is left alone.
+func TestUninitialisedSubmodule(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	os.WriteFile(filepath.Join(ws, ".gitmodules"), []byte("[submodule \"opt/x\"]\n\tpath = opt\n\turl = ../x\n"+
+		"[submodule \"../../evil\"]\n\tpath = e\n\turl = ../e\n"), 0o644)
+	if got := absentRel(ws, protect(ws).Absent); !contains(got, ".git/modules") || contains(got, "evil") {
+		t.Errorf("without modules/: absent %q", got)
+	}
+	os.MkdirAll(filepath.Join(ws, ".git", "modules", "opt"), 0o755)
+	if got := absentRel(ws, protect(ws).Absent); !contains(got, ".git/modules/opt/x") {
+		t.Errorf("with modules/opt: absent %q", got)
+	}
+}
