@@ -34,6 +34,13 @@ func (c *Cmd) nestedRepositories(g *gitProtection) []string {
 			out = append(out, m)
 		}
 	}
+	for _, m := range gitguard.MadeModules(g.modules, g.known) {
+		if !seen[m] {
+			seen[m] = true
+			c.warnf("git: %s is a git directory the sandbox made for a submodule: host git's submodule update (--init) uses it, with its configuration and hooks, for a submodule of that name; look at it first", m)
+			out = append(out, m)
+		}
+	}
 	for _, s := range stopped {
 		c.warnf("git: the search for repositories the sandbox made stopped at its bound, at %s: look for others yourself", s)
 	}

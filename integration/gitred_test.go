@@ -143,3 +143,25 @@ func TestAgentUninitialisedSubmodule(t *testing.T) {
 		{name: "plant its git directory", setUp: withSubmodule, script: plant("opt/x"), host: update},
 	})
 }
+
+// A git directory the payload makes under .git/modules for a name of its
+// own (with the .gitmodules entry that host git then reads) is named
+// after the run, in a warning and in the report.
+func TestAgentMadeModuleReported(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	for _, iso := range gitModes {
+		t.Run(iso.name, func(t *testing.T) {
+			ws := workspace(t)
+			a.newRepo(t, ws)
+			r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), `set -e
+git init -q --bare .git/modules/evil/x
+printf '[submodule "evil/x"]\n\tpath = e\n\turl = ./e\n' > .gitmodules`)
+			m := filepath.Join(ws, ".git", "modules", "evil", "x")
+			if r.code != 0 || !strings.Contains(r.stderr, "git: "+m+" is a git directory the sandbox made for a submodule") ||
+				!strings.Contains(r.stderr, `"`+m+`"`) {
+				t.Errorf("not named: %v", r)
+			}
+		})
+	}
+}

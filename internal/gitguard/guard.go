@@ -96,6 +96,10 @@ type Protection struct {
 	Trees []Tree
 	Known map[string]bool
 	Roots []string
+	// Modules are the modules/ directories of the git directories
+	// protected, where a submodule's git directory the payload makes is
+	// adopted by host git's submodule update (see MadeModules).
+	Modules []string
 }
 
 // maxDepth bounds how far submodules nest and includes chain.
@@ -754,6 +758,13 @@ func (g *guard) answer() *Protection {
 			p.Known[d] = true
 		}
 	}
+	for d, c := range g.commons {
+		p.Known[d] = true
+		if !c.broken && g.writable(d) {
+			p.Modules = append(p.Modules, filepath.Join(d, "modules"))
+		}
+	}
+	sort.Strings(p.Modules)
 	for d := range g.rw {
 		p.Writable = append(p.Writable, d)
 	}
