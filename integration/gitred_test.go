@@ -165,3 +165,45 @@ printf '[submodule "evil/x"]\n\tpath = e\n\turl = ./e\n' > .gitmodules`)
 		})
 	}
 }
+
+// What else the payload can write in a repository, tried against the
+// host git commands a user runs afterwards (with the default
+// configuration): git itself refuses `update = !command` from
+// .gitmodules; alternates bring objects only, never another repository's
+// configuration; info/grafts and info/sparse-checkout are data; a legacy
+// remote (.git/remotes, .git/branches) can name a URL but git refuses the
+// ext:: transport; a broken index or packed-refs makes git fail, nothing
+// more; a relative core.hooksPath of the user's own configuration is
+// protected in the workspace like the repository's.
+func TestAgentOtherGitFiles(t *testing.T) {
+	withSubmodule := func(t *testing.T, a agentEnv, ws string) {
+		a.newRepo(t, filepath.Join(ws, "lib"))
+		a.mustGit(t, ws, "submodule", "add", "-q", "./lib", "sub")
+		a.mustGit(t, ws, "commit", "-qm", "sub")
+	}
+	status := []string{"status"}
+	everyday := [][]string{status, {"log", "-p", "-1"}, {"diff", "HEAD"}, {"commit", "-q", "--allow-empty", "-m", "host"}}
+	withGlobalHooks := func(t *testing.T, a agentEnv, ws string) {
+		cfg := filepath.Join(a.home, ".gitconfig")
+		old := readFile(t, cfg)
+		writeFile(t, cfg, old+"[core]\n\thooksPath = .githooks\n")
+		t.Cleanup(func() { writeFile(t, cfg, old) })
+	}
+	tryHostAttacks(t, []hostAttack{
+		{name: "update = !command in .gitmodules", setUp: withSubmodule,
+			script: `git config -f .gitmodules submodule.sub.update '!touch MARKER' && git -C sub commit -q --allow-empty -m new`,
+			host:   [][]string{{"-c", "protocol.file.allow=always", "submodule", "update"}, {"-c", "protocol.file.allow=always", "submodule", "update", "--init", "--remote"}, status}},
+		{name: "alternates to a repository of the payload's",
+			script: `git init -q --bare ../alt.git 2>/dev/null || git init -q --bare alt.git; d=$(ls -d ../alt.git alt.git 2>/dev/null | head -1); git -C $d config core.fsmonitor "touch MARKER; false"; git -C $d config core.bare false; git -C $d config core.worktree "$PWD"; ` + hook + `mkhook $d/hooks/pre-commit; echo "$(cd $d && pwd)/objects" >> .git/objects/info/alternates`,
+			host: everyday},
+		{name: "grafts and sparse-checkout", script: `echo "$(git rev-parse HEAD)" > .git/info/grafts; printf '/*\n!f\n' > .git/info/sparse-checkout`,
+			host: everyday},
+		{name: "a legacy remote with the ext transport",
+			script: `mkdir -p .git/remotes .git/branches && printf 'URL: ext::sh -c touch%% MARKER\nPull: refs/heads/main:refs/heads/x\n' > .git/remotes/origin && echo 'ext::sh -c touch% MARKER' > .git/branches/up`,
+			host:   [][]string{{"fetch"}, {"fetch", "up"}, {"pull", "--no-rebase"}}},
+		{name: "a broken index and packed-refs", script: `printf 'DIRC\0\0\0\2\377\377\377\377' > .git/index; printf 'garbage\n' > .git/packed-refs`,
+			host: everyday},
+		{name: "the user's relative core.hooksPath", setUp: withGlobalHooks, script: hook + `mkhook .githooks/pre-commit; sleep 3`,
+			host: everyday},
+	})
+}
