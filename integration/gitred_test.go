@@ -195,7 +195,7 @@ func TestAgentOtherGitFiles(t *testing.T) {
 			host:   [][]string{{"-c", "protocol.file.allow=always", "submodule", "update"}, {"-c", "protocol.file.allow=always", "submodule", "update", "--init", "--remote"}, status}},
 		{name: "alternates to a repository of the payload's",
 			script: `git init -q --bare ../alt.git 2>/dev/null || git init -q --bare alt.git; d=$(ls -d ../alt.git alt.git 2>/dev/null | head -1); git -C $d config core.fsmonitor "touch MARKER; false"; git -C $d config core.bare false; git -C $d config core.worktree "$PWD"; ` + hook + `mkhook $d/hooks/pre-commit; echo "$(cd $d && pwd)/objects" >> .git/objects/info/alternates`,
-			host: everyday},
+			host:   everyday},
 		{name: "grafts and sparse-checkout", script: `echo "$(git rev-parse HEAD)" > .git/info/grafts; printf '/*\n!f\n' > .git/info/sparse-checkout`,
 			host: everyday},
 		{name: "a legacy remote with the ext transport",
