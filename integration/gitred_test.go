@@ -207,3 +207,34 @@ func TestAgentOtherGitFiles(t *testing.T) {
 			host: everyday},
 	})
 }
+
+// A tracked file the payload changes and marks skip-worktree or
+// assume-unchanged does not show in the host's git status or git diff,
+// which the user reviews its work with: nsrun names those files after
+// the run (not those marked before it).
+func TestAgentHiddenChangesReported(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	for _, iso := range gitModes {
+		t.Run(iso.name, func(t *testing.T) {
+			ws := workspace(t)
+			a.newRepo(t, ws)
+			for _, f := range []string{"Makefile", "setup.py", "old"} {
+				writeFile(t, filepath.Join(ws, f), "ok\n")
+			}
+			a.mustGit(t, ws, "add", ".")
+			a.mustGit(t, ws, "commit", "-qm", "files")
+			a.mustGit(t, ws, "update-index", "--skip-worktree", "old")
+			r := a.run(t, ws, iso.args, `set -e
+echo 'all:; touch /tmp/owned' > Makefile && git update-index --skip-worktree Makefile
+echo 'import os' > setup.py && git update-index --assume-unchanged setup.py`)
+			if st := a.mustGit(t, ws, "status", "--porcelain"); st != "" {
+				t.Fatalf("the trick does not hide the changes here: %q", st)
+			}
+			if r.code != 0 || !strings.Contains(r.stderr, "git: the sandbox marked 2 files in "+ws+" assume-unchanged or skip-worktree") ||
+				!strings.Contains(r.stderr, ": Makefile, setup.py;") {
+				t.Errorf("not named: %v", r)
+			}
+		})
+	}
+}

@@ -334,7 +334,11 @@ func (g *guard) tree(t, dir string, c *common) {
 			hash = 32
 		}
 	}
-	g.indexes = append(g.indexes, Tree{Dir: t, Index: filepath.Join(dir, "index"), hashSize: hash})
+	tr := Tree{Dir: t, Index: filepath.Join(dir, "index"), hashSize: hash}
+	// What git hides already (a sparse checkout's skip-worktree entries,
+	// say) is not the payload's doing.
+	tr.hidden, _ = hiddenEntries(tr.Index, hash)
+	g.indexes = append(g.indexes, tr)
 }
 
 // readGitFile reads the "gitdir: PATH" line of a .git file, relative to
