@@ -44,6 +44,9 @@ type extras struct {
 	// links are symlinks git's protection goes through: with namespaces
 	// each is pinned, in the Landlock-only mode its name is kept.
 	links []string
+	// held are directories git's protection goes through and leaves by
+	// "..": pinned with namespaces; the Landlock-only mode refuses them.
+	held []string
 }
 
 // idMap is who the sandbox's user is inside, and who it is on the host.
@@ -207,7 +210,8 @@ func (c *Cmd) prepare() (*prepared, error) {
 			c.warnf("git: %s", w)
 		}
 		user = append(user, git.rules...)
-		x.links = git.links
+		x.links, x.held = git.links, git.held
+		x.pins = append(x.pins, git.held...)
 		keepAbsent = absentTargets(git.absent, append(ownRules(p, "/"), user...))
 		seen := map[string]bool{}
 		for _, a := range git.absent {

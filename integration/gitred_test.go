@@ -20,8 +20,9 @@ type hostAttack struct {
 	// (relative to the workspace); nil is status and a commit at the top.
 	host  [][]string
 	where string
-	// refused: the run itself is refused (exit 125) with this text.
-	refused string
+	// refused: the run itself is refused (exit 125) with this text; in
+	// the Landlock-only mode, refusedLandlock.
+	refused, refusedLandlock string
 }
 
 // tryHostAttacks runs each attack in a fresh repository, in both modes,
@@ -42,10 +43,14 @@ func tryHostAttacks(t *testing.T, attacks []hostAttack) {
 				}
 				script := strings.ReplaceAll(tc.script, "MARKER", marker)
 				r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), script+"\ntrue")
+				refused := strings.ReplaceAll(tc.refused, "WS", ws)
+				if iso.name == "landlock" && tc.refusedLandlock != "" {
+					refused = strings.ReplaceAll(tc.refusedLandlock, "WS", ws)
+				}
 				switch {
-				case tc.refused != "":
-					if r.code != 125 || !strings.Contains(r.stderr, tc.refused) {
-						t.Errorf("want the run refused with %q: %v", tc.refused, r)
+				case refused != "":
+					if r.code != 125 || !strings.Contains(r.stderr, refused) {
+						t.Errorf("want the run refused with %q: %v", refused, r)
 					}
 				case r.code != 0 && r.code != 137:
 					t.Errorf("the payload neither ended nor was ended: %v", r)
@@ -114,6 +119,9 @@ func TestAgentConfigPathsThroughSymlinks(t *testing.T) {
 			script: `printf '[core]\n\tfsmonitor = touch MARKER; false\n' > real/inc; sleep 3`},
 		{name: "include: point the link elsewhere", setUp: linkTo("link", "real", "include.path", "../link/inc"),
 			script: evil + `rm link; ln -s evil link; sleep 3`},
+		{name: "hooksPath through ..: a symlink for the directory left", setUp: linkTo("link", "real", "core.hooksPath", "real/sub/../hooks"),
+			script: hook + `mkhook x/hooks/pre-commit; mkdir -p x/y; mv real/sub real/sub.old && ln -s ../x/y real/sub; sleep 3`,
+			refusedLandlock: "goes into " + "WS/real/sub" + " and out again"},
 	})
 }
 

@@ -15,11 +15,14 @@ import (
 // Exactly one of canon, file, missing name or err says how it ended.
 type way struct {
 	links []string // the symlinks followed, in order
-	canon string   // the canonical path, when it resolves
-	file  string   // a non-directory met where a directory was needed
-	dir   string   // the canonical directory that lacks name
-	name  string   // the first missing name
-	err   error
+	// passed are the directories entered and left again by "..": each
+	// must stay a directory (a symlink there would lead ".." elsewhere).
+	passed []string
+	canon  string // the canonical path, when it resolves
+	file   string // a non-directory met where a directory was needed
+	dir    string // the canonical directory that lacks name
+	name   string // the first missing name
+	err    error
 }
 
 // maxLinks is how many symlinks the kernel follows in one path.
@@ -37,6 +40,9 @@ func follow(p string) way {
 		case "", ".":
 			continue
 		case "..":
+			if cur != "/" {
+				w.passed = append(w.passed, cur)
+			}
 			cur = filepath.Dir(cur)
 			continue
 		}
@@ -76,12 +82,37 @@ func follow(p string) way {
 	return w
 }
 
-// holdLinks asks the caller to hold the symlinks on p's way that the
-// payload could replace or remove: host git follows them later.
-func (g *guard) holdLinks(links []string) {
-	for _, l := range links {
+// hold asks the caller to hold what w's way goes through and the payload
+// could replace or remove: the symlinks host git follows later, and the
+// directories ".." leaves (a symlink put there would lead it elsewhere).
+func (g *guard) hold(w way) {
+	for _, l := range w.links {
 		if g.writable(l) {
 			g.links[l] = true
 		}
 	}
+	for _, d := range w.passed {
+		if g.writable(d) {
+			g.held[d] = true
+		}
+	}
+}
+
+// holdsProtected reports whether d is, or holds, a path made read-only, a
+// name kept absent or a symlink held: the caller keeps such a directory in
+// place already.
+func (g *guard) holdsProtected(d string) bool {
+	for _, m := range []map[string]bool{g.ro, g.links} {
+		for p := range m {
+			if within(p, d) {
+				return true
+			}
+		}
+	}
+	for p := range g.absent {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
 }

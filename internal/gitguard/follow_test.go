@@ -27,7 +27,8 @@ func TestFollow(t *testing.T) {
 		want way
 	}{
 		{"real/sub", way{canon: d + "/real/sub"}},
-		{"link/../hooks", way{links: []string{d + "/link"}, dir: d + "/real", name: "hooks"}},
+		{"link/../hooks", way{links: []string{d + "/link"}, passed: []string{d + "/real/sub"}, dir: d + "/real", name: "hooks"}},
+		{"real/sub/../../x", way{passed: []string{d + "/real/sub", d + "/real"}, dir: d, name: "x"}},
 		{"other/abs/x/y", way{links: []string{d + "/other/abs", d + "/link"}, dir: d + "/real/sub", name: "x"}},
 		{"dangling/hooks", way{links: []string{d + "/dangling"}, dir: d, name: "nowhere"}},
 		{"file/hooks", way{file: d + "/file"}},
@@ -63,6 +64,24 @@ func TestConfigPathThroughSymlink(t *testing.T) {
 		t.Errorf("read-only %q", ro)
 	}
 	if ab := absentRel(ws, p.Absent); !contains(ab, "real/fsmon") {
+		t.Errorf("absent %q", ab)
+	}
+}
+
+// A directory that a configured path enters and leaves by ".." is held,
+// unless it holds something protected already (.git, for an include of
+// "../x").
+func TestConfigPathThroughDotDot(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	os.MkdirAll(filepath.Join(ws, "a", "b"), 0o755)
+	gitIn(t, ws, "config", "core.hooksPath", "a/b/../hooks")
+	gitIn(t, ws, "config", "include.path", "../shared.cfg")
+	p := protect(ws)
+	if got, want := rel(ws, p.Held), []string{"a/b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("held %q, want %q", got, want)
+	}
+	if ab := absentRel(ws, p.Absent); !contains(ab, "a/hooks") || !contains(ab, "shared.cfg") {
 		t.Errorf("absent %q", ab)
 	}
 }

@@ -87,7 +87,11 @@ type Protection struct {
 	// Links are symlinks in writable places on the way to what is
 	// protected (canonical up to their last name): host git follows them
 	// later, so the caller must keep each in place (or refuse to run).
-	Links    []string
+	Links []string
+	// Held are directories in writable places that the way to what is
+	// protected enters and leaves again by "..": the caller must keep
+	// each in place.
+	Held     []string
 	Warnings []string
 	// Trees are the work trees found, to look at with Nested afterwards;
 	// Known are those, the other work trees seen and the git directories
@@ -110,7 +114,7 @@ const maxDepth = 8
 func Protect(in Input) *Protection {
 	g := &guard{in: in, ro: map[string]bool{}, rw: map[string]bool{}, absent: map[string]Absent{},
 		commons: map[string]*common{}, trees: map[string]bool{}, bares: map[string]bool{}, parsed: map[string]bool{},
-		links: map[string]bool{}}
+		links: map[string]bool{}, held: map[string]bool{}}
 	for _, r := range outermost(in.Roots) {
 		g.scan(r)
 	}
@@ -131,6 +135,7 @@ type guard struct {
 	bares   map[string]bool // git directories found as directories of their own
 	parsed  map[string]bool // configuration files read
 	links   map[string]bool // symlinks to hold
+	held    map[string]bool // directories to hold
 	indexes []Tree
 }
 
@@ -290,7 +295,7 @@ func (g *guard) workTree(t string, depth int) bool {
 // the way to it; it returns the common git directory, nil if there is
 // none to protect.
 func (g *guard) gitDir(t, dir string, depth int) *common {
-	g.holdLinks(follow(dir).links)
+	g.hold(follow(dir))
 	canon, err := filepath.EvalSymlinks(dir)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")
@@ -378,7 +383,7 @@ func (g *guard) readCommondir(dir string) (string, error) {
 	if !filepath.IsAbs(cd) {
 		cd = dir + "/" + cd
 	}
-	g.holdLinks(follow(cd).links)
+	g.hold(follow(cd))
 	canon, err := filepath.EvalSymlinks(cd)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")
@@ -730,7 +735,7 @@ func (g *guard) resolve(vals, bases []string) []string {
 // directory, it would lead to the payload's).
 func (g *guard) target(p, why string) {
 	w := follow(p)
-	g.holdLinks(w.links)
+	g.hold(w)
 	switch {
 	case w.err != nil:
 		if g.writable(filepath.Clean(p)) {
@@ -776,6 +781,12 @@ func (g *guard) answer() *Protection {
 		p.Links = append(p.Links, l)
 	}
 	sort.Strings(p.Links)
+	for d := range g.held {
+		if !g.holdsProtected(d) {
+			p.Held = append(p.Held, d)
+		}
+	}
+	sort.Strings(p.Held)
 	for r := range g.ro {
 		if !g.rw[r] {
 			p.ReadOnly = append(p.ReadOnly, r)
