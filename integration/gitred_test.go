@@ -120,7 +120,7 @@ func TestAgentConfigPathsThroughSymlinks(t *testing.T) {
 		{name: "include: point the link elsewhere", setUp: linkTo("link", "real", "include.path", "../link/inc"),
 			script: evil + `rm link; ln -s evil link; sleep 3`},
 		{name: "hooksPath through ..: a symlink for the directory left", setUp: linkTo("link", "real", "core.hooksPath", "real/sub/../hooks"),
-			script: hook + `mkhook x/hooks/pre-commit; mkdir -p x/y; mv real/sub real/sub.old && ln -s ../x/y real/sub; sleep 3`,
+			script:          hook + `mkhook x/hooks/pre-commit; mkdir -p x/y; mv real/sub real/sub.old && ln -s ../x/y real/sub; sleep 3`,
 			refusedLandlock: "goes into " + "WS/real/sub" + " and out again"},
 	})
 }
