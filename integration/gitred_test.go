@@ -246,3 +246,27 @@ echo 'import os' > setup.py && git update-index --assume-unchanged setup.py`)
 		})
 	}
 }
+
+// A linked worktree the payload makes by hand in a directory the user may
+// cd into (a .git file naming a directory under the protected
+// repository's worktrees/, whose commondir names a repository of the
+// payload's) is a repository the sandbox made: it is named after the run.
+func TestAgentHandMadeWorktreeReported(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	for _, iso := range gitModes {
+		t.Run(iso.name, func(t *testing.T) {
+			ws := workspace(t)
+			a.newRepo(t, ws)
+			writeFile(t, filepath.Join(ws, "src", "main.c"), "int main;\n")
+			r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), `set -e
+git init -q --bare .git/evil.git
+mkdir -p .git/worktrees/w && echo "$PWD/.git/evil.git" > .git/worktrees/w/commondir && echo 'ref: refs/heads/main' > .git/worktrees/w/HEAD
+echo "$PWD/src/.git" > .git/worktrees/w/gitdir && echo "gitdir: $PWD/.git/worktrees/w" > src/.git`)
+			src := filepath.Join(ws, "src")
+			if r.code != 0 || !strings.Contains(r.stderr, "git: "+src+" is a repository the sandbox made") {
+				t.Errorf("not named: %v", r)
+			}
+		})
+	}
+}

@@ -85,3 +85,18 @@ func TestConfigPathThroughDotDot(t *testing.T) {
 		t.Errorf("absent %q", ab)
 	}
 }
+
+// A .git file whose git directory is reached through a symlink in the
+// workspace: the symlink is held (repointed, it would give host git
+// another repository).
+func TestGitFileThroughSymlink(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, filepath.Join(ws, "gitdirs", "r"))
+	os.Symlink("gitdirs", filepath.Join(ws, "link"))
+	os.MkdirAll(filepath.Join(ws, "wt"), 0o755)
+	os.WriteFile(filepath.Join(ws, "wt", ".git"), []byte("gitdir: ../link/r/.git\n"), 0o644)
+	p := protect(ws)
+	if got := rel(ws, p.Links); !contains(got, "link") {
+		t.Errorf("links %q", got)
+	}
+}
