@@ -31,8 +31,13 @@ func (c *Cmd) nestedRepositories(g *gitProtection) []string {
 			}
 		}
 	}
+	excludes := map[string]bool{}
 	for _, t := range g.trees {
 		c.hiddenEntries(t)
+		if f, changed := gitguard.ExcludeChanged(t); changed && !excludes[f] {
+			excludes[f] = true
+			c.warnf("git: the sandbox changed %s: the files its patterns match do not show in git status (git status --ignored shows them); look at it first", f)
+		}
 	}
 	made, stopped := gitguard.Made(g.roots, g.known)
 	for _, m := range made {

@@ -220,7 +220,8 @@ func TestAgentOtherGitFiles(t *testing.T) {
 // A tracked file the payload changes and marks skip-worktree or
 // assume-unchanged does not show in the host's git status or git diff,
 // which the user reviews its work with: nsrun names those files after
-// the run (not those marked before it).
+// the run (not those marked before it); and a changed info/exclude, which
+// hides untracked files (a conftest.py pytest runs) from git status.
 func TestAgentHiddenChangesReported(t *testing.T) {
 	need(t)
 	a := newAgentEnv(t)
@@ -236,13 +237,21 @@ func TestAgentHiddenChangesReported(t *testing.T) {
 			a.mustGit(t, ws, "update-index", "--skip-worktree", "old")
 			r := a.run(t, ws, iso.args, `set -e
 echo 'all:; touch /tmp/owned' > Makefile && git update-index --skip-worktree Makefile
-echo 'import os' > setup.py && git update-index --assume-unchanged setup.py`)
+echo 'import os' > setup.py && git update-index --assume-unchanged setup.py
+echo 'import os' > conftest.py && echo conftest.py >> .git/info/exclude`)
 			if st := a.mustGit(t, ws, "status", "--porcelain"); st != "" {
 				t.Fatalf("the trick does not hide the changes here: %q", st)
 			}
 			if r.code != 0 || !strings.Contains(r.stderr, "git: the sandbox marked 2 files in "+ws+" assume-unchanged or skip-worktree") ||
 				!strings.Contains(r.stderr, ": Makefile, setup.py;") {
 				t.Errorf("not named: %v", r)
+			}
+			exclude := "git: the sandbox changed " + filepath.Join(ws, ".git", "info", "exclude") + ": the files its patterns match do not show in git status"
+			if !strings.Contains(r.stderr, exclude) {
+				t.Errorf("info/exclude not named: %v", r)
+			}
+			if r := a.run(t, ws, iso.args, "git status -s >/dev/null"); r.code != 0 || strings.Contains(r.stderr, "git: the sandbox") {
+				t.Errorf("a run that hides nothing: %v", r)
 			}
 		})
 	}

@@ -343,6 +343,12 @@ func (g *guard) tree(t, dir string, c *common) {
 	// What git hides already (a sparse checkout's skip-worktree entries,
 	// say) is not the payload's doing.
 	tr.hidden, _ = hiddenEntries(tr.Index, hash)
+	tr.exclude = filepath.Join(c.dir, "info", "exclude")
+	b, err := readSmall(tr.exclude)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = nil, nil
+	}
+	tr.excludeWas, tr.excludeRead = b, err == nil
 	g.indexes = append(g.indexes, tr)
 }
 

@@ -19,6 +19,26 @@ type Tree struct {
 	// not show (assume-unchanged, skip-worktree) when the run started;
 	// nil when the index could not be read.
 	hidden map[string]bool
+	// exclude is the repository's info/exclude, whose patterns hide
+	// untracked files from git status, and what it held at the start.
+	exclude     string
+	excludeWas  []byte
+	excludeRead bool
+}
+
+// ExcludeChanged reports the info/exclude file of t's repository if it
+// does not hold what it held when the run started: the patterns the
+// payload added there hide its untracked files from git status (a
+// conftest.py pytest runs, say), and no diff shows them.
+func ExcludeChanged(t Tree) (string, bool) {
+	if !t.excludeRead {
+		return "", false
+	}
+	now, err := readSmall(t.exclude)
+	if errors.Is(err, os.ErrNotExist) {
+		now, err = nil, nil
+	}
+	return t.exclude, err != nil || !bytes.Equal(now, t.excludeWas)
 }
 
 // Nested lists the repositories that the index of t registers as
