@@ -482,8 +482,11 @@ func (g *guard) mainWorkTree(c *common) string {
 		if e.Section == "core" && e.Sub == "" && e.Name == "worktree" && e.Value != "" {
 			wt := e.Value
 			if !filepath.IsAbs(wt) {
-				wt = filepath.Join(c.dir, wt)
+				wt = c.dir + "/" + wt
 			}
+			// Host git's work tree: a symlink on the way, repointed, would
+			// give it another.
+			g.hold(follow(wt))
 			if canon, err := filepath.EvalSymlinks(wt); err == nil {
 				return canon
 			}
@@ -600,8 +603,9 @@ func (g *guard) moduleWorkTree(m string) string {
 		if e.Section == "core" && e.Sub == "" && e.Name == "worktree" && e.Value != "" {
 			wt := e.Value
 			if !filepath.IsAbs(wt) {
-				wt = filepath.Join(m, wt)
+				wt = m + "/" + wt
 			}
+			g.hold(follow(wt))
 			if canon, err := filepath.EvalSymlinks(wt); err == nil && g.writable(canon) {
 				return canon
 			}
