@@ -86,7 +86,10 @@ func hiddenEntries(path string, hashSize int) (map[string]bool, error) {
 			out[name] = true
 		}
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // NewlyHidden lists the entries of t's index that are marked
