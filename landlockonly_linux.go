@@ -152,11 +152,10 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	//
 	// A symlink git's protection goes through is held the same way: a
 	// grant on it adds no rule (Landlock puts none on a symlink) and only
-	// takes the rights to remove and rename entries from the directories
-	// above it; the supervisor keeps its name.
+	// takes the rights to create, remove and rename entries from the
+	// directories above it; the supervisor keeps its name. A directory
+	// cannot be: a grant on it would take those rights from all below it.
 	if len(x.held) > 0 {
-		// A hole grant on an existing directory would take the rights to
-		// make entries from all below it.
 		return fail(&SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--isolation landlock: a path git uses goes into %s and out again by \"..\": the payload could put a symlink there and lead host git elsewhere, and this mode cannot keep that directory in place (--isolation full pins it)", x.held[0])})
 	}
 	for _, p := range append(append([]string{}, x.absent...), x.links...) {

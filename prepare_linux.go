@@ -326,8 +326,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		// Bound onto itself: the payload can neither remove, rename nor
 		// replace it, and host git follows the same link later.
 		fi, err := os.Lstat(l)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			return nil, &SetupError{Code: ExitSetup, Op: "hold " + l, Err: fmt.Errorf("no longer a symlink (%v); nothing ran", err)}
+		if err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			err = errors.New("no longer a symlink")
+		}
+		if err != nil {
+			return nil, &SetupError{Code: ExitSetup, Op: "hold the symlink " + l + " git's protection goes through", Err: err}
 		}
 		target, err := os.Readlink(l)
 		if err != nil {
