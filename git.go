@@ -12,10 +12,13 @@ import (
 type gitProtection struct {
 	rules    []canonRule
 	absent   []gitguard.Absent
+	links    []string // symlinks to hold: host git follows them later
+	held     []string // directories to hold: ".." leaves them
 	warnings []string
 	trees    []gitguard.Tree
 	known    map[string]bool
 	roots    []string
+	modules  []string // modules/ directories to look in after the run
 }
 
 // protectGit finds the repositories in the writable directory rules of
@@ -53,7 +56,7 @@ func protectGit(rules []canonRule) *gitProtection {
 	}
 	in.Global = append(in.Global, "/etc/gitconfig")
 	prot := gitguard.Protect(in)
-	out := &gitProtection{absent: prot.Absent, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known, roots: prot.Roots}
+	out := &gitProtection{absent: prot.Absent, links: prot.Links, held: prot.Held, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known, roots: prot.Roots, modules: prot.Modules}
 	add := func(p string, a Access) {
 		r := Rule{Path: p, Access: a, Source: SourceBaseline}
 		cr, err := canonicalRule(r, "/")

@@ -1,6 +1,11 @@
 package nsrun
 
-import "github.com/nsrun/nsrun/internal/gitguard"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nsrun/nsrun/internal/gitguard"
+)
 
 // nestedRepositories warns about, and returns, the repositories the
 // payload made in the directories the protection searched: its own
@@ -26,6 +31,14 @@ func (c *Cmd) nestedRepositories(g *gitProtection) []string {
 			}
 		}
 	}
+	excludes := map[string]bool{}
+	for _, t := range g.trees {
+		c.hiddenEntries(t)
+		if f, changed := gitguard.ExcludeChanged(t); changed && !excludes[f] {
+			excludes[f] = true
+			c.warnf("git: the sandbox changed %s: the files its patterns match do not show in git status (git status --ignored shows them); look at it first", f)
+		}
+	}
 	made, stopped := gitguard.Made(g.roots, g.known)
 	for _, m := range made {
 		if !seen[m] {
@@ -34,8 +47,31 @@ func (c *Cmd) nestedRepositories(g *gitProtection) []string {
 			out = append(out, m)
 		}
 	}
+	for _, m := range gitguard.MadeModules(g.modules, g.known) {
+		if !seen[m] {
+			seen[m] = true
+			c.warnf("git: %s is a git directory the sandbox made for a submodule: host git's submodule update (--init) uses it, with its configuration and hooks, for a submodule of that name; look at it first", m)
+			out = append(out, m)
+		}
+	}
 	for _, s := range stopped {
 		c.warnf("git: the search for repositories the sandbox made stopped at its bound, at %s: look for others yourself", s)
 	}
 	return out
+}
+
+// hiddenEntries warns about the files of t's index that the sandbox
+// marked assume-unchanged or skip-worktree: their changes do not show in
+// the git status or git diff the user reviews the payload's work with.
+func (c *Cmd) hiddenEntries(t gitguard.Tree) {
+	hidden, err := gitguard.NewlyHidden(t)
+	if err != nil || len(hidden) == 0 {
+		return // an index nsrun cannot read was warned about above
+	}
+	names := hidden
+	more := ""
+	if len(names) > 5 {
+		names, more = names[:5], fmt.Sprintf(" and %d more", len(hidden)-5)
+	}
+	c.warnf("git: the sandbox marked %d files in %s assume-unchanged or skip-worktree, so git status and git diff do not show their changes: %s%s; see them with git ls-files -v | grep -v '^H', and clear the marks with git update-index --no-assume-unchanged --no-skip-worktree", len(hidden), t.Dir, strings.Join(names, ", "), more)
 }

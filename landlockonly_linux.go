@@ -149,7 +149,16 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	// one. Nothing can then replace a directory on the way, nor create
 	// the name. The hole itself gets no rule (there is no file to put it
 	// on); its rights only keep the file rights of the directories above.
-	for _, p := range x.absent {
+	//
+	// A symlink git's protection goes through is held the same way: a
+	// grant on it adds no rule (Landlock puts none on a symlink) and only
+	// takes the rights to create, remove and rename entries from the
+	// directories above it; the supervisor keeps its name. A directory
+	// cannot be: a grant on it would take those rights from all below it.
+	if len(x.held) > 0 {
+		return fail(&SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--isolation landlock: a path git uses goes into %s and out again by \"..\": the payload could put a symlink there and lead host git elsewhere, and this mode cannot keep that directory in place (--isolation full pins it)", x.held[0])})
+	}
+	for _, p := range append(append([]string{}, x.absent...), x.links...) {
 		grants = append(grants, landlock.Grant{Path: p, Access: rw &^ landlock.Bind, Dir: true})
 	}
 	// Without a network namespace, --net none is seccomp refusing every
@@ -202,7 +211,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if sup.Listen {
 		sup.AllowBind = launchPorts(layersPolicy.AllowBind)
 	}
-	sup.Protected = append(protected(user), x.absent...)
+	sup.Protected = append(append(protected(user), x.absent...), x.links...)
 	wd, err := c.workDir("/", user, cwd)
 	if err != nil {
 		return fail(err)

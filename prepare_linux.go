@@ -41,6 +41,12 @@ type extras struct {
 	// absent are the paths kept absent (Policy.ProtectGit): the
 	// Landlock-only mode keeps them and the directories on their way.
 	absent []string
+	// links are symlinks git's protection goes through: with namespaces
+	// each is pinned, in the Landlock-only mode its name is kept.
+	links []string
+	// held are directories git's protection goes through and leaves by
+	// "..": pinned with namespaces; the Landlock-only mode refuses them.
+	held []string
 }
 
 // idMap is who the sandbox's user is inside, and who it is on the host.
@@ -204,6 +210,8 @@ func (c *Cmd) prepare() (*prepared, error) {
 			c.warnf("git: %s", w)
 		}
 		user = append(user, git.rules...)
+		x.links, x.held = git.links, git.held
+		x.pins = append(x.pins, git.held...)
 		keepAbsent = absentTargets(git.absent, append(ownRules(p, "/"), user...))
 		seen := map[string]bool{}
 		for _, a := range git.absent {
@@ -313,6 +321,22 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	}()
 	if err := c.accountFiles(p, root, rules, env, &in); err != nil {
 		return nil, err
+	}
+	for _, l := range x.links {
+		// Bound onto itself: the payload can neither remove, rename nor
+		// replace it, and host git follows the same link later.
+		fi, err := os.Lstat(l)
+		if err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			err = errors.New("no longer a symlink")
+		}
+		if err != nil {
+			return nil, &SetupError{Code: ExitSetup, Op: "hold the symlink " + l + " git's protection goes through", Err: err}
+		}
+		target, err := os.Readlink(l)
+		if err != nil {
+			return nil, &SetupError{Code: ExitSetup, Op: "hold " + l, Err: err}
+		}
+		in.LinksToPin = append(in.LinksToPin, mounts.Link{Path: l, Target: target, ID: identity(fi)})
 	}
 	if p.Root == "" {
 		for _, r := range user {

@@ -156,3 +156,30 @@ func Made(roots []string, known map[string]bool) ([]string, []string) {
 	sort.Strings(out)
 	return out, stopped
 }
+
+// MadeModules lists the git directories under the modules/ directories
+// dirs that are not among known: a git directory the payload made for a
+// submodule, which host git's `submodule update --init` adopts, with its
+// configuration and hooks, for a submodule of that name.
+func MadeModules(dirs []string, known map[string]bool) []string {
+	var out []string
+	var look func(dir string, depth int)
+	look = func(dir string, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		for _, m := range subdirs(dir) {
+			switch {
+			case !isGitDir(m):
+				look(m, depth+1)
+			case !known[m]:
+				out = append(out, m)
+			}
+		}
+	}
+	for _, d := range dirs {
+		look(d, 0)
+	}
+	sort.Strings(out)
+	return out
+}

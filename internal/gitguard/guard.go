@@ -84,6 +84,14 @@ type Protection struct {
 	ReadOnly []string
 	Writable []string
 	Absent   []Absent
+	// Links are symlinks in writable places on the way to what is
+	// protected (canonical up to their last name): host git follows them
+	// later, so the caller must keep each in place (or refuse to run).
+	Links []string
+	// Held are directories in writable places that the way to what is
+	// protected enters and leaves again by "..": the caller must keep
+	// each in place.
+	Held     []string
 	Warnings []string
 	// Trees are the work trees found, to look at with Nested afterwards;
 	// Known are those, the other work trees seen and the git directories
@@ -92,6 +100,10 @@ type Protection struct {
 	Trees []Tree
 	Known map[string]bool
 	Roots []string
+	// Modules are the modules/ directories of the git directories
+	// protected, where a submodule's git directory the payload makes is
+	// adopted by host git's submodule update (see MadeModules).
+	Modules []string
 }
 
 // maxDepth bounds how far submodules nest and includes chain.
@@ -101,7 +113,8 @@ const maxDepth = 8
 // protection.
 func Protect(in Input) *Protection {
 	g := &guard{in: in, ro: map[string]bool{}, rw: map[string]bool{}, absent: map[string]Absent{},
-		commons: map[string]*common{}, trees: map[string]bool{}, bares: map[string]bool{}, parsed: map[string]bool{}}
+		commons: map[string]*common{}, trees: map[string]bool{}, bares: map[string]bool{}, parsed: map[string]bool{},
+		links: map[string]bool{}, held: map[string]bool{}}
 	for _, r := range outermost(in.Roots) {
 		g.scan(r)
 	}
@@ -121,6 +134,8 @@ type guard struct {
 	trees   map[string]bool // work trees seen
 	bares   map[string]bool // git directories found as directories of their own
 	parsed  map[string]bool // configuration files read
+	links   map[string]bool // symlinks to hold
+	held    map[string]bool // directories to hold
 	indexes []Tree
 }
 
@@ -218,7 +233,7 @@ func (g *guard) bare(dir string) {
 		return
 	}
 	g.bares[dir] = true
-	cd, err := readCommondir(dir)
+	cd, err := g.readCommondir(dir)
 	switch {
 	case err != nil:
 		g.warnf("%s: %v; it is read-only", dir, err)
@@ -253,6 +268,7 @@ func (g *guard) workTree(t string, depth int) bool {
 		return err == nil
 	}
 	g.trees[t] = true
+	var c *common
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		g.readOnly(dotgit)
@@ -265,18 +281,21 @@ func (g *guard) workTree(t string, depth int) bool {
 			g.warnf("%s: %v; it is read-only, and git there may not work", dotgit, err)
 			return true
 		}
-		g.gitDir(t, gitdir, depth)
+		c = g.gitDir(t, gitdir, depth)
 	case fi.IsDir():
-		g.gitDir(t, dotgit, depth)
+		c = g.gitDir(t, dotgit, depth)
 	default:
 		return false
 	}
-	g.submodules(t, depth)
+	g.submodules(t, c, depth)
 	return true
 }
 
-// gitDir protects the git directory of work tree t.
-func (g *guard) gitDir(t, dir string, depth int) {
+// gitDir protects the git directory of work tree t, and the symlinks on
+// the way to it; it returns the common git directory, nil if there is
+// none to protect.
+func (g *guard) gitDir(t, dir string, depth int) *common {
+	g.hold(follow(dir))
 	canon, err := filepath.EvalSymlinks(dir)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")
@@ -284,27 +303,28 @@ func (g *guard) gitDir(t, dir string, depth int) {
 	if err != nil {
 		g.warnf("%s: the git directory %s cannot be protected (%v); git there may not work", t, dir, errText(err))
 		g.readOnly(dir)
-		return
+		return nil
 	}
 	if g.in.Decide(canon) == Restricted && !g.writable(canon) {
 		g.warnf("%s: its git directory %s is read-only or hidden by a rule; git there cannot write", t, canon)
-		return
+		return nil
 	}
-	cd, err := readCommondir(canon)
+	cd, err := g.readCommondir(canon)
 	if err != nil {
 		g.warnf("%s: %v; it is read-only", canon, err)
 		g.readOnly(canon)
-		return
+		return nil
 	}
 	if cd == "" {
 		c := g.commonDir(canon, []string{t}, true)
 		g.tree(t, canon, c)
-		return
+		return c
 	}
 	// A linked worktree: its own directory, and the main repository's.
 	c := g.commonDir(cd, []string{t}, false)
 	g.private(canon, c)
 	g.tree(t, canon, c)
+	return c
 }
 
 // tree records work tree t, whose index is in dir, for the check after the
@@ -319,7 +339,17 @@ func (g *guard) tree(t, dir string, c *common) {
 			hash = 32
 		}
 	}
-	g.indexes = append(g.indexes, Tree{Dir: t, Index: filepath.Join(dir, "index"), hashSize: hash})
+	tr := Tree{Dir: t, Index: filepath.Join(dir, "index"), hashSize: hash}
+	// What git hides already (a sparse checkout's skip-worktree entries,
+	// say) is not the payload's doing.
+	tr.hidden, _ = hiddenEntries(tr.Index, hash)
+	tr.exclude = filepath.Join(c.dir, "info", "exclude")
+	b, err := readSmall(tr.exclude)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = nil, nil
+	}
+	tr.excludeWas, tr.excludeRead = b, err == nil
+	g.indexes = append(g.indexes, tr)
 }
 
 // readGitFile reads the "gitdir: PATH" line of a .git file, relative to
@@ -335,14 +365,16 @@ func readGitFile(path string) (string, error) {
 		return "", errors.New("not a gitdir: file")
 	}
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(path), dir)
+		// Not cleaned: the kernel takes ".." after a symlink from its
+		// target.
+		dir = filepath.Dir(path) + "/" + dir
 	}
-	return filepath.Clean(dir), nil
+	return dir, nil
 }
 
 // readCommondir returns the canonical directory a commondir file in dir
-// names, or "" when there is none.
-func readCommondir(dir string) (string, error) {
+// names, or "" when there is none; the symlinks on the way are held.
+func (g *guard) readCommondir(dir string) (string, error) {
 	b, err := readSmall(filepath.Join(dir, "commondir"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -355,8 +387,9 @@ func readCommondir(dir string) (string, error) {
 		return "", errors.New("commondir is empty")
 	}
 	if !filepath.IsAbs(cd) {
-		cd = filepath.Join(dir, cd)
+		cd = dir + "/" + cd
 	}
+	g.hold(follow(cd))
 	canon, err := filepath.EvalSymlinks(cd)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")
@@ -449,8 +482,11 @@ func (g *guard) mainWorkTree(c *common) string {
 		if e.Section == "core" && e.Sub == "" && e.Name == "worktree" && e.Value != "" {
 			wt := e.Value
 			if !filepath.IsAbs(wt) {
-				wt = filepath.Join(c.dir, wt)
+				wt = c.dir + "/" + wt
 			}
+			// Host git's work tree: a symlink on the way, repointed, would
+			// give it another.
+			g.hold(follow(wt))
 			if canon, err := filepath.EvalSymlinks(wt); err == nil {
 				return canon
 			}
@@ -567,8 +603,9 @@ func (g *guard) moduleWorkTree(m string) string {
 		if e.Section == "core" && e.Sub == "" && e.Name == "worktree" && e.Value != "" {
 			wt := e.Value
 			if !filepath.IsAbs(wt) {
-				wt = filepath.Join(m, wt)
+				wt = m + "/" + wt
 			}
+			g.hold(follow(wt))
 			if canon, err := filepath.EvalSymlinks(wt); err == nil && g.writable(canon) {
 				return canon
 			}
@@ -577,8 +614,12 @@ func (g *guard) moduleWorkTree(m string) string {
 	return ""
 }
 
-// submodules protects the submodules .gitmodules lists in work tree t.
-func (g *guard) submodules(t string, depth int) {
+// submodules protects the submodules .gitmodules lists in work tree t,
+// whose common git directory is c (nil if not protected). A submodule not
+// yet initialised has no git directory under c's modules/: the name is
+// kept absent, since host git's `submodule update --init` would adopt a
+// git directory found there (and run its hooks) instead of cloning.
+func (g *guard) submodules(t string, c *common, depth int) {
 	b, err := readSmall(filepath.Join(t, ".gitmodules"))
 	if err != nil {
 		return
@@ -591,6 +632,13 @@ func (g *guard) submodules(t string, depth int) {
 	for _, e := range es {
 		if e.Section != "submodule" || e.Name != "path" || e.Value == "" || filepath.IsAbs(e.Value) {
 			continue
+		}
+		if c != nil && !c.broken && validModuleName(e.Sub) {
+			// (A directory there that is no git directory yet is
+			// read-only: filled, it would be one.)
+			if m := filepath.Join(c.dir, "modules", e.Sub); !isGitDir(m) {
+				g.target(m, "host git's submodule update would use it as the submodule's git directory")
+			}
 		}
 		s := filepath.Join(t, e.Value)
 		if within(s, t) && s != t {
@@ -672,50 +720,44 @@ func (g *guard) resolve(vals, bases []string) []string {
 		switch {
 		case v == "~" || strings.HasPrefix(v, "~/"):
 			for _, h := range g.in.Homes {
-				out = append(out, filepath.Join(h, strings.TrimPrefix(v, "~")))
+				out = append(out, strings.TrimSuffix(h, "/")+strings.TrimPrefix(v, "~"))
 			}
 		case strings.HasPrefix(v, "~"):
 			// ~user: another user's home, never the workspace's to write.
 		case filepath.IsAbs(v):
-			out = append(out, filepath.Clean(v))
+			out = append(out, v)
 		default:
+			// Joined as git joins it, not cleaned: the kernel takes ".."
+			// after a symlink from the symlink's target.
 			for _, b := range bases {
-				out = append(out, filepath.Join(b, v))
+				out = append(out, strings.TrimSuffix(b, "/")+"/"+v)
 			}
 		}
 	}
 	return out
 }
 
-// target protects a path git will run or read: read-only if it exists,
-// else the first missing name on its way is kept absent.
+// target protects a path git will run or read, resolved as the kernel
+// will resolve it for host git: what it leads to is read-only if it
+// exists, else the first missing name on its way is kept absent (in the
+// canonical directory that lacks it); the symlinks on the way are held,
+// and a file where a directory is needed is read-only (replaced by a
+// directory, it would lead to the payload's).
 func (g *guard) target(p, why string) {
-	if !g.writable(p) {
-		return
-	}
-	if canon, err := filepath.EvalSymlinks(p); err == nil {
-		g.readOnly(p)
-		if canon != p {
-			g.readOnly(canon)
+	w := follow(p)
+	g.hold(w)
+	switch {
+	case w.err != nil:
+		if g.writable(filepath.Clean(p)) {
+			g.warnf("%s (%s) cannot be resolved: %v; it is not protected", p, why, errText(w.err))
 		}
-		return
+	case w.canon != "":
+		g.readOnly(w.canon)
+	case w.file != "":
+		g.readOnly(w.file)
+	default:
+		g.keepAbsent(w.dir, w.name, why+": "+p)
 	}
-	d, name := p, ""
-	for {
-		parent := filepath.Dir(d)
-		name = filepath.Base(d)
-		if fi, err := os.Lstat(parent); err == nil {
-			if !fi.IsDir() {
-				return // nothing can be created under a file
-			}
-			break
-		}
-		if parent == d {
-			return
-		}
-		d = parent
-	}
-	g.keepAbsent(filepath.Dir(d), name, why+": "+p)
 }
 
 func (g *guard) allTrees() []string {
@@ -735,9 +777,26 @@ func (g *guard) answer() *Protection {
 			p.Known[d] = true
 		}
 	}
+	for d, c := range g.commons {
+		p.Known[d] = true
+		if !c.broken && g.writable(d) {
+			p.Modules = append(p.Modules, filepath.Join(d, "modules"))
+		}
+	}
+	sort.Strings(p.Modules)
 	for d := range g.rw {
 		p.Writable = append(p.Writable, d)
 	}
+	for l := range g.links {
+		p.Links = append(p.Links, l)
+	}
+	sort.Strings(p.Links)
+	for d := range g.held {
+		if !g.holdsProtected(d) {
+			p.Held = append(p.Held, d)
+		}
+	}
+	sort.Strings(p.Held)
 	for r := range g.ro {
 		if !g.rw[r] {
 			p.ReadOnly = append(p.ReadOnly, r)
@@ -805,4 +864,18 @@ func errText(err error) string {
 // within reports whether p is base or below it.
 func within(p, base string) bool {
 	return p == base || base == "/" || len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
+}
+
+// validModuleName reports whether git would use name as a submodule's
+// directory under modules/ (it refuses names with a ".." component).
+func validModuleName(name string) bool {
+	if name == "" || filepath.IsAbs(name) {
+		return false
+	}
+	for _, c := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if c == ".." {
+			return false
+		}
+	}
+	return true
 }

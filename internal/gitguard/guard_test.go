@@ -356,3 +356,46 @@ func FuzzGitlinks(f *testing.F) {
 		gitlinks(p, 32)
 	})
 }
+
+// A submodule .gitmodules lists that has no git directory yet: its
+// directory under modules/ (or the first missing directory of it) is
+// kept absent; a name git would refuse is left alone.
+func TestUninitialisedSubmodule(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	os.WriteFile(filepath.Join(ws, ".gitmodules"), []byte("[submodule \"opt/x\"]\n\tpath = opt\n\turl = ../x\n"+
+		"[submodule \"../../evil\"]\n\tpath = e\n\turl = ../e\n"), 0o644)
+	if got := absentRel(ws, protect(ws).Absent); !contains(got, ".git/modules") || contains(got, "evil") {
+		t.Errorf("without modules/: absent %q", got)
+	}
+	os.MkdirAll(filepath.Join(ws, ".git", "modules", "opt"), 0o755)
+	if got := absentRel(ws, protect(ws).Absent); !contains(got, ".git/modules/opt/x") {
+		t.Errorf("with modules/opt: absent %q", got)
+	}
+}
+
+// hiddenEntries finds assume-unchanged and skip-worktree entries in the
+// index versions git writes.
+func TestHiddenEntries(t *testing.T) {
+	for _, version := range []string{"2", "3", "4"} {
+		ws := canon(t, t.TempDir())
+		newRepo(t, ws)
+		for _, f := range []string{"a", "b", "c"} {
+			os.WriteFile(filepath.Join(ws, f), []byte(f), 0o644)
+		}
+		gitIn(t, ws, "add", ".")
+		gitIn(t, ws, "update-index", "--index-version", version)
+		gitIn(t, ws, "update-index", "--assume-unchanged", "a")
+		if version != "2" {
+			gitIn(t, ws, "update-index", "--skip-worktree", "c")
+		}
+		got, err := hiddenEntries(filepath.Join(ws, ".git", "index"), 20)
+		want := map[string]bool{"a": true}
+		if version != "2" {
+			want["c"] = true
+		}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("index version %s: %v %v, want %v", version, got, err, want)
+		}
+	}
+}
