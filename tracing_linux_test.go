@@ -3,7 +3,7 @@
 package nsrun
 
 import (
-	"os"
+	_ "embed"
 	"slices"
 	"testing"
 
@@ -162,6 +162,9 @@ func TestRefusedBy(t *testing.T) {
 	}
 }
 
+//go:embed integration/testdata/containers-seccomp.json
+var podmanProfile []byte
+
 // TestTracedFiltersAgree: for every call number and a spread of
 // arguments, the traced stack stops the payload (a trace, for the tracer
 // to refuse) exactly where the untraced one refuses with an errno or a
@@ -169,11 +172,9 @@ func TestRefusedBy(t *testing.T) {
 // everything else (a kill, a trap, an allowed call, which it may stop to
 // observe) as before.
 func TestTracedFiltersAgree(t *testing.T) {
-	podman, err := os.ReadFile("integration/testdata/containers-seccomp.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oci, err := seccomp.ParseOCI(podman, "containers", seccompHost())
+	// Embedded: the test binary also runs away from the sources (as the
+	// unprivileged user in scripts/test.sh).
+	oci, err := seccomp.ParseOCI(podmanProfile, "containers", seccompHost())
 	if err != nil {
 		t.Fatal(err)
 	}
