@@ -293,7 +293,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err := p.checkNetwork(); err != nil {
 		return nil, err
 	}
-	if p.filtersNetwork() {
+	if p.servesNetwork() {
 		in.Files = netFiles(root, p.Hostname)
 	}
 	for _, r := range rules {
@@ -379,7 +379,9 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if prep.net, err = c.planNetwork(p, false, netReport); err != nil {
 		return nil, err
 	}
-	if prep.net != nil {
+	if prep.net != nil && (p.filtersNetwork() || c.Env == nil) {
+		// A refusing network's variables are advice, not the way out: an
+		// environment the caller gave is left as it is.
 		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
 	}
 	prep.spec = launch.Spec{
