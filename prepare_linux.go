@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -219,6 +220,9 @@ func (c *Cmd) prepare() (*prepared, error) {
 		env = os.Environ()
 	}
 	env, removed := filterEnv(env, p.UnsetEnv, p.KeepEnv)
+	if guessed := secretNames(removed); len(guessed) > 0 {
+		c.warnf("environment: removed %s (names of secrets; --keep-env NAME lets one through)", strings.Join(guessed, ", "))
+	}
 	var prep *prepared
 	if p.Isolation == IsolationLandlock {
 		prep, err = c.prepareLandlockOnly(p, user, cwd, env, x)

@@ -84,3 +84,21 @@ func TestNetworkOffExplained(t *testing.T) {
 		t.Errorf("npm ci: want a failure at once, with nsrun's reason: %v", r)
 	}
 }
+
+// TestAgentKeepsCertificatePaths: the agent preset removes variables by
+// their names, except one that names a file of certificates (a CA
+// bundle is no secret), and says on stderr which it removed.
+func TestAgentKeepsCertificatePaths(t *testing.T) {
+	a := newAgentEnv(t)
+	ws := workspace(t)
+	bundle := filepath.Join(ws, "ca.pem")
+	writeFile(t, bundle, "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUfake\n-----END CERTIFICATE-----\n")
+	token := filepath.Join(ws, "token")
+	writeFile(t, token, "hunter2\n")
+	env := append(a.env, "AWS_CA_BUNDLE="+bundle, "AWS_WEB_IDENTITY_TOKEN_FILE="+token, "GITHUB_TOKEN=hunter2")
+	r := runClean(t, ws, env, "--preset", "agent", "--", "/bin/sh", "-c", `echo "${AWS_CA_BUNDLE-gone} ${AWS_WEB_IDENTITY_TOKEN_FILE-gone} ${GITHUB_TOKEN-gone}"`)
+	expect(t, "the payload's variables", r.stdout, bundle+" gone gone")
+	if !strings.Contains(r.stderr, "nsrun: warning: environment: removed AWS_WEB_IDENTITY_TOKEN_FILE, GITHUB_TOKEN (names of secrets; --keep-env NAME lets one through)") {
+		t.Errorf("stderr: %v", r)
+	}
+}

@@ -163,7 +163,8 @@ func TestMergePresetFileAndFlags(t *testing.T) {
 	if len(p.Rules) != 3 || p.Rules[1].Source != nsrun.SourceMandatory || last.Path != "/var" || last.Source != nsrun.SourceUser {
 		t.Errorf("rules %+v", p.Rules)
 	}
-	if !reflect.DeepEqual(m.env, []string{"A=flag", "B=env"}) {
+	// With no network, the proxy variables point at nsrun's refusing proxy.
+	if !reflect.DeepEqual(m.env, withRefuserProxy([]string{"A=flag", "B=env"})) || len(m.env) != 10 || !p.RefuseNetwork {
 		t.Errorf("env %q", m.env)
 	}
 	o, _ = parseArgs([]string{"--policy", dir + "/missing.json", "x"})

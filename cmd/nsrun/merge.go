@@ -67,6 +67,9 @@ func merge(o *options, environ []string) (*merged, error) {
 		}
 	}
 	ops := envOps(m.policy)
+	for i := range ops {
+		ops[i].guess = ops[i].kind == envUnset
+	}
 	m.policy.UnsetEnv, m.policy.KeepEnv = nil, nil
 	if preset == "agent" || preset == "build" {
 		// Their HOME is nsrun's, whose module cache starts empty: the go
