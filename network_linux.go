@@ -370,16 +370,6 @@ func socketPair() (parent, child *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "network"), os.NewFile(uintptr(fds[1]), "network"), nil
 }
 
-// portIn reports whether a TCP port is in ranges.
-func portIn(ranges []PortRange, port uint16) bool {
-	for _, r := range ranges {
-		if r.Proto != "udp" && r.First <= port && port <= r.Last {
-			return true
-		}
-	}
-	return false
-}
-
 // loopbackAddrs are the addresses the init gives lo, as text.
 func (np *netPlan) loopbackAddrs() []string {
 	var out []string

@@ -86,9 +86,10 @@ func merge(o *options, environ []string) (*merged, error) {
 	overlay(m.policy, &o.policy, o.set)
 	// With no network, programs meet nsrun's refusing proxy and DNS, which
 	// answer at once and say why, instead of nothing at all.
-	m.policy.RefuseNetwork = m.policy.Net == nsrun.NetNone && m.policy.Isolation != nsrun.IsolationLandlock && !filtered(m.policy)
+	m.policy.RefuseNetwork = true
+	refuses := m.policy.RefusesNetwork()
 	env := environ
-	if filtered(m.policy) || m.policy.RefuseNetwork {
+	if filtered(m.policy) || refuses {
 		// The host's proxies are out of the sandbox's reach: nsrun points
 		// the variables at its own, unless the file or a flag sets them.
 		env = withoutProxyVariables(env)
@@ -121,7 +122,7 @@ func merge(o *options, environ []string) (*merged, error) {
 	var unset, keep []string
 	m.envOps = append(ops, o.envOps...)
 	m.env, unset, keep = environment(env, m.envOps)
-	if m.policy.RefuseNetwork && !clears(m.envOps) {
+	if refuses && !clears(m.envOps) {
 		m.env = withRefuserProxy(m.env)
 	}
 	for _, k := range unset {
