@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -428,9 +427,18 @@ func (s *Server) deny(d *denial) *denial {
 	return d
 }
 
-// refusedAll is the refusal of host and port under Config.RefuseAll.
+// refusedAll is the refusal of host and port under Config.RefuseAll. A
+// host that is no name or address is refused all the same, but not
+// noticed: its text is the payload's, not fit for the user's terminal.
 func (s *Server) refusedAll(host string, port uint16) *denial {
-	return s.deny(&denial{host: host, port: port, reason: s.cfg.RefuseAll, notice: true})
+	addr, name, err := hostAddr(host)
+	if err != nil {
+		return s.deny(&denial{host: host, port: port, reason: s.cfg.RefuseAll})
+	}
+	if name == "" {
+		name = addr.String()
+	}
+	return s.deny(&denial{host: name, port: port, reason: s.cfg.RefuseAll, notice: true})
 }
 
 func (s *Server) carry(host string, port uint16) {
@@ -471,10 +479,10 @@ func (s *Server) allows(name string, addr netip.Addr, port uint16) bool {
 // policy allows: a *denial when it does not, another error when the
 // connection fails. An address the DNS stub gave out stands for its name.
 func (s *Server) connect(ctx context.Context, host string, port uint16) (net.Conn, string, error) {
-	addr, name, err := hostAddr(host)
 	if s.cfg.RefuseAll != "" {
-		return nil, host, s.refusedAll(strings.Trim(host, "[]"), port)
+		return nil, host, s.refusedAll(host, port)
 	}
+	addr, name, err := hostAddr(host)
 	if err != nil {
 		return nil, host, s.deny(&denial{host: host, port: port, reason: err.Error()})
 	}

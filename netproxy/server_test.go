@@ -629,12 +629,25 @@ func TestRefuseAll(t *testing.T) {
 	if rcode, _ := h.dnsQuery("svc.test", dnsTypeA); rcode != rcodeNXDomain {
 		t.Errorf("svc.test: rcode %d, want NXDOMAIN", rcode)
 	}
-	for _, target := range []string{"svc.test:" + p, "127.0.0.1:" + p, "evil.test:443"} {
+	for _, target := range []string{"svc.test:" + p, "127.0.0.1:" + p, "EVIL.test:443", "evil.test:80", "[::1]:443"} {
 		status, c, br := h.connect(target)
 		body, _ := io.ReadAll(br)
 		c.Close()
 		if !strings.HasPrefix(status, "HTTP/1.1 403") || !strings.Contains(string(body), why) {
 			t.Errorf("CONNECT %s: %q %q, want 403 saying %q", target, status, body, why)
+		}
+	}
+	// SOCKS, with a name and with bytes that are none (to be refused
+	// unnoticed: the text is the payload's, not for the user's terminal).
+	for _, name := range []string{"socks.test", "bad\x1b]0;x.test"} {
+		c := h.net.dial(t, ProxyAddr.String())
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.Write(append(append([]byte{5, 1, 0, 5, 1, 0, 3, byte(len(name))}, name...), 1, 187))
+		reply := make([]byte, 12)
+		n, _ := io.ReadAtLeast(c, reply, 12)
+		c.Close()
+		if n != 12 || reply[3] != socksNotAllowed {
+			t.Errorf("socks to %q: % x, want not allowed", name, reply[:n])
 		}
 	}
 	if n := len(h.seen()); n != 0 {
@@ -649,7 +662,9 @@ func TestRefuseAll(t *testing.T) {
 			t.Errorf("notice %v: reason %q", r, r.Reason)
 		}
 	}
-	if fmt.Sprint(hosts) != "[svc.test 127.0.0.1 evil.test]" {
+	// Once per host, named as nsrun reads it; what is no host at all is
+	// refused unnoticed (its text is the payload's).
+	if fmt.Sprint(hosts) != "[svc.test 127.0.0.1 evil.test ::1 socks.test]" {
 		t.Errorf("noticed %v", hosts)
 	}
 }
