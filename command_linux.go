@@ -223,7 +223,7 @@ func (s *sysCmd) newLaunch(c *Cmd, p *Policy, ids idMap) (*startup, error) {
 		// for a moment.
 		attr.Sys.CgroupFD, attr.Sys.UseCgroupFD = s.cgroup.CloneFD()
 	}
-	if !s.direct && p.filtersNetwork() {
+	if !s.direct && p.servesNetwork() {
 		if s.netSock, l.netChild, err = socketPair(); err != nil {
 			closeFiles(specR, specW, statusR, statusW)
 			s.stdio.closeChildEnds()

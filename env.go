@@ -1,7 +1,12 @@
 package nsrun
 
 import (
+	"bytes"
+	"encoding/pem"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -76,7 +81,7 @@ func filterEnv(env, unset, keep []string) (out, removed []string) {
 	removed = []string{}
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if matchAny(unset, k) && !matchAny(keep, k) {
+		if matchAny(unset, k) && !matchAny(keep, k) && !guessedButPlain(unset, kv) {
 			removed = append(removed, k)
 			continue
 		}
@@ -84,6 +89,69 @@ func filterEnv(env, unset, keep []string) (out, removed []string) {
 	}
 	sort.Strings(removed)
 	return out, removed
+}
+
+// guessedButPlain reports whether the variable kv is removed only on a
+// guess from its name (every unset pattern that matches it is one of
+// SecretEnv's) and its value shows the guess wrong: it names a file of
+// certificates (AWS_CA_BUNDLE, a CA bundle path, is no secret). A pattern
+// the caller wrote itself removes whatever the value.
+func guessedButPlain(unset []string, kv string) bool {
+	k, v, _ := strings.Cut(kv, "=")
+	for _, p := range unset {
+		if MatchEnv(p, k) && !slices.Contains(SecretEnv, p) {
+			return false
+		}
+	}
+	return HoldsNoSecret(v)
+}
+
+// maxCertBundle bounds the file HoldsNoSecret reads (the system bundle is
+// about 200 KB).
+const maxCertBundle = 16 << 20
+
+// HoldsNoSecret reports whether a variable's value is known to hold no
+// secret whatever its name: the absolute path of a regular file of PEM
+// certificates alone (a CA bundle), with no key or other block.
+func HoldsNoSecret(value string) bool {
+	if !filepath.IsAbs(value) {
+		return false
+	}
+	fi, err := os.Stat(value)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCertBundle {
+		return false
+	}
+	b, err := os.ReadFile(value)
+	if err != nil {
+		return false
+	}
+	certs := 0
+	for {
+		var block *pem.Block
+		if block, b = pem.Decode(b); block == nil {
+			break
+		}
+		switch block.Type {
+		case "CERTIFICATE", "TRUSTED CERTIFICATE", "X509 CRL":
+			certs++
+		default:
+			return false
+		}
+	}
+	// A block pem.Decode could not read is no certificate.
+	return certs > 0 && !bytes.Contains(b, []byte("-----BEGIN"))
+}
+
+// secretNames are the names SecretEnv matches (and SecretEnvKept does
+// not) among names, in their order: those whose removal nsrun guessed.
+func secretNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if matchAny(SecretEnv, n) && !matchAny(SecretEnvKept, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func matchAny(patterns []string, name string) bool {

@@ -1,6 +1,8 @@
 package nsrun
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -42,5 +44,35 @@ func TestSecretEnv(t *testing.T) {
 		"npm_config_//r.example/:_authToken"}
 	if !reflect.DeepEqual(removed, wantRemoved) {
 		t.Errorf("removed %q\nwant %q", removed, wantRemoved)
+	}
+}
+
+// TestSecretEnvKeepsCertificatePaths: a variable a secret pattern matches
+// stays when it names a file of certificates alone; one an explicit
+// pattern (not SecretEnv's) matches goes all the same.
+func TestSecretEnvKeepsCertificatePaths(t *testing.T) {
+	dir := t.TempDir()
+	cert := "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUfake\n-----END CERTIFICATE-----\n"
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bundle := write("ca.pem", "# Issuer: a\n"+cert+"# Issuer: b\n"+cert)
+	withKey := write("both.pem", cert+"-----BEGIN PRIVATE KEY-----\nMIIEfake\n-----END PRIVATE KEY-----\n")
+	token := write("token", "eyJhbGciOi.fake.token\n")
+	env := []string{"AWS_CA_BUNDLE=" + bundle, "AWS_KEY_PEM=" + withKey, "AWS_WEB_IDENTITY_TOKEN_FILE=" + token,
+		"AWS_SECRET_ACCESS_KEY=1", "AWS_X=relative/ca.pem", "AWS_DIR=" + dir}
+	out, removed := filterEnv(env, SecretEnv, SecretEnvKept)
+	if want := []string{"AWS_CA_BUNDLE=" + bundle}; !reflect.DeepEqual(out, want) {
+		t.Errorf("kept %q\nwant %q", out, want)
+	}
+	if want := []string{"AWS_DIR", "AWS_KEY_PEM", "AWS_SECRET_ACCESS_KEY", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_X"}; !reflect.DeepEqual(removed, want) {
+		t.Errorf("removed %q\nwant %q", removed, want)
+	}
+	if out, _ := filterEnv(env[:1], []string{"AWS_CA_BUNDLE"}, nil); len(out) != 0 {
+		t.Errorf("an explicit pattern left %q", out)
 	}
 }

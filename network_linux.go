@@ -33,6 +33,9 @@ func (c *Cmd) planNetwork(p *Policy, landlockOnly bool, report *NetworkReport) (
 	if err := p.checkNetwork(); err != nil {
 		return nil, err
 	}
+	if p.refusesNetwork() && !landlockOnly {
+		return c.planRefusal(report), nil
+	}
 	if !p.filtersNetwork() {
 		return nil, nil
 	}
@@ -64,14 +67,7 @@ func (c *Cmd) planNetwork(p *Policy, landlockOnly bool, report *NetworkReport) (
 		np.cfg.Publish = append(np.cfg.Publish, netproxy.Publish{Host: ln, Port: pb.Port})
 		report.Publish = append(report.Publish, publishString(pb))
 	}
-	if c.Log != nil {
-		var mu sync.Mutex
-		np.cfg.Log = func(line string) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(c.Log, "nsrun: %s\n", line)
-		}
-	}
+	c.netLogs(&np.cfg)
 	np.proxy = netproxy.ProxyAddr.String()
 	if len(p.AllowConnect) > 0 && !landlockOnly && !portIn(p.AllowConnect, netproxy.ProxyAddr.Port()) {
 		c.warnf("--allow-connect leaves out port %d, nsrun's proxy: only programs that connect straight to the allowed names reach them", netproxy.ProxyAddr.Port())
@@ -88,6 +84,63 @@ func (c *Cmd) planNetwork(p *Policy, landlockOnly bool, report *NetworkReport) (
 	}
 	report.Mode, report.Allowed, report.AllowPrivateHosts, report.Proxy = "filtered", pol.Strings(), p.AllowPrivateHosts, np.proxy
 	return np, nil
+}
+
+// noNetwork is the reason the refusing server of Policy.RefuseNetwork
+// gives.
+const noNetwork = "the sandbox has no network (--net none)"
+
+// planRefusal is the server of Policy.RefuseNetwork: the proxy and DNS
+// inside, refusing every host; the report's mode stays none.
+func (c *Cmd) planRefusal(report *NetworkReport) *netPlan {
+	np := &netPlan{cfg: netproxy.Config{RefuseAll: noNetwork}, proxy: netproxy.ProxyAddr.String()}
+	c.netLogs(&np.cfg)
+	report.Proxy, report.DNS = np.proxy, netproxy.DNSAddr.String()
+	return np
+}
+
+// netLogs sends the server's refusals to the Cmd's Log (every first one of
+// a host and port), and those a user may not expect to its Warnings
+// (once per host).
+func (c *Cmd) netLogs(cfg *netproxy.Config) {
+	var mu sync.Mutex
+	if c.Log != nil {
+		cfg.Log = func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(c.Log, "nsrun: %s\n", line)
+		}
+	}
+	if c.Warnings != nil {
+		cfg.Notice = func(r netproxy.Refusal) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(c.Warnings, "nsrun: warning: network: %s\n", refusalLine(r))
+		}
+	}
+}
+
+// refusalLine says why a host was refused and which option would let it.
+func refusalLine(r netproxy.Refusal) string {
+	target := r.Host
+	if r.Port != 0 {
+		target = net.JoinHostPort(r.Host, fmt.Sprint(r.Port))
+	}
+	if !r.Addr.IsValid() {
+		// The network is off (no other refusal is noticed without an address).
+		host := r.Host
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+		return fmt.Sprintf("refused %s: %s; --allow-host %s lets it through nsrun's filter, --net host gives the sandbox the host's network", target, r.Reason, host)
+	}
+	rule := r.Addr.String()
+	if r.Port != 0 {
+		rule = net.JoinHostPort(rule, fmt.Sprint(r.Port))
+	} else if r.Addr.Is6() {
+		rule = "[" + rule + "]"
+	}
+	return fmt.Sprintf("refused %s: it resolves to %s, a %s address, which an allowed name may not lead to; --allow-host %s (that address) or --allow-private-hosts lets it", target, r.Addr, r.Class, rule)
 }
 
 // cleanup frees what planning took: the listeners on the host.
@@ -315,16 +368,6 @@ func socketPair() (parent, child *os.File, err error) {
 		return nil, nil, fmt.Errorf("socketpair: %w", err)
 	}
 	return os.NewFile(uintptr(fds[0]), "network"), os.NewFile(uintptr(fds[1]), "network"), nil
-}
-
-// portIn reports whether a TCP port is in ranges.
-func portIn(ranges []PortRange, port uint16) bool {
-	for _, r := range ranges {
-		if r.Proto != "udp" && r.First <= port && port <= r.Last {
-			return true
-		}
-	}
-	return false
 }
 
 // loopbackAddrs are the addresses the init gives lo, as text.

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -227,6 +228,9 @@ func (c *Cmd) prepare() (*prepared, error) {
 		env = os.Environ()
 	}
 	env, removed := filterEnv(env, p.UnsetEnv, p.KeepEnv)
+	if guessed := secretNames(removed); len(guessed) > 0 {
+		c.warnf("environment: removed %s (names of secrets; --keep-env NAME lets one through)", strings.Join(guessed, ", "))
+	}
 	var prep *prepared
 	if p.Isolation == IsolationLandlock {
 		prep, err = c.prepareLandlockOnly(p, user, cwd, env, x)
@@ -301,7 +305,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err := p.checkNetwork(); err != nil {
 		return nil, err
 	}
-	if p.filtersNetwork() {
+	if p.servesNetwork() {
 		in.Files = netFiles(root, p.Hostname)
 	}
 	for _, r := range rules {
@@ -403,7 +407,9 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if prep.net, err = c.planNetwork(p, false, netReport); err != nil {
 		return nil, err
 	}
-	if prep.net != nil {
+	if prep.net != nil && (p.filtersNetwork() || c.Env == nil) {
+		// A refusing network's variables are advice, not the way out: an
+		// environment the caller gave is left as it is.
 		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
 	}
 	prep.spec = launch.Spec{

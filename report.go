@@ -166,6 +166,8 @@ type NetworkCount struct {
 	Host  string `json:"host"`
 	Port  int    `json:"port"`
 	Count int    `json:"count"`
+	// Reason is why the first refusal was made (in Denied only).
+	Reason string `json:"reason,omitempty"`
 }
 
 // ExtraFileReport is a descriptor the payload was given: its number inside

@@ -67,7 +67,7 @@ func New(l Limits) (*Group, error) {
 		if v1err == nil {
 			return &Group{fd: -1, v1: g}, nil
 		}
-		return nil, fail(fmt.Errorf("%v, and cgroup v1 failed too: %v", err, v1err))
+		return nil, neither(need[0], err.Error(), v1err)
 	}
 	parent, err := ownDir()
 	if err != nil {
@@ -82,8 +82,8 @@ func New(l Limits) (*Group, error) {
 		if v1err == nil {
 			return &Group{fd: -1, v1: g}, nil
 		}
-		return nil, &Error{Controller: miss[0], Err: fmt.Errorf("the cgroup v2 hierarchy at %s has no %s controller (it has: %s), and cgroup v1 failed too: %v",
-			parent, miss[0], strings.TrimSpace(string(avail)), v1err)}
+		return nil, neither(miss[0], fmt.Sprintf("cgroup v2 at %s lacks the %s controller (it has: %s)",
+			parent, miss[0], strings.TrimSpace(string(avail))), v1err)
 	}
 	removeStale(parent)
 	var enable []string

@@ -107,8 +107,14 @@ func (s *Server) answer(msg []byte) []byte {
 func (s *Server) nameAddr(name string, record bool) (netip.Addr, int) {
 	deny := func(reason string) {
 		if record {
-			s.deny(&denial{name, 0, reason})
+			s.deny(&denial{host: name, reason: reason})
 		}
+	}
+	if s.cfg.RefuseAll != "" {
+		if record {
+			s.refusedAll(name, 0)
+		}
+		return netip.Addr{}, rcodeNXDomain
 	}
 	ports := s.cfg.Policy.NamePorts(name)
 	if len(ports) == 0 {
@@ -141,7 +147,10 @@ func (s *Server) nameAddr(name string, record bool) (netip.Addr, int) {
 			usable = usable || len(ok) > 0
 		}
 		if !usable {
-			deny(why)
+			if record {
+				// Every address was refused: the first is the one why names.
+				s.deny(&denial{host: name, reason: why, addr: addrs[0].Unmap().WithZone(""), notice: true})
+			}
 			return netip.Addr{}, rcodeNXDomain
 		}
 	}

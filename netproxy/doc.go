@@ -23,6 +23,10 @@
 // the host (a Host header, TLS's server name) never overrides what it
 // connected to; a refused connection or name is answered at once (403,
 // SOCKS "not allowed", NXDOMAIN, or a reset), never left to time out.
+// With Config.RefuseAll every host is refused so, with that reason, and
+// nothing is resolved or dialled: the server of a sandbox with no
+// network. Config.Notice hears, once per host, the refusals a user may
+// not expect (an allowed name's refused address; any under RefuseAll).
 //
 // What it cannot do: it does not read TLS, so an allowed host is allowed
 // whole (every repository of a forge; a name on a shared CDN can front for

@@ -78,6 +78,28 @@ type Config struct {
 	Publish   []Publish
 	// Log receives one line for the first refusal of each host and port.
 	Log func(line string)
+	// Notice receives, once per host, each refusal its user may not
+	// expect (see Refusal).
+	Notice func(Refusal)
+	// RefuseAll, when set, refuses every host and name with it as the
+	// reason, whatever Policy and Allow say: the server of a sandbox with
+	// no network, there so that programs fail at once and can tell why,
+	// rather than wait on a proxy or resolver that is not there. It
+	// dials nothing and resolves nothing.
+	RefuseAll string
+}
+
+// Refusal is a refusal the payload's user may not expect, for
+// Config.Notice: a name a rule allows whose addresses the policy refuses
+// (a private address, say), or any host under Config.RefuseAll.
+type Refusal struct {
+	Host   string
+	Port   uint16 // 0: a name looked up through the DNS stub
+	Reason string
+	// Addr is the refused address of an allowed name, and Class its
+	// class; Addr is invalid for other refusals.
+	Addr  netip.Addr
+	Class string
 }
 
 // Count is a number of connections to one host and port. Port 0 is a
@@ -87,6 +109,8 @@ type Count struct {
 	Host  string `json:"host"`
 	Port  int    `json:"port"`
 	Count int    `json:"count"`
+	// Reason is why the first refusal was made (refusals only).
+	Reason string `json:"reason,omitempty"`
 }
 
 type hostPort struct {
@@ -114,6 +138,8 @@ type Server struct {
 	closers   map[io.Closer]struct{}
 	carried   map[hostPort]int
 	denied    map[hostPort]int
+	reasons   map[hostPort]string // the first refusal's, by the key it counts under
+	noticed   map[string]bool     // the hosts given to Config.Notice
 	hook      map[hostPort]*hookResult
 	cache     map[string]cached
 	fake      *fakeAddrs
@@ -134,6 +160,7 @@ func Start(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel,
 		slots: make(chan struct{}, maxConns), dnsSem: make(chan struct{}, maxQueries),
 		closers: map[io.Closer]struct{}{}, carried: map[hostPort]int{}, denied: map[hostPort]int{},
+		reasons: map[hostPort]string{}, noticed: map[string]bool{},
 		hook: map[hostPort]*hookResult{}, cache: map[string]cached{}, fake: newFakeAddrs(maxNames)}
 	if err := s.listen(); err != nil {
 		s.Close()
@@ -247,13 +274,13 @@ func (s *Server) Close() {
 func (s *Server) Stats() (carried, denied []Count) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return counts(s.carried), counts(s.denied)
+	return counts(s.carried, nil), counts(s.denied, s.reasons)
 }
 
-func counts(m map[hostPort]int) []Count {
+func counts(m map[hostPort]int, reasons map[hostPort]string) []Count {
 	out := make([]Count, 0, len(m))
 	for k, n := range m {
-		out = append(out, Count{Host: k.host, Port: int(k.port), Count: n})
+		out = append(out, Count{Host: k.host, Port: int(k.port), Count: n, Reason: reasons[k]})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Host != out[j].Host {
@@ -346,6 +373,10 @@ type denial struct {
 	host   string
 	port   uint16
 	reason string
+	// addr is the refused address of an allowed name; notice says the
+	// refusal goes to Config.Notice.
+	addr   netip.Addr
+	notice bool
 }
 
 func (d *denial) Error() string {
@@ -360,25 +391,54 @@ func hostPortString(host string, port uint16) string {
 }
 
 // bump counts one for k in m; past maxKeys hosts and ports, new ones
-// count under "*". It reports whether k was new. The caller holds s.mu.
-func bump(m map[hostPort]int, k hostPort) bool {
+// count under "*". It reports whether k was new, and the key counted.
+// The caller holds s.mu.
+func bump(m map[hostPort]int, k hostPort) (bool, hostPort) {
 	if _, ok := m[k]; !ok && len(m) >= maxKeys {
 		k = hostPort{host: "*"}
 	}
 	m[k]++
-	return m[k] == 1
+	return m[k] == 1, k
 }
 
-// deny records d, logging the first of each host and port.
+// deny records d, logging the first of each host and port, and noticing
+// the first of each host that is to be noticed.
 func (s *Server) deny(d *denial) *denial {
-	k := hostPort{d.host, d.port}
 	s.mu.Lock()
-	first := bump(s.denied, k)
+	first, k := bump(s.denied, hostPort{d.host, d.port})
+	if first {
+		s.reasons[k] = d.reason
+	}
+	notice := d.notice && s.cfg.Notice != nil && !s.noticed[d.host] && len(s.noticed) < maxKeys
+	if notice {
+		s.noticed[d.host] = true
+	}
 	s.mu.Unlock()
 	if first && s.cfg.Log != nil {
 		s.cfg.Log("network: denied " + d.Error())
 	}
+	if notice {
+		r := Refusal{Host: d.host, Port: d.port, Reason: d.reason, Addr: d.addr}
+		if d.addr.IsValid() {
+			r.Class = Class(d.addr)
+		}
+		s.cfg.Notice(r)
+	}
 	return d
+}
+
+// refusedAll is the refusal of host and port under Config.RefuseAll. A
+// host that is no name or address is refused all the same, but not
+// noticed: its text is the payload's, not fit for the user's terminal.
+func (s *Server) refusedAll(host string, port uint16) *denial {
+	addr, name, err := hostAddr(host)
+	if err != nil {
+		return s.deny(&denial{host: host, port: port, reason: s.cfg.RefuseAll})
+	}
+	if name == "" {
+		name = addr.String()
+	}
+	return s.deny(&denial{host: name, port: port, reason: s.cfg.RefuseAll, notice: true})
 }
 
 func (s *Server) carry(host string, port uint16) {
@@ -419,9 +479,12 @@ func (s *Server) allows(name string, addr netip.Addr, port uint16) bool {
 // policy allows: a *denial when it does not, another error when the
 // connection fails. An address the DNS stub gave out stands for its name.
 func (s *Server) connect(ctx context.Context, host string, port uint16) (net.Conn, string, error) {
+	if s.cfg.RefuseAll != "" {
+		return nil, host, s.refusedAll(host, port)
+	}
 	addr, name, err := hostAddr(host)
 	if err != nil {
-		return nil, host, s.deny(&denial{host, port, err.Error()})
+		return nil, host, s.deny(&denial{host: host, port: port, reason: err.Error()})
 	}
 	if addr.IsValid() && fakeNet.Contains(addr) {
 		s.fakeMu.Lock()
@@ -435,7 +498,7 @@ func (s *Server) connect(ctx context.Context, host string, port uint16) (net.Con
 		shown = addr.String()
 	}
 	if !s.allows(name, addr, port) {
-		return nil, shown, s.deny(&denial{shown, port, "no rule allows it"})
+		return nil, shown, s.deny(&denial{host: shown, port: port, reason: "no rule allows it"})
 	}
 	var c net.Conn
 	switch {
@@ -450,7 +513,8 @@ func (s *Server) connect(ctx context.Context, host string, port uint16) (net.Con
 		}
 		usable, why := s.cfg.Policy.Usable(addrs, port)
 		if len(usable) == 0 {
-			return nil, shown, s.deny(&denial{name, port, why})
+			// Every address was refused: the first is the one why names.
+			return nil, shown, s.deny(&denial{host: name, port: port, reason: why, addr: addrs[0].Unmap().WithZone(""), notice: true})
 		}
 		// The addresses checked are the ones dialled: no second lookup
 		// can rebind the name to another.
@@ -538,7 +602,11 @@ func (s *Server) socks(c net.Conn, br *bufio.Reader) {
 	var se *socksError
 	if errors.As(err, &se) {
 		if se.code == socksNotAllowed {
-			s.deny(&denial{host, port, se.Error()})
+			if s.cfg.RefuseAll != "" {
+				s.refusedAll(host, port)
+			} else {
+				s.deny(&denial{host: host, port: port, reason: se.Error()})
+			}
 		}
 		_ = socksReply(c, se.code)
 		return
@@ -586,7 +654,12 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 	t, err := head.requestTarget()
 	if err != nil {
 		if t.host != "" {
-			s.deny(&denial{t.host, t.port, err.Error()})
+			if s.cfg.RefuseAll != "" {
+				d := s.refusedAll(t.host, t.port)
+				httpError(c, 403, "Forbidden", "nsrun: "+d.Error())
+				return
+			}
+			s.deny(&denial{host: t.host, port: t.port, reason: err.Error()})
 			httpError(c, 403, "Forbidden", err.Error())
 			return
 		}

@@ -227,7 +227,7 @@ func TestProxyConnect(t *testing.T) {
 		t.Errorf("the server saw %d connections, want 1", n)
 	}
 	carried, denied := h.srv.Stats()
-	if len(carried) != 1 || carried[0] != (Count{"svc.test", int(h.port), 1}) {
+	if len(carried) != 1 || carried[0] != (Count{Host: "svc.test", Port: int(h.port), Count: 1}) {
 		t.Errorf("carried %v", carried)
 	}
 	if len(denied) != 6 {
@@ -361,11 +361,12 @@ func TestDNSAndTransparent(t *testing.T) {
 		}
 	}
 	carried, denied := h.srv.Stats()
-	want := []Count{{"svc.test", int(h.port), 2}}
+	want := []Count{{Host: "svc.test", Port: int(h.port), Count: 2}}
 	if fmt.Sprint(carried) != fmt.Sprint(want) {
 		t.Errorf("carried %v, want %v", carried, want)
 	}
-	wantDenied := []Count{{"evil.test", 0, 1}, {"priv.test", 0, 1}}
+	wantDenied := []Count{{Host: "evil.test", Count: 1, Reason: "no rule allows it"},
+		{Host: "priv.test", Count: 1, Reason: "it resolves to 10.0.0.1, a private address (a rule naming the address, or private hosts allowed, lets it)"}}
 	if fmt.Sprint(denied) != fmt.Sprint(wantDenied) {
 		t.Errorf("denied %v, want %v", denied, wantDenied)
 	}
@@ -563,5 +564,107 @@ func TestCountsAreBounded(t *testing.T) {
 	bump(m, hostPort{"h1.test", 443})
 	if len(m) != maxKeys+1 || m[hostPort{host: "*"}] != 10 || m[hostPort{"h1.test", 443}] != 2 {
 		t.Errorf("%d keys, %d under *", len(m), m[hostPort{host: "*"}])
+	}
+}
+
+// TestNoticeOncePerHost: an allowed name refused for its address is
+// noticed once, whatever the port and however it was asked (DNS or the
+// proxy); a name no rule allows is not noticed; the count keeps the reason.
+func TestNoticeOncePerHost(t *testing.T) {
+	var mu sync.Mutex
+	var notices []Refusal
+	h := start(t, func(c *Config) {
+		c.Notice = func(r Refusal) {
+			mu.Lock()
+			notices = append(notices, r)
+			mu.Unlock()
+		}
+	})
+	p := fmt.Sprint(h.port)
+	if rcode, _ := h.dnsQuery("priv.test", dnsTypeA); rcode != rcodeNXDomain {
+		t.Errorf("priv.test: rcode %d", rcode)
+	}
+	for _, target := range []string{"priv.test:" + p, "priv.test:" + p, "evil.test:443", "meta.test:80", "meta.test:443"} {
+		status, c, _ := h.connect(target)
+		c.Close()
+		if !strings.HasPrefix(status, "HTTP/1.1 403") {
+			t.Errorf("CONNECT %s: %q, want 403", target, status)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []Refusal{
+		{Host: "priv.test", Reason: "it resolves to 10.0.0.1, a private address (a rule naming the address, or private hosts allowed, lets it)",
+			Addr: netip.MustParseAddr("10.0.0.1"), Class: ClassPrivate},
+		{Host: "meta.test", Port: 80, Reason: "it resolves to 169.254.169.254, a link-local address (a rule naming the address, or private hosts allowed, lets it)",
+			Addr: netip.MustParseAddr("169.254.169.254"), Class: ClassLinkLocal},
+	}
+	if fmt.Sprint(notices) != fmt.Sprint(want) {
+		t.Errorf("notices %v, want %v", notices, want)
+	}
+	_, denied := h.srv.Stats()
+	for _, d := range denied {
+		if d.Reason == "" {
+			t.Errorf("denied %v: no reason", d)
+		}
+	}
+}
+
+// TestRefuseAll: a server with no network refuses every host, through
+// the proxy (HTTP and SOCKS) and the DNS stub, at once, saying why in
+// the answer and to Notice, once per host; it connects to nothing.
+func TestRefuseAll(t *testing.T) {
+	var mu sync.Mutex
+	var notices []Refusal
+	const why = "the sandbox has no network"
+	h := start(t, func(c *Config) {
+		c.RefuseAll = why
+		c.Notice = func(r Refusal) {
+			mu.Lock()
+			notices = append(notices, r)
+			mu.Unlock()
+		}
+	})
+	p := fmt.Sprint(h.port)
+	if rcode, _ := h.dnsQuery("svc.test", dnsTypeA); rcode != rcodeNXDomain {
+		t.Errorf("svc.test: rcode %d, want NXDOMAIN", rcode)
+	}
+	for _, target := range []string{"svc.test:" + p, "127.0.0.1:" + p, "EVIL.test:443", "evil.test:80", "[::1]:443"} {
+		status, c, br := h.connect(target)
+		body, _ := io.ReadAll(br)
+		c.Close()
+		if !strings.HasPrefix(status, "HTTP/1.1 403") || !strings.Contains(string(body), why) {
+			t.Errorf("CONNECT %s: %q %q, want 403 saying %q", target, status, body, why)
+		}
+	}
+	// SOCKS, with a name and with bytes that are none (to be refused
+	// unnoticed: the text is the payload's, not for the user's terminal).
+	for _, name := range []string{"socks.test", "bad\x1b]0;x.test"} {
+		c := h.net.dial(t, ProxyAddr.String())
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.Write(append(append([]byte{5, 1, 0, 5, 1, 0, 3, byte(len(name))}, name...), 1, 187))
+		reply := make([]byte, 12)
+		n, _ := io.ReadAtLeast(c, reply, 12)
+		c.Close()
+		if n != 12 || reply[3] != socksNotAllowed {
+			t.Errorf("socks to %q: % x, want not allowed", name, reply[:n])
+		}
+	}
+	if n := len(h.seen()); n != 0 {
+		t.Errorf("the server was reached %d times", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var hosts []string
+	for _, r := range notices {
+		hosts = append(hosts, r.Host)
+		if r.Reason != why {
+			t.Errorf("notice %v: reason %q", r, r.Reason)
+		}
+	}
+	// Once per host, named as nsrun reads it; what is no host at all is
+	// refused unnoticed (its text is the payload's).
+	if fmt.Sprint(hosts) != "[svc.test 127.0.0.1 evil.test ::1 socks.test]" {
+		t.Errorf("noticed %v", hosts)
 	}
 }

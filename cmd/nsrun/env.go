@@ -12,6 +12,9 @@ import (
 type envOp struct {
 	kind       envKind
 	key, value string // key is a pattern for unset and keep
+	// guess marks a preset's unset pattern, a guess from names: a value
+	// that holds no secret (nsrun.HoldsNoSecret) stays.
+	guess bool
 }
 
 type envKind int
@@ -58,8 +61,8 @@ func environment(caller []string, ops []envOp) (env, unset, keep []string) {
 			add(op.key)
 			cur[op.key], explicit[op.key] = op.value, true
 		case envUnset:
-			for k := range cur {
-				if nsrun.MatchEnv(op.key, k) {
+			for k, v := range cur {
+				if nsrun.MatchEnv(op.key, k) && !(op.guess && nsrun.HoldsNoSecret(v)) {
 					delete(cur, k)
 					delete(explicit, k)
 				}

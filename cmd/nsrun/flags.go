@@ -435,7 +435,7 @@ func parseOptions(args []string) (*options, error) {
 		return nil, err
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, flagError(err, args)
+		return nil, flagError(err, fs)
 	}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	o.args = fs.Args()
@@ -456,10 +456,14 @@ func parseArgs(args []string) (*options, error) {
 }
 
 // flagError turns the flag package's messages into nsrun's one-line form.
-func flagError(err error, args []string) error {
+func flagError(err error, fs *flag.FlagSet) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return usagef("unknown option %s", dashes(strings.TrimLeft(name, "-")))
+		name = strings.TrimLeft(name, "-")
+		if near := nearestOption(fs, name); near != "" {
+			return usagef("unknown option %s (did you mean %s?)", dashes(name), dashes(near))
+		}
+		return usagef("unknown option %s", dashes(name))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		return usagef("option %s needs a value", dashes(strings.TrimLeft(name, "-")))
@@ -484,4 +488,47 @@ func dashes(name string) string {
 		return "-" + name
 	}
 	return "--" + name
+}
+
+// nearestOption is the option a mistyped name most likely meant: the one
+// fewest edits away, if at most two (one for names of up to four
+// letters, none for one or two: so few edits reach too many), else "".
+func nearestOption(fs *flag.FlagSet, name string) string {
+	limit := 2
+	switch {
+	case len(name) <= 2:
+		return ""
+	case len(name) <= 4:
+		limit = 1
+	}
+	best, bestD := "", limit+1
+	consider := func(option string) {
+		if d := editDistance(name, option); d < bestD || d == bestD && option < best {
+			best, bestD = option, d
+		}
+	}
+	fs.VisitAll(func(f *flag.Flag) { consider(f.Name) })
+	consider("version") // run's, not a flag
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,9 @@ func TestParseArgsErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--nope", "x"}, "unknown option --nope"},
+		{[]string{"--rww", "ws", "x"}, "unknown option --rww (did you mean --rw?)"},
+		{[]string{"--alow-host=x", "x"}, "unknown option --alow-host (did you mean --allow-host?)"},
+		{[]string{"--verison", "x"}, "unknown option --verison (did you mean --version?)"},
 		{[]string{"-z", "x"}, "unknown option -z"},
 		{[]string{"--rw"}, "option --rw needs a value"},
 		{[]string{"--env", "X", "x"}, `--env "X": want KEY=VALUE`},
@@ -97,6 +101,9 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--timeout", "99999999999", "x"}, `--timeout "99999999999": 99999999999 is above 9223372036 seconds`},
 	} {
 		_, err := parseArgs(tc.args)
+		if strings.HasPrefix(tc.want, "unknown option") && err != nil && err.Error() != tc.want {
+			t.Errorf("parseArgs(%q) = %v, want exactly %q", tc.args, err, tc.want)
+		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parseArgs(%q) = %v, want %q", tc.args, err, tc.want)
 		}
@@ -157,7 +164,13 @@ func TestMergePresetFileAndFlags(t *testing.T) {
 	if len(p.Rules) != 3 || p.Rules[1].Source != nsrun.SourceMandatory || last.Path != "/var" || last.Source != nsrun.SourceUser {
 		t.Errorf("rules %+v", p.Rules)
 	}
-	if !reflect.DeepEqual(m.env, []string{"A=flag", "B=env"}) {
+	// With no network, the proxy variables point at nsrun's refusing proxy
+	// (Linux's).
+	want := []string{"A=flag", "B=env"}
+	if runtime.GOOS == "linux" {
+		want = withRefuserProxy(want)
+	}
+	if !reflect.DeepEqual(m.env, want) || p.RefusesNetwork() != (runtime.GOOS == "linux") {
 		t.Errorf("env %q", m.env)
 	}
 	o, _ = parseArgs([]string{"--policy", dir + "/missing.json", "x"})
@@ -244,5 +257,20 @@ func TestParseFilesystemOptions(t *testing.T) {
 		if _, err := parseArgs(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestVersionOption: --version is the version command, as most tools have it.
+func TestVersionOption(t *testing.T) {
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"--version"}, os.Stdin, out, out); code != 0 {
+		t.Errorf("--version: exit %d", code)
+	}
+	b, _ := os.ReadFile(out.Name())
+	if !strings.HasPrefix(string(b), "nsrun ") {
+		t.Errorf("--version printed %q", b)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nsrun/nsrun"
+	"github.com/nsrun/nsrun/netproxy"
 )
 
 // merged is the policy and process settings from a preset, a policy file
@@ -66,14 +67,29 @@ func merge(o *options, environ []string) (*merged, error) {
 		}
 	}
 	ops := envOps(m.policy)
+	for i := range ops {
+		ops[i].guess = ops[i].kind == envUnset
+	}
 	m.policy.UnsetEnv, m.policy.KeepEnv = nil, nil
+	if preset == "agent" || preset == "build" {
+		// Their HOME is nsrun's, whose module cache starts empty: the go
+		// command reads the host's first (the host root is readable
+		// already; this only points go at it).
+		if op := hostGoProxy(lookup(environ)); op != nil {
+			ops = append(ops, *op)
+		}
+	}
 	if pf != nil {
 		overlay(m.policy, &pf.Policy, pf.Set)
 		m.dir, m.timeout, m.killAfter = pf.Dir, pf.Timeout, pf.KillAfter
 	}
 	overlay(m.policy, &o.policy, o.set)
+	// With no network, programs meet nsrun's refusing proxy and DNS, which
+	// answer at once and say why, instead of nothing at all.
+	m.policy.RefuseNetwork = true
+	refuses := m.policy.RefusesNetwork()
 	env := environ
-	if filtered(m.policy) {
+	if filtered(m.policy) || refuses {
 		// The host's proxies are out of the sandbox's reach: nsrun points
 		// the variables at its own, unless the file or a flag sets them.
 		env = withoutProxyVariables(env)
@@ -106,6 +122,9 @@ func merge(o *options, environ []string) (*merged, error) {
 	var unset, keep []string
 	m.envOps = append(ops, o.envOps...)
 	m.env, unset, keep = environment(env, m.envOps)
+	if refuses && !clears(m.envOps) {
+		m.env = withRefuserProxy(m.env)
+	}
 	for _, k := range unset {
 		if l := literal(k); l != "" {
 			m.policy.UnsetEnv = append(m.policy.UnsetEnv, l)
@@ -219,6 +238,51 @@ func overlay(base, top *nsrun.Policy, set map[string]bool) {
 // filtered reports whether p asks for the filtered network.
 func filtered(p *nsrun.Policy) bool {
 	return len(p.AllowHosts)+len(p.Publish)+len(p.HostPorts) > 0
+}
+
+// lookup is getenv over environ (the last value counts).
+func lookup(environ []string) func(string) string {
+	return func(k string) string {
+		v := ""
+		for _, kv := range environ {
+			if name, val, ok := strings.Cut(kv, "="); ok && name == k {
+				v = val
+			}
+		}
+		return v
+	}
+}
+
+// clears reports whether ops clear the environment: the user then names
+// every variable, and nsrun adds none of its advice.
+func clears(ops []envOp) bool {
+	for _, op := range ops {
+		if op.kind == envClear {
+			return true
+		}
+	}
+	return false
+}
+
+// withRefuserProxy points the proxy variables env does not set at nsrun's
+// refusing proxy (nsrun.Policy.RefuseNetwork), so that programs that use
+// one are refused at once, with a reason.
+func withRefuserProxy(env []string) []string {
+	set := map[string]bool{}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		set[k] = true
+	}
+	proxy := netproxy.ProxyAddr.String()
+	values := map[string]string{"http_proxy": "http://" + proxy, "https_proxy": "http://" + proxy,
+		"all_proxy": "socks5h://" + proxy, "no_proxy": "localhost,127.0.0.1,::1"}
+	out := append([]string(nil), env...)
+	for _, k := range []string{"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"} {
+		if !set[k] {
+			out = append(out, k+"="+values[strings.ToLower(k)])
+		}
+	}
+	return out
 }
 
 // withoutProxyVariables drops the variables that name proxies.

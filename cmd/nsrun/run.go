@@ -20,7 +20,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		switch args[0] {
 		case "probe":
 			return probe(args[1:], stdout, stderr)
-		case "version":
+		case "version", "--version":
 			fmt.Fprintln(stdout, "nsrun", version)
 			return 0
 		case "policy":
@@ -198,7 +198,7 @@ const usage = `usage: nsrun [OPTIONS] [--] COMMAND [ARG...]
        nsrun probe [--json]
        nsrun policy explain [OPTIONS] PATH...   which rule decides each path
        nsrun policy show [OPTIONS]              the rules in effect
-       nsrun version
+       nsrun version (or --version)
 
 Filesystem (host paths; they appear at the same place inside; the deepest
 rule decides, for the same path the most restrictive):
