@@ -332,7 +332,7 @@ type Policy struct {
 	// and --net host. Programs then fail fast and say why, rather than
 	// wait for a resolver or proxy that is not there. It opens no way out
 	// (nothing is resolved or dialled); the sandbox's 127.0.0.1:53 and
-	// :3128 are nsrun's. The CLI sets it for --net none.
+	// :3128 are nsrun's. The CLI sets it for the agent preset.
 	RefuseNetwork bool
 }
 

@@ -52,12 +52,14 @@ func TestNetworkRefusedAddressSaid(t *testing.T) {
 	expect(t, "-q stderr", r.stderr, "")
 }
 
-// TestNetworkOffExplained: with no network (the default), curl and
-// npm ci fail at once, and nsrun says why, naming what would let the
+// TestNetworkOffExplained: with no network (the agent preset's default),
+// curl and npm ci fail at once, and nsrun says why, naming what would let the
 // host through; nothing is reachable for all that.
 func TestNetworkOffExplained(t *testing.T) {
 	const why = "the sandbox has no network (--net none); --allow-host example.com lets it through nsrun's filter, --net host gives the sandbox the host's network"
-	r, rep := runNet(t, nil, curl+` https://example.com/ 2>&1; echo "exit $?"
+	ws := workspace(t)
+	agent := []string{"--preset", "agent", "--rw", ws, "--home", "private"}
+	r, rep := runNet(t, agent, curl+` https://example.com/ 2>&1; echo "exit $?"
 		`+curl+` --noproxy '*' https://example.com/ 2>&1; echo "exit $?"
 		getent hosts example.com; echo "getent $?"`)
 	expect(t, "curl through the proxy, then straight (curl: 22 the proxy's 403, 6 no such name, 28 a hang)", r.stdout,
@@ -70,7 +72,6 @@ func TestNetworkOffExplained(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("no npm")
 	}
-	ws := workspace(t)
 	writeFile(t, filepath.Join(ws, "package.json"), `{"name":"p","version":"1.0.0","dependencies":{"left-pad":"1.3.0"}}`)
 	writeFile(t, filepath.Join(ws, "package-lock.json"), `{"name":"p","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{
 		"":{"name":"p","version":"1.0.0","dependencies":{"left-pad":"1.3.0"}},
@@ -78,7 +79,7 @@ func TestNetworkOffExplained(t *testing.T) {
 		"integrity":"sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQEkpI5GN2EvHBNw5IbrAo7A1T0LAgD1xEmqO1ZHn2RyhjIw=="}}}`)
 	// Before, npm retried an unresolvable registry for over a minute: a
 	// loose bound tells a retry loop from an answer.
-	r = runFor(t, 30*time.Second, ws, os.Environ(), nil, "--rw", ws, "--home", "private", "--", "npm", "ci", "--no-audit", "--no-fund")
+	r = runFor(t, 30*time.Second, ws, os.Environ(), nil, "--preset", "agent", "--rw", ws, "--home", "private", "--", "npm", "ci", "--no-audit", "--no-fund")
 	if r.code <= 0 || !strings.Contains(r.stderr, "npm error code E403") ||
 		!strings.Contains(r.stderr, "nsrun: warning: network: refused registry.npmjs.org:443: the sandbox has no network (--net none)") {
 		t.Errorf("npm ci: want a failure at once, with nsrun's reason: %v", r)

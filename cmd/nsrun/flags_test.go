@@ -4,11 +4,13 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nsrun/nsrun"
+	"github.com/nsrun/nsrun/netproxy"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -164,14 +166,22 @@ func TestMergePresetFileAndFlags(t *testing.T) {
 	if len(p.Rules) != 3 || p.Rules[1].Source != nsrun.SourceMandatory || last.Path != "/var" || last.Source != nsrun.SourceUser {
 		t.Errorf("rules %+v", p.Rules)
 	}
-	// With no network, the proxy variables point at nsrun's refusing proxy
-	// (Linux's).
-	want := []string{"A=flag", "B=env"}
-	if runtime.GOOS == "linux" {
-		want = withRefuserProxy(want)
-	}
-	if !reflect.DeepEqual(m.env, want) || p.RefusesNetwork() != (runtime.GOOS == "linux") {
+	// The refusing proxy is the agent preset's alone.
+	if !reflect.DeepEqual(m.env, []string{"A=flag", "B=env"}) || p.RefusesNetwork() {
 		t.Errorf("env %q", m.env)
+	}
+	o, err = parseArgs([]string{"--preset", "agent", "--rw", "/var", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = merge(o, []string{"B=env"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.policy.RefusesNetwork(); got != (runtime.GOOS == "linux") {
+		t.Errorf("agent preset: RefusesNetwork %v", got)
+	}
+	if runtime.GOOS == "linux" && !slices.Contains(m.env, "https_proxy=http://"+netproxy.ProxyAddr.String()) {
+		t.Errorf("agent preset env %q lacks the refusing proxy", m.env)
 	}
 	o, _ = parseArgs([]string{"--policy", dir + "/missing.json", "x"})
 	if _, err := merge(o, nil); err == nil || !strings.Contains(err.Error(), "--policy "+dir+"/missing.json") {

@@ -84,9 +84,11 @@ func merge(o *options, environ []string) (*merged, error) {
 		m.dir, m.timeout, m.killAfter = pf.Dir, pf.Timeout, pf.KillAfter
 	}
 	overlay(m.policy, &o.policy, o.set)
-	// With no network, programs meet nsrun's refusing proxy and DNS, which
-	// answer at once and say why, instead of nothing at all.
-	m.policy.RefuseNetwork = true
+	// Under the agent preset, with no network, programs meet nsrun's
+	// refusing proxy and DNS, which answer at once and say why, instead of
+	// nothing at all. A plain run does without them: they cost every
+	// launch a proxy, a resolver and the /etc files pointing at them.
+	m.policy.RefuseNetwork = preset == "agent"
 	refuses := m.policy.RefusesNetwork()
 	env := environ
 	if filtered(m.policy) || refuses {
