@@ -327,12 +327,13 @@ type Policy struct {
 	// RefuseNetwork, with NetNone, the default isolation and no filtered
 	// network, serves nsrun's proxy and DNS inside all the same, refusing
 	// every host at once: the proxy variables point there (unless Cmd.Env
-	// is set: that environment is left as it is), a name does not resolve, the proxy answers 403 saying the sandbox has no
-	// network, and Cmd.Warnings gets a line per host naming --allow-host
-	// and --net host. Programs then fail fast and say why, rather than
-	// wait for a resolver or proxy that is not there. It opens no way out
-	// (nothing is resolved or dialled); the sandbox's 127.0.0.1:53 and
-	// :3128 are nsrun's. The CLI sets it for the agent preset.
+	// is set: that environment is left as it is), a name does not
+	// resolve, the proxy answers 403 saying the sandbox has no network,
+	// and Cmd.Warnings gets a line per host naming what would let it
+	// (AllowHosts, NetHost). Programs then fail fast and say why, rather
+	// than wait for a resolver or proxy that is not there. It opens no way
+	// out (nothing is resolved or dialled); the sandbox's 127.0.0.1:53
+	// and :3128 are nsrun's. The CLI sets it for the agent preset.
 	RefuseNetwork bool
 }
 
