@@ -26,12 +26,6 @@ func (p *Policy) refusesNetwork() bool {
 	return runtime.GOOS == "linux" && p.RefuseNetwork && p.Net == NetNone && p.Isolation != IsolationLandlock && !p.filtersNetwork() && proxyReachable
 }
 
-// servesNetwork reports whether nsrun serves a proxy and DNS inside p's
-// sandbox: a filtered network, or a refusing one.
-func (p *Policy) servesNetwork() bool {
-	return p.filtersNetwork() || p.refusesNetwork()
-}
-
 // networkReport is the report's network section before the run (every
 // backend's).
 func networkReport(p *Policy) *NetworkReport {

@@ -378,3 +378,9 @@ func (np *netPlan) loopbackAddrs() []string {
 	}
 	return out
 }
+
+// servesNetwork reports whether nsrun serves a proxy and DNS inside p's
+// sandbox: a filtered network, or a refusing one.
+func (p *Policy) servesNetwork() bool {
+	return p.filtersNetwork() || p.refusesNetwork()
+}
