@@ -29,8 +29,8 @@ func filterOp(op string, args []string) (string, bool, error) {
 }
 
 // refuseClone3 loads, for every thread, a filter that answers clone3 with
-// ENOSYS. Like runc, root needs no NO_NEW_PRIVS to load it; another user
-// does.
+// ENOSYS. Like runc, root with CAP_SYS_ADMIN needs no NO_NEW_PRIVS to load
+// it; anyone else does.
 func refuseClone3() error {
 	arch := map[string]uint32{"amd64": unix.AUDIT_ARCH_X86_64, "arm64": unix.AUDIT_ARCH_AARCH64}[runtime.GOARCH]
 	if arch == 0 {
@@ -44,13 +44,24 @@ func refuseClone3() error {
 		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
 		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
 	}
-	if os.Geteuid() != 0 {
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	load := func() syscall.Errno {
+		_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+		return errno
+	}
+	errno := syscall.Errno(unix.EACCES)
+	if os.Geteuid() == 0 {
+		errno = load()
+	}
+	// Without CAP_SYS_ADMIN (another user, or root in a container that
+	// drops it) the kernel wants NO_NEW_PRIVS first.
+	if errno == unix.EACCES {
 		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 			return fmt.Errorf("no_new_privs: %w", err)
 		}
+		errno = load()
 	}
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
+	if errno != 0 {
 		return fmt.Errorf("seccomp: %w", errno)
 	}
 	return nil
