@@ -369,17 +369,24 @@ func TestLibraryCancelGrace(t *testing.T) {
 		// Ignores SIGTERM: killed, with its child, after the delay. (The
 		// context ends once the sandbox is up: a loaded machine may take
 		// longer than a deadline to build it.)
+		// The payload says when its trap is set: a SIGTERM before that
+		// would end the shell, on a machine however loaded.
 		ctx, cancel = context.WithCancel(context.Background())
-		cmd = CommandContext(ctx, p, "/bin/sh", "-c", "trap '' TERM; sleep 60 & echo $! > "+ws+"/child; wait")
+		cmd = CommandContext(ctx, p, "/bin/sh", "-c", "trap '' TERM; sleep 60 & echo $! > "+ws+"/child; echo set; wait")
 		cmd.WaitDelay = 250 * time.Millisecond
+		if stdout, err = cmd.StdoutPipe(); err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		io.ReadFull(stdout, make([]byte, 3))
 		start = time.Now()
-		time.AfterFunc(50*time.Millisecond, cancel)
+		cancel()
+		io.Copy(io.Discard, stdout)
 		err = cmd.Wait()
 		took := time.Since(start)
-		if !errors.As(err, &ee) || ee.Code != 137 || !errors.Is(err, context.Canceled) || took < 300*time.Millisecond || took > 5*time.Second {
+		if !errors.As(err, &ee) || ee.Code != 137 || !errors.Is(err, context.Canceled) || took < 250*time.Millisecond || took > 30*time.Second {
 			t.Errorf("%v: a payload that ignores SIGTERM: %v after %v", iso, err, took)
 		}
 		if b, err := os.ReadFile(ws + "/child"); err == nil {
