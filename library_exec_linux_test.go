@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -587,7 +588,10 @@ func TestLibraryLimitsSaySo(t *testing.T) {
 	if err := cmd.Run(); ExitCode(err) != 137 || !cmd.Report().Exit.OOMKilled {
 		t.Errorf("memory hog: %v", err)
 	}
-	if got := warn.String(); got != "nsrun: memory limit 32M reached: the kernel killed 1 process of the sandbox (OOM)\n" {
+	// The kernel may kill more than the hog (the init, when it is the
+	// larger of what is left before the hog's memory is freed): the count
+	// is the kernel's.
+	if got := warn.String(); !regexp.MustCompile(`^nsrun: memory limit 32M reached: the kernel killed (1 process|[2-9] processes) of the sandbox \(OOM\)\n$`).MatchString(got) {
 		t.Errorf("memory warning: %q", got)
 	}
 	warn.Reset()
