@@ -120,14 +120,9 @@ func (c *Cmd) start() error {
 		return err
 	}
 	ids, idErr := policyIDs(p)
-	if idErr != nil || len(c.Args) == 0 {
-		// Bad input: prepare names it, and nothing needs to start.
-		prep, err := c.prepare()
-		if err == nil {
-			prep.cleanup()
-			err = idErr
-		}
-		return fail(err)
+	if idErr != nil || len(c.Args) == 0 || c.Args[0] == "" {
+		// Bad input: nothing needs to start, nor be made to name it.
+		return fail(c.inputError(idErr))
 	}
 	limits := p.Memory > 0 || p.Pids > 0 || p.CPU > 0
 	var err error
@@ -283,7 +278,7 @@ func (s *sysCmd) forkAndPlan(c *Cmd, l *startup, ids idMap) (*prepared, []byte, 
 		err = s.start(l.stage, l.attr)
 	}
 	forked := err == nil
-	prep, spec, prepErr := c.plan(s.term, l.extraAt)
+	prep, spec, prepErr := c.plan(s.facts(), s.term, l.extraAt)
 	runtime.KeepAlive(s.stdio)
 	closeFiles(l.specR, l.statusW, l.netChild)
 	s.stdio.closeChildEnds()
@@ -311,10 +306,22 @@ func (s *sysCmd) forkAndPlan(c *Cmd, l *startup, ids idMap) (*prepared, []byte, 
 		Msg: "create namespaces and start the init: " + err.Error() + "; where user namespaces are not allowed, --isolation landlock runs without them"}
 }
 
+// facts is what planning needs to know of the sandbox started.
+func (s *sysCmd) facts() sandboxFacts {
+	var f sandboxFacts
+	if s.term != nil {
+		f.Console, f.TTYSlave = true, s.term.slavePath
+	}
+	if s.cgroup != nil && s.cgroup.Version() == "v2" {
+		f.CgroupDir = s.cgroup.Dir()
+	}
+	return f
+}
+
 // plan checks the paths and decides all the first process needs, as its
 // encoded spec.
-func (c *Cmd) plan(term *terminal, extraAt []int) (*prepared, []byte, error) {
-	prep, err := c.prepare()
+func (c *Cmd) plan(f sandboxFacts, term *terminal, extraAt []int) (*prepared, []byte, error) {
+	prep, err := c.prepare(f)
 	if err != nil {
 		return nil, nil, err
 	}

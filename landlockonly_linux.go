@@ -32,15 +32,8 @@ var landlockDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/rand
 // around them, since nothing else enforces them here; what Landlock does
 // not see is handed to the stage's supervisor (supervisorSpec).
 func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
-	switch {
-	case p.Root != "":
-		return nil, &IsolationError{Setting: "root"}
-	case p.Hostname != "":
-		return nil, &IsolationError{Setting: "hostname"}
-	case p.UID != nil:
-		return nil, &IsolationError{Setting: "uid"}
-	case p.GID != nil:
-		return nil, &IsolationError{Setting: "gid"}
+	if err := p.landlockOnlyIdentity(); err != nil {
+		return nil, err
 	}
 	if p.KeepChanges != "" {
 		return nil, &IsolationError{Setting: "keep-changes"}
@@ -115,7 +108,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	// /dev/pts holds every session's terminal: only the payload's own pty
 	// is granted, and no /dev/ptmx to make others.
-	if tty := c.ttyGrant(); tty != "" {
+	if tty := x.facts.TTYSlave; tty != "" {
 		grants = append(grants, landlock.Grant{Path: tty, Access: llDev})
 	}
 	for _, d := range launch.ExecDirs {
@@ -224,9 +217,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 			facts.DeniedDirs = append(facts.DeniedDirs, r.Canon)
 		}
 	}
-	if c.sys != nil && c.sys.cgroup != nil && c.sys.cgroup.Version() == "v2" {
-		facts.Cgroup = c.sys.cgroup.Dir()
-	}
+	facts.Cgroup = x.facts.CgroupDir
 	report.Compensations, report.NotEnforced = llReport(facts)
 	if w := narrowedWarning(narrowed, facts.DeniedDirs, entries); w != "" {
 		c.warnf("%s", w)
@@ -247,6 +238,22 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	sup.Home, _ = os.UserHomeDir()
 	prep.spec = launch.Spec{Env: env, Dir: wd, Landlock: l.landlock, Seccomp: l.seccomp, Supervisor: sup}
 	return prep, nil
+}
+
+// landlockOnlyIdentity refuses the settings of the sandbox's own root,
+// host name and ids, which need namespaces.
+func (p *Policy) landlockOnlyIdentity() error {
+	switch {
+	case p.Root != "":
+		return &IsolationError{Setting: "root"}
+	case p.Hostname != "":
+		return &IsolationError{Setting: "hostname"}
+	case p.UID != nil:
+		return &IsolationError{Setting: "uid"}
+	case p.GID != nil:
+		return &IsolationError{Setting: "gid"}
+	}
+	return nil
 }
 
 // entriesNeeded reports whether a directory the policy makes writable lost

@@ -97,6 +97,56 @@ func TestLibrarySetupErrors(t *testing.T) {
 	}
 }
 
+// Input that cannot start (an id that cannot be mapped, no command) is
+// refused as the options are read, the policy's errors before the id, and
+// without anything made on the host first (a persistent home here).
+func TestLibraryBadInputTouchesNothing(t *testing.T) {
+	bad := -1
+	home := filepath.Join(t.TempDir(), "home")
+	for _, tc := range []struct {
+		name string
+		p    *Policy
+		args []string
+		want func(error) bool
+	}{
+		{"a bad path before a bad uid", &Policy{UID: &bad, Rules: []Rule{{Path: "/no/such/path", Access: ReadOnly}}}, nil,
+			func(err error) bool { var re *RuleError; return errors.As(err, &re) && re.Rule.Path == "/no/such/path" }},
+		{"a bad uid", &Policy{UID: &bad}, nil,
+			func(err error) bool { var ie *IDError; return errors.As(err, &ie) && ie.Kind == "uid" }},
+		{"a bad gid", &Policy{GID: &bad}, nil,
+			func(err error) bool { var ie *IDError; return errors.As(err, &ie) && ie.Kind == "gid" }},
+		{"a bad root before a bad uid", &Policy{UID: &bad, Root: "/no/such/root"}, nil,
+			func(err error) bool { var re *RuleError; return errors.As(err, &re) && re.Rule.Path == "/no/such/root" }},
+		{"a bad uid with a persistent home", &Policy{UID: &bad, Home: HomePersistent, HomeDir: home}, nil,
+			func(err error) bool { var ie *IDError; return errors.As(err, &ie) }},
+		{"Landlock only refuses the uid", &Policy{UID: &bad, Isolation: IsolationLandlock}, nil,
+			func(err error) bool { var ie *IsolationError; return errors.As(err, &ie) && ie.Setting == "uid" }},
+		{"Landlock only, the root first", &Policy{UID: &bad, Root: "/", Isolation: IsolationLandlock}, nil,
+			func(err error) bool { var ie *IsolationError; return errors.As(err, &ie) && ie.Setting == "root" }},
+		{"no command", &Policy{Home: HomePersistent, HomeDir: home}, []string{},
+			func(err error) bool { return err != nil && err.Error() == "no command given" }},
+		{"an empty command", &Policy{}, []string{""},
+			func(err error) bool { return err != nil && err.Error() == "no command given" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := Command(tc.p, "/bin/true")
+			if tc.args != nil {
+				cmd.Args = tc.args
+			}
+			err := cmd.Start()
+			if !tc.want(err) || ExitCode(err) != ExitSetup {
+				t.Errorf("got %T %v", err, err)
+			}
+			if cmd.Process != nil {
+				t.Errorf("a process started: %d", cmd.Process.Pid)
+			}
+			if _, err := os.Lstat(home); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the persistent home was made: %v", err)
+			}
+		})
+	}
+}
+
 func countFDs(t *testing.T) int {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {

@@ -47,7 +47,8 @@ type extras struct {
 	links []string
 	// held are directories git's protection goes through and leaves by
 	// "..": pinned with namespaces; the Landlock-only mode refuses them.
-	held []string
+	held  []string
+	facts sandboxFacts
 }
 
 // idMap is who the sandbox's user is inside, and who it is on the host.
@@ -142,20 +143,24 @@ func dirIdentity(p string) (mounts.Identity, error) {
 	return id, nil
 }
 
-func (c *Cmd) prepare() (*prepared, error) {
-	p := c.policy()
+// checkInput refuses what is wrong with the Cmd and its policy as given:
+// the command, the values, the rules (canonical, without conflicts, off
+// the paths nsrun builds) and the environment patterns. It reads the host
+// (rules name its files) but changes nothing there, and warns about rules
+// that name a file through a symlink or one with other names.
+func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
 	if len(c.Args) == 0 || c.Args[0] == "" {
-		return nil, &SetupError{Code: ExitSetup, Msg: "no command given"}
+		return nil, "", &SetupError{Code: ExitSetup, Msg: "no command given"}
 	}
 	if err := p.checkValues(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	user, cwd, err := canonicalRules(p.Rules, p.Root != "" && p.Isolation == IsolationFull)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := checkConflicts(user); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, cr := range user {
 		r := cr.Rule
@@ -166,7 +171,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 				if res == "/sys" {
 					hint = " (--sys host shows the host's, read-only)"
 				}
-				return nil, &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
+				return nil, "", &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
 			}
 		}
 		if cr.info == nil {
@@ -187,10 +192,77 @@ func (c *Cmd) prepare() (*prepared, error) {
 	}
 	for _, pat := range append(append([]string{}, p.UnsetEnv...), p.KeepEnv...) {
 		if err := CheckEnvPattern(pat); err != nil {
-			return nil, &SetupError{Code: ExitSetup, Op: fmt.Sprintf("environment pattern %q", pat), Err: err}
+			return nil, "", &SetupError{Code: ExitSetup, Op: fmt.Sprintf("environment pattern %q", pat), Err: err}
 		}
 	}
-	x := &extras{}
+	return user, cwd, nil
+}
+
+// inputError names what is wrong with input that cannot start (an id that
+// cannot be mapped, no command) without touching the host: what prepare
+// would refuse first in the policy (its rules, values and settings) comes
+// before the bad id, as the options are read.
+func (c *Cmd) inputError(idErr error) error {
+	p := c.policy()
+	user, cwd, err := c.checkInput(p)
+	if err != nil {
+		return err
+	}
+	if p.Home == HomePersistent {
+		if _, err := persistentHomeDir(p.HomeDir, Homes(), cwd); err != nil {
+			return &SetupError{Code: ExitSetup, Msg: err.Error()}
+		}
+	}
+	if p.ProtectGit {
+		if err := gitShownElsewhere(user); err != nil {
+			return err
+		}
+	}
+	if p.Isolation == IsolationLandlock {
+		if err := p.landlockOnlyIdentity(); err != nil {
+			return err
+		}
+	} else {
+		if _, _, err := p.fullRoot(cwd); err != nil {
+			return err
+		}
+		if err := p.checkNetwork(); err != nil {
+			return err
+		}
+	}
+	return idErr
+}
+
+// gitShownElsewhere refuses a writable directory shown at another place
+// than its own under git's protection: the protection finds repositories
+// and keeps their names where the host has them; shown elsewhere, they
+// would be left unprotected.
+func gitShownElsewhere(rules []canonRule) error {
+	for _, cr := range rules {
+		if cr.mapped() && cr.Dir && writable(cr.Access) {
+			return &RuleError{Rule: cr.Rule, Err: errors.New("git protection (the agent preset) covers writable directories shown at their own place only: use --rw " + cr.host)}
+		}
+	}
+	return nil
+}
+
+// sandboxFacts is what planning needs to know of the sandbox started
+// before it is planned (see forkAndPlan), handed to it rather than read
+// from the running sandbox.
+type sandboxFacts struct {
+	Console   bool   // the payload has a pty of its own
+	TTYSlave  string // Landlock only: that pty's slave, the one terminal its rules grant
+	CgroupDir string // the sandbox's cgroup v2 directory, "" without one
+}
+
+// prepare checks the paths and decides all the sandbox needs.
+func (c *Cmd) prepare(f sandboxFacts) (*prepared, error) {
+	p := c.policy()
+	user, cwd, err := c.checkInput(p)
+	if err != nil {
+		return nil, err
+	}
+	x := &extras{facts: f}
 	if x.home, err = c.setupHome(p, cwd); err != nil {
 		return nil, err
 	}
@@ -198,13 +270,8 @@ func (c *Cmd) prepare() (*prepared, error) {
 	var git *gitProtection
 	var keepAbsent []absent.Target
 	if p.ProtectGit {
-		for _, cr := range user {
-			if cr.mapped() && cr.Dir && writable(cr.Access) {
-				// The protection finds repositories and keeps their names
-				// where the host has them; shown elsewhere, they would be
-				// left unprotected.
-				return nil, &RuleError{Rule: cr.Rule, Err: errors.New("git protection (the agent preset) covers writable directories shown at their own place only: use --rw " + cr.host)}
-			}
+		if err := gitShownElsewhere(user); err != nil {
+			return nil, err
 		}
 		git = protectGit(append(ownRules(p, "/"), user...))
 		for _, w := range git.warnings {
@@ -278,29 +345,39 @@ func (c *Cmd) prepare() (*prepared, error) {
 	return prep, nil
 }
 
-func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
+// fullRoot refuses what full isolation cannot give, and returns the root
+// the sandbox is built over: "/" or p.Root, canonical, with its file info.
+func (p *Policy) fullRoot(cwd string) (string, os.FileInfo, error) {
 	if p.AllowHostUnixSockets {
-		return nil, &SetupError{Code: ExitSetup, Msg: "--allow-host-unix-sockets is for --isolation landlock: with namespaces, the host's unix sockets are out of reach through the private /run and --deny"}
+		return "", nil, &SetupError{Code: ExitSetup, Msg: "--allow-host-unix-sockets is for --isolation landlock: with namespaces, the host's unix sockets are out of reach through the private /run and --deny"}
 	}
-	root := "/"
-	var rootInfo os.FileInfo
-	var err error
-	if p.Root != "" {
-		root, rootInfo, err = canonical(p.Root, cwd)
-		if err == nil && !rootInfo.IsDir() {
-			err = fmt.Errorf("%s is %s, not a directory", root, fileKind(rootInfo.Mode()))
-		}
+	if p.Root == "" {
+		info, err := os.Stat("/")
 		if err != nil {
-			return nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
+			return "", nil, fmt.Errorf("stat /: %w", err)
 		}
-	} else if rootInfo, err = os.Stat("/"); err != nil {
-		return nil, fmt.Errorf("stat /: %w", err)
+		return "/", info, nil
+	}
+	root, info, err := canonical(p.Root, cwd)
+	if err == nil && !info.IsDir() {
+		err = fmt.Errorf("%s is %s, not a directory", root, fileKind(info.Mode()))
+	}
+	if err != nil {
+		return "", nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
+	}
+	return root, info, nil
+}
+
+func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
+	root, rootInfo, err := p.fullRoot(cwd)
+	if err != nil {
+		return nil, err
 	}
 	env = payloadEnv(p, env, x.home, privateHome, "full")
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
 	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
-		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
+		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: x.facts.Console, Identify: dirIdentity, Pins: x.pins}
 	in.Lookup = lookupHost
 	if err := p.checkNetwork(); err != nil {
 		return nil, err

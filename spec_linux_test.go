@@ -24,7 +24,7 @@ func TestPreparedSpecRoundTrip(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, "ro"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	prep, err := cmd.prepare()
+	prep, err := cmd.prepare(sandboxFacts{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -688,12 +688,3 @@ func (c *Cmd) Resize(ws WindowSize) error {
 }
 
 var errNoPTY = errors.New("nsrun: Resize: the payload has no pseudo-terminal of its own")
-
-// ttyGrant is the one terminal a Landlock-only sandbox may open: its own
-// pty's slave ("" without one).
-func (c *Cmd) ttyGrant() string {
-	if c.sys == nil || c.sys.term == nil {
-		return ""
-	}
-	return c.sys.term.slavePath
-}
