@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -72,11 +73,11 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 			" keeps nsrun's supervisor from reading the calls it checks for the payload; it needs 0 or 1"}
 	}
 	// The sandbox has no tmpfs of its own.
-	tmpDir, err := newTmpDir()
+	tmpDir, err := sandbox.NewTmpDir()
 	if err != nil {
 		return nil, err
 	}
-	tmp := tmpDir.path
+	tmp := tmpDir.Path()
 	prep := &prepared{tmpDir: tmpDir}
 	fail := func(err error) (*prepared, error) {
 		prep.cleanup()

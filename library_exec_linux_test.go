@@ -159,7 +159,8 @@ func TestLibraryExtraFiles(t *testing.T) {
 			if len(rep) != 2 || rep[0].FD != 3 || rep[1].FD != 5 || !strings.HasPrefix(rep[0].Name, "pipe:[") {
 				t.Errorf("%v %v: report %+v", iso, tty, rep)
 			}
-			closeFiles(r3, r5)
+			r3.Close()
+			r5.Close()
 		}
 	}
 	// Without ExtraFiles: the streams alone.
@@ -236,8 +237,8 @@ func TestLibraryProcessIsThePayload(t *testing.T) {
 		}
 		ppid, _ := st.Int("PPid", false)
 		nspid, _ := st.Int("NSpid", true)
-		if iso == IsolationFull && (ppid != cmd.sys.pid || nspid <= 1 || nspid == pid) || iso == IsolationLandlock && (ppid != cmd.sys.pid || nspid != pid) {
-			t.Errorf("%v: pid %d has parent %d and pid %d inside (init %d)", iso, pid, ppid, nspid, cmd.sys.pid)
+		if iso == IsolationFull && (ppid != cmd.sys.sb.Pid() || nspid <= 1 || nspid == pid) || iso == IsolationLandlock && (ppid != cmd.sys.sb.Pid() || nspid != pid) {
+			t.Errorf("%v: pid %d has parent %d and pid %d inside (init %d)", iso, pid, ppid, nspid, cmd.sys.sb.Pid())
 		}
 		if exe, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); !strings.HasSuffix(exe, "sh") {
 			t.Errorf("%v: pid %d is %s", iso, pid, exe)
@@ -267,8 +268,8 @@ func TestLibraryProcessIsThePayload(t *testing.T) {
 			if err := cmd.Run(); err != nil {
 				t.Fatal(err)
 			}
-			if cmd.Process == nil || cmd.Process.Pid <= 0 || cmd.Process.Pid == cmd.sys.pid {
-				t.Fatalf("%v: a quick payload's Process is %v (the supervisor is %d)", iso, cmd.Process, cmd.sys.pid)
+			if cmd.Process == nil || cmd.Process.Pid <= 0 || cmd.Process.Pid == cmd.sys.sb.Pid() {
+				t.Fatalf("%v: a quick payload's Process is %v (the supervisor is %d)", iso, cmd.Process, cmd.sys.sb.Pid())
 			}
 		}
 	}
@@ -288,7 +289,7 @@ func TestLibraryProcessIsThePayload(t *testing.T) {
 	if err := cmd.Wait(); ExitCode(err) != 137 {
 		t.Errorf("after Process.Kill: %v", err)
 	}
-	if kids, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.sys.pid) + "/task/" + strconv.Itoa(cmd.sys.pid) + "/children"); len(kids) != 0 {
+	if kids, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.sys.sb.Pid()) + "/task/" + strconv.Itoa(cmd.sys.sb.Pid()) + "/children"); len(kids) != 0 {
 		t.Errorf("the init still has children: %s", kids)
 	}
 }

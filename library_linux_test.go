@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nsrun/nsrun/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {
@@ -247,7 +249,7 @@ func TestSourceSwappedBeforeTheMountIsRefused(t *testing.T) {
 func TestLargeProgramForksThroughTheHelper(t *testing.T) {
 	needSandbox(t)
 	t.Setenv("NSRUN_FORK_HELPER", "")
-	heap := make([]byte, (forkHelperMiB+16)<<20)
+	heap := make([]byte, (sandbox.ForkHelperMiB+16)<<20)
 	for i := 0; i < len(heap); i += 4096 {
 		heap[i] = 1
 	}

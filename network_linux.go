@@ -239,45 +239,6 @@ func pathInRoot(root, p string) string {
 	return cur
 }
 
-// startNetwork starts the server of a filtered network; inside is the
-// socket to the init's factory, nil for the Landlock-only stage.
-func (s *sysCmd) startNetwork(np *netPlan, inside *os.File) error {
-	if inside != nil {
-		fd, err := unix.Dup(int(inside.Fd()))
-		if err != nil {
-			return fmt.Errorf("dup: %w", err)
-		}
-		unix.CloseOnExec(fd)
-		s.inside = netproxy.NewInside(fd)
-		np.cfg.Inside = s.inside
-	}
-	srv, err := netproxy.Start(np.cfg)
-	if err != nil {
-		return err
-	}
-	s.net = srv
-	if s.inside != nil {
-		return s.inside.Ready()
-	}
-	return nil
-}
-
-// stopNetwork ends the server and puts its counts in report.
-func (s *sysCmd) stopNetwork(report *NetworkReport) {
-	if s.net != nil {
-		s.net.Close()
-		if report != nil {
-			carried, denied := s.net.Stats()
-			report.Connections, report.Denied = networkCounts(carried), networkCounts(denied)
-		}
-		s.net = nil
-	}
-	if s.inside != nil {
-		s.inside.Close()
-		s.inside = nil
-	}
-}
-
 func networkCounts(cs []netproxy.Count) []NetworkCount {
 	out := make([]NetworkCount, 0, len(cs))
 	for _, c := range cs {
@@ -359,15 +320,6 @@ func landlockNetNotEnforced(proxy string, listenChecked bool) []string {
 		out = append(out, "network: listen() on a TCP socket never bound binds a port of the host's that no Landlock rule sees (binding one is refused; checking it needs pidfd_getfd, refused here)")
 	}
 	return out
-}
-
-// socketPair is the socket between nsrun and the init's factory.
-func socketPair() (parent, child *os.File, err error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("socketpair: %w", err)
-	}
-	return os.NewFile(uintptr(fds[0]), "network"), os.NewFile(uintptr(fds[1]), "network"), nil
 }
 
 // loopbackAddrs are the addresses the init gives lo, as text.

@@ -15,6 +15,7 @@ import (
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
+	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/seccomp"
@@ -24,10 +25,10 @@ import (
 type prepared struct {
 	spec   launch.Spec
 	report Report
-	tmpDir *tmpDir  // created for a Landlock-only sandbox; removed after it
-	kept   string   // --keep-changes: tidied once the sandbox is gone
-	lock   *os.File // on kept, held until then
-	net    *netPlan // a filtered network, or nil
+	tmpDir *sandbox.TmpDir // created for a Landlock-only sandbox; removed after it
+	kept   string          // --keep-changes: tidied once the sandbox is gone
+	lock   *os.File        // on kept, held until then
+	net    *netPlan        // a filtered network, or nil
 	absent []absent.Target
 	git    *gitProtection // looked at again after the run
 	// filters are the seccomp programs the sandbox loads untraced, oldest
@@ -78,7 +79,7 @@ func policyIDs(p *Policy) (idMap, error) {
 
 // cleanup removes what preparing created.
 func (p *prepared) cleanup() {
-	_ = p.tmpDir.remove()
+	_ = p.tmpDir.Remove()
 	if p.lock != nil {
 		p.lock.Close()
 	}

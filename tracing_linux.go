@@ -1,7 +1,6 @@
 package nsrun
 
 import (
-	"fmt"
 	"math"
 
 	"golang.org/x/sys/unix"
@@ -112,31 +111,26 @@ func refusedBy(filters []seccomp.Program) func(ptrace.Syscall) (unix.Errno, bool
 	}
 }
 
-// traceDenials starts tracing the process just started (the init, or the
-// Landlock-only stage), before it has its spec: it loads its filters and
-// starts the payload traced. The init's own calls are not the payload's.
-//
-// This is the one hook of --trace-denials in starting a sandbox: a stage
-// that starts the payload in another way is traced the same, from nsrun,
-// as long as it is seized here before it loads the filters.
-func (s *sysCmd) traceDenials(c *Cmd) error {
-	p := c.policy()
+// traceDenials makes the judge of --trace-denials, which attributes each
+// refused call to the rule or layer that refused it, and returns what the
+// sandbox's tracer tells every refused call it sees: the judge, then the
+// log of the denials.
+func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error) {
 	eff, err := p.Effect()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	j := &denialJudge{rules: eff.Rules, root: "host root", landlockOnly: s.direct, net: p.Net, filtered: p.filtersNetwork()}
+	direct := p.Isolation == IsolationLandlock
+	j := &denialJudge{rules: eff.Rules, root: "host root", landlockOnly: direct, net: p.Net, filtered: p.filtersNetwork()}
 	if p.Root != "" {
 		j.root = "--root " + p.Root
 	}
-	if s.direct && s.tmpDir != nil {
-		j.writable = []string{s.tmpDir.path}
+	if direct && prep.tmpDir != nil {
+		j.writable = []string{prep.tmpDir.Path()}
 	}
-	// The init and the Landlock-only stage supervise; their own calls are
-	// not the payload's.
-	ignore := s.pid
+	s := c.sys
 	s.denials, s.judge = newDenialLog(), j
-	report := func(ev ptrace.Event) {
+	return func(ev ptrace.Event) {
 		if d, ok := j.judge(ev); ok {
 			d.Pid, d.Argv0 = ev.Process()
 			if d.Pid == 0 {
@@ -144,13 +138,7 @@ func (s *sysCmd) traceDenials(c *Cmd) error {
 			}
 			s.denials.add(d)
 		}
-	}
-	name := func(nr uint64) (string, bool) { return seccomp.NativeName(nr) }
-	o := ptrace.Options{Ignore: ignore, Name: name, Report: report, Refused: refusedBy(s.filters)}
-	if s.tracer, err = ptrace.Seize(s.pid, o); err != nil {
-		return &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("--trace-denials: %v", err)}
-	}
-	return nil
+	}, nil
 }
 
 // addRefusals judges what the Landlock-only supervisor failed for the

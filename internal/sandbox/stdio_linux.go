@@ -1,4 +1,4 @@
-package nsrun
+package sandbox
 
 import (
 	"errors"

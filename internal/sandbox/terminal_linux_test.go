@@ -1,4 +1,4 @@
-package nsrun
+package sandbox
 
 import (
 	"github.com/nsrun/nsrun/internal/launch"

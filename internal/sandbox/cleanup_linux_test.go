@@ -1,4 +1,4 @@
-package nsrun
+package sandbox
 
 import (
 	"os"
@@ -93,7 +93,7 @@ func TestRemoveStaleTmp(t *testing.T) {
 func TestTmpDirLockedThenRemoved(t *testing.T) {
 	parent := t.TempDir()
 	t.Setenv("TMPDIR", parent)
-	d, err := newTmpDir()
+	d, err := NewTmpDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestTmpDirLockedThenRemoved(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(d.path, "f")); err != nil {
 		t.Fatalf("a live run's directory was removed: %v", err)
 	}
-	if err := d.remove(); err != nil {
+	if err := d.Remove(); err != nil {
 		t.Fatal(err)
 	}
 	if ents, _ := os.ReadDir(parent); len(ents) != 0 {

@@ -1,7 +1,6 @@
-package nsrun
+package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -156,25 +155,22 @@ type terminal struct {
 	sent WindowSize
 }
 
-// newTerminal returns the Cmd's pty, or nil when it gets none. direct says
-// the payload runs without an init (Landlock only): the pty then comes from
-// the host's /dev/ptmx, here, instead of the sandbox's devpts.
-func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
-	if err := checkTTYMode(c.TTY); err != nil {
-		return nil, err
-	}
+// newTerminal returns the sandbox's pty, or nil when it gets none. Without
+// an init (a.Direct, Landlock only) the pty comes from the host's
+// /dev/ptmx, here, instead of the sandbox's devpts.
+func newTerminal(a *Attr) (*terminal, error) {
 	var files [3]*os.File
 	var isTerm [3]bool
-	for i, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
+	for i, s := range []any{a.Stdin, a.Stdout, a.Stderr} {
 		if f, ok := s.(*os.File); ok && f != nil {
 			files[i], isTerm[i] = f, pty.IsTerminal(int(f.Fd()))
 		}
 	}
-	plan := planTerminal(c.TTY, isTerm)
+	plan := planTerminal(a.TTY, isTerm)
 	if !plan.pty {
 		return nil, nil
 	}
-	t := &terminal{plan: plan, tty: -1, size: c.WindowSize, stdin: c.Stdin, stdout: c.Stdout}
+	t := &terminal{plan: plan, tty: -1, size: a.WindowSize, stdin: a.Stdin, stdout: a.Stdout}
 	if plan.terminal >= 0 {
 		t.tty = int(files[plan.terminal].Fd())
 		// In the background, the modes are the shell's own (its line
@@ -200,7 +196,7 @@ func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
 	} else if t.stdout == nil {
 		t.stdout = io.Discard
 	}
-	if !direct {
+	if !a.Direct {
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
 			return nil, fmt.Errorf("terminal: socketpair: %w", err)
@@ -211,7 +207,7 @@ func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
 	}
 	master, slave, err := pty.Open("/dev/ptmx")
 	if err != nil {
-		return nil, &SetupError{Code: ExitSetup, Op: "terminal", Err: err}
+		return nil, &Error{Code: launch.ExitSetup, Op: "terminal", Err: err}
 	}
 	t.slave = slave
 	if t.master, err = pty.NonBlocking(master); err == nil {
@@ -222,7 +218,7 @@ func (c *Cmd) newTerminal(direct bool) (*terminal, error) {
 	}
 	if err != nil {
 		t.close()
-		return nil, &SetupError{Code: ExitSetup, Op: "terminal", Err: err}
+		return nil, &Error{Code: launch.ExitSetup, Op: "terminal", Err: err}
 	}
 	return t, nil
 }
@@ -355,7 +351,7 @@ func (t *terminal) begin(control func(byte)) error {
 			t.master, err = pty.NonBlocking(m)
 		}
 		if err != nil {
-			return &SetupError{Code: ExitSetup, Op: "terminal", Err: err}
+			return &Error{Code: launch.ExitSetup, Op: "terminal", Err: err}
 		}
 	}
 	t.control = control
@@ -379,7 +375,7 @@ func (t *terminal) begin(control func(byte)) error {
 		}
 		in, err := pty.StartInput(t.tty, t.master, t.mayRead, seen)
 		if err != nil {
-			return &SetupError{Code: ExitSetup, Op: "terminal: relay keys", Err: err}
+			return &Error{Code: launch.ExitSetup, Op: "terminal: relay keys", Err: err}
 		}
 		t.mu.Lock()
 		t.in = in
@@ -414,7 +410,7 @@ func (t *terminal) follow(quit <-chan struct{}) {
 }
 
 // resync is syncSize under the terminal's lock, for the callers that do
-// not hold it: follow and Cmd.Signal(SIGWINCH) run at once.
+// not hold it: follow and Signal(SIGWINCH) run at once.
 func (t *terminal) resync() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -668,17 +664,12 @@ func stopSelf(sig unix.Signal) {
 	runtime.UnlockOSThread()
 }
 
-// Resize sets the size of the payload's pseudo-terminal; the payload gets
-// SIGWINCH when it changes. It fails when the payload has none.
-func (c *Cmd) Resize(ws WindowSize) error {
-	if c.sys == nil || c.sys.term == nil {
-		return errNoPTY
-	}
-	t := c.sys.term
+// resize sets the pty's size; the payload gets SIGWINCH when it changes.
+func (t *terminal) resize(ws WindowSize) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.master == nil {
-		return errNoPTY
+		return ErrNoPTY
 	}
 	if err := pty.SetSize(int(t.master.Fd()), ws.Rows, ws.Cols); err != nil {
 		return err
@@ -686,5 +677,3 @@ func (c *Cmd) Resize(ws WindowSize) error {
 	t.sent = ws
 	return nil
 }
-
-var errNoPTY = errors.New("nsrun: Resize: the payload has no pseudo-terminal of its own")

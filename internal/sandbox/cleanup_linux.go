@@ -1,4 +1,4 @@
-package nsrun
+package sandbox
 
 import (
 	"errors"
@@ -24,15 +24,15 @@ const (
 	tmpLock    = ".lock"
 )
 
-// tmpDir is a sandbox's private temporary directory, with its lock held.
-type tmpDir struct {
+// TmpDir is a sandbox's private temporary directory, with its lock held.
+type TmpDir struct {
 	path string
 	lock *os.File
 }
 
-// newTmpDir removes the temporary directories of runs that died, then
+// NewTmpDir removes the temporary directories of runs that died, then
 // makes one for this run, locked.
-func newTmpDir() (*tmpDir, error) {
+func NewTmpDir() (*TmpDir, error) {
 	parent, err := filepath.EvalSymlinks(os.TempDir())
 	if err != nil {
 		return nil, fmt.Errorf("private temporary directory: %w", err)
@@ -50,7 +50,7 @@ func newTmpDir() (*tmpDir, error) {
 // tryTmpDir makes the lock file, locks it, then the directory beside it.
 // It returns nil and no error when another run's cleanup took the lock
 // file first, or the name is taken: the caller tries another name.
-func tryTmpDir(parent string) (*tmpDir, error) {
+func tryTmpDir(parent string) (*TmpDir, error) {
 	lock, err := os.CreateTemp(parent, tmpPattern)
 	if err != nil {
 		return nil, fmt.Errorf("private temporary directory: %w", err)
@@ -60,7 +60,7 @@ func tryTmpDir(parent string) (*tmpDir, error) {
 		lock.Close()
 		return nil, nil
 	}
-	t := &tmpDir{path: strings.TrimSuffix(lock.Name(), tmpLock), lock: lock}
+	t := &TmpDir{path: strings.TrimSuffix(lock.Name(), tmpLock), lock: lock}
 	if err := os.Mkdir(t.path, 0o700); err != nil {
 		unlinkLock(lock)
 		lock.Close()
@@ -93,9 +93,12 @@ func unlinkLock(f *os.File) {
 	}
 }
 
-// remove removes the directory, then its lock file; where the directory
+// Path is the directory's path.
+func (t *TmpDir) Path() string { return t.path }
+
+// Remove removes the directory, then its lock file; where the directory
 // cannot be removed, the lock file stays for the next run to try again.
-func (t *tmpDir) remove() error {
+func (t *TmpDir) Remove() error {
 	if t == nil || t.lock == nil {
 		return nil
 	}

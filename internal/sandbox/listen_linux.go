@@ -1,4 +1,4 @@
-package nsrun
+package sandbox
 
 import (
 	"errors"
@@ -28,23 +28,14 @@ type listenSupervisor struct {
 	done     chan struct{}
 }
 
-// launchPorts are ranges as the stages name them.
-func launchPorts(ranges []PortRange) []launch.PortRange {
-	out := make([]launch.PortRange, len(ranges))
-	for i, r := range ranges {
-		out[i] = launch.PortRange(r)
-	}
-	return out
-}
-
 // superviseListen serves listener, allowing listen() on TCP sockets bound
 // to a port of ranges, until stop.
-func superviseListen(listener int, ranges []PortRange) (*listenSupervisor, error) {
+func superviseListen(listener int, ranges []launch.PortRange) (*listenSupervisor, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("pipe: %w", err)
 	}
-	ls := &listenSupervisor{listener: listener, stopR: r, stopW: w, done: make(chan struct{}), allowed: launch.PortAllowed(launchPorts(ranges))}
+	ls := &listenSupervisor{listener: listener, stopR: r, stopW: w, done: make(chan struct{}), allowed: launch.PortAllowed(ranges)}
 	go ls.serve()
 	return ls, nil
 }

@@ -1,8 +1,7 @@
-package nsrun
+package sandbox
 
 import (
 	"errors"
-	"github.com/nsrun/nsrun/internal/launch"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/procfs"
 )
 
@@ -27,7 +27,7 @@ import (
 // opened, so that it is never another process that took a pid freed in
 // between. Should the payload not be found, Process is the init (signals
 // to it reach the payload or end the sandbox).
-func (s *sysCmd) findPayload(msg launch.Msg) *os.Process {
+func (s *Sandbox) findPayload(msg launch.Msg) *os.Process {
 	inside := msg.Pid
 	if s.direct {
 		return processOf(inside, func(pid int) bool { return isPayload(pid, s.pid, inside) })

@@ -1,0 +1,48 @@
+package nsrun
+
+import (
+	"fmt"
+
+	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/sandbox"
+)
+
+// raise turns the sandbox's errors into the library's: a step of its setup
+// that failed into a *SetupError, a cgroup limit the host cannot give into
+// a *LimitError; any other error is the host's, as it is.
+func raise(err error) error {
+	if se, ok := err.(*sandbox.Error); ok {
+		return &SetupError{Code: se.Code, Op: se.Op, Err: se.Err, Msg: se.Msg}
+	}
+	return limitError(err)
+}
+
+// reportLimits puts what the limits did in the report and says it on
+// Warnings, one line each: processes the memory limit killed, forks the
+// pids limit refused.
+func (c *Cmd) reportLimits(ev cgroup.Events) {
+	oomKills, pidsRefused := ev.OOMKills, ev.PidsRefused
+	c.report.Exit.OOMKilled, c.report.Exit.PidsMax = oomKills > 0, pidsRefused > 0
+	p := c.policy()
+	if oomKills > 0 {
+		c.limitf("memory limit %s reached: the kernel killed %d %s of the sandbox (OOM)", sizeText(p.Memory), oomKills, plural(oomKills, "process", "processes"))
+	}
+	if pidsRefused > 0 {
+		c.limitf("pids limit %d reached: %d %s refused", p.Pids, pidsRefused, plural(pidsRefused, "fork was", "forks were"))
+	}
+}
+
+// limitf says on Warnings that a limit acted on the sandbox: one line,
+// not a warning about nsrun itself.
+func (c *Cmd) limitf(format string, a ...any) {
+	if c.Warnings != nil {
+		fmt.Fprintf(c.Warnings, "nsrun: "+format+"\n", a...)
+	}
+}
+
+func plural(n uint64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
