@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -84,12 +83,9 @@ func (p *prepared) cleanup() {
 	p.net.cleanup()
 }
 
+// reservedPaths are built by nsrun itself in a sandbox with namespaces:
+// rules cannot change them.
 var reservedPaths = []string{"/dev", "/proc", "/sys"}
-
-// privateHome is where HomePrivate points HOME inside the sandbox: a tmpfs
-// of its own under the private /tmp, so caches work and nothing reaches
-// the caller's home.
-const privateHome = "/tmp/home"
 
 // payloadEnv is the environment after Policy.Home (private: privateDir)
 // and with NSRUN_SANDBOX saying which kind of sandbox the payload is in.
@@ -440,29 +436,6 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		prep.report.NotEnforced = append(prep.report.NotEnforced, hostProcNotEnforced)
 	}
 	return prep, nil
-}
-
-// internalRules are the paths nsrun itself replaces: a private /tmp, and
-// /run (with /var/run when it is a real directory) so host daemons' sockets
-// are out of reach. With the host network, the resolver file that
-// /etc/resolv.conf points to under /run stays visible, read-only.
-func internalRules(root string, hostNet bool) []canonRule {
-	tmpfs := func(p string) canonRule {
-		return canonRule{Rule: Rule{Path: p, Access: Tmpfs, Source: SourceInternal}, Canon: p, Dir: true, internal: true}
-	}
-	rules := []canonRule{tmpfs("/tmp"), tmpfs("/run")}
-	if fi, err := os.Lstat(filepath.Join(root, "var/run")); err == nil && fi.IsDir() {
-		rules = append(rules, tmpfs("/var/run"))
-	}
-	if hostNet && root == "/" {
-		target, err := filepath.EvalSymlinks("/etc/resolv.conf")
-		if err == nil && (mounts.Within(target, "/run") || mounts.Within(target, "/var/run")) {
-			if fi, err := os.Lstat(target); err == nil && fi.Mode().IsRegular() {
-				rules = append(rules, canonRule{Rule: Rule{Path: target, Access: ReadOnly, Source: SourceInternal}, Canon: target, info: fi, internal: true})
-			}
-		}
-	}
-	return rules
 }
 
 func baseReport(plan *mounts.Plan, hostNet bool) Report {
