@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/changes"
+	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -48,7 +49,7 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 		if r.Path == "/" {
 			host = root
 		}
-		if mounts.Within(dir, host) || mounts.Within(host, dir) {
+		if paths.Within(dir, host) || paths.Within(host, dir) {
 			return fail(fmt.Errorf("overlaps --overlay %s: the kept layers and the directory they change must be apart", r.Path))
 		}
 		fi, err := os.Stat(host)
@@ -67,7 +68,7 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 		if r.Canon == "/" && !r.mapped() {
 			host = root
 		}
-		if r.Access == ReadWrite && mounts.Within(dir, host) {
+		if r.Access == ReadWrite && paths.Within(dir, host) {
 			// Shown writable at its place or another: the payload could
 			// change what is kept and where it is applied.
 			return fail(fmt.Errorf("is inside %s, which the sandbox may write (%s %s); choose a directory outside", host, r.Rule.Option(), r.Canon))

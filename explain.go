@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // Effect is a policy's rules as they take effect: canonical paths, nsrun's
@@ -160,7 +160,7 @@ func internalRules(root string, hostNet bool) []canonRule {
 	}
 	if hostNet && root == "/" {
 		target, err := filepath.EvalSymlinks("/etc/resolv.conf")
-		if err == nil && (mounts.Within(target, "/run") || mounts.Within(target, "/var/run")) {
+		if err == nil && (paths.Within(target, "/run") || paths.Within(target, "/var/run")) {
 			if fi, err := os.Lstat(target); err == nil && fi.Mode().IsRegular() {
 				rules = append(rules, canonRule{Rule: Rule{Path: target, Access: ReadOnly, Source: SourceInternal}, Canon: target, info: fi, internal: true})
 			}

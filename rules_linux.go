@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/mountinfo"
+	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -172,7 +173,7 @@ func mountsBelow(dir string) error {
 	var below []string
 	seen := map[string]bool{}
 	for _, e := range entries {
-		if e.MountPoint != dir && mounts.Within(e.MountPoint, dir) && !seen[e.MountPoint] {
+		if e.MountPoint != dir && paths.Within(e.MountPoint, dir) && !seen[e.MountPoint] {
 			seen[e.MountPoint] = true
 			below = append(below, e.MountPoint)
 		}
