@@ -147,7 +147,7 @@ const (
 	// IsolationLandlock uses Landlock and seccomp alone, with a supervisor
 	// for what Landlock does not check, for hosts that forbid user
 	// namespaces; it is reported as partial, with its compensations and
-	// gaps (see the README).
+	// gaps (see docs/LANDLOCK-ONLY.md).
 	IsolationLandlock
 )
 
