@@ -96,7 +96,7 @@ func TestOptionTable(t *testing.T) {
 			case err != nil:
 				t.Errorf("--%s twice: %v", opt.name, err)
 			case reflect.DeepEqual(o1, o2) == opt.many:
-				t.Errorf("--%s twice: %+v, once: %+v; the table says repeatable: %v", opt.name, o2, o1, opt.many)
+				t.Errorf("--%s: given twice adds one more: %v; the table says %v", opt.name, !opt.many, opt.many)
 			}
 		}
 	}
