@@ -276,9 +276,8 @@ status=0
 
 # Runs the suite as user $1 and prints its TAP lines and totals.
 run_suite() {
-	local user="$1" dir tap err pid rc=0 line
-	dir="$(mktemp -d /var/tmp/nsrun-bwrap-suite.XXXXXX)"
-	chmod 755 "$dir"
+	local user="$1" dir="$work/$1" tap err pid rc=0 line
+	mkdir -m 755 "$dir"
 	prepare_runner "$dir"
 	tap="$dir/$user.tap" err="$dir/$user.log"
 	local -a envs=(HOME="$(getent passwd "$user" | cut -d: -f6)" USER="$user" LOGNAME="$user"
@@ -287,7 +286,7 @@ run_suite() {
 		envs+=("$line")
 	done < <(env | grep -E '^(NSRUN_[A-Z0-9_]*|BWRAP_MUST_WORK)=' || true)
 	local -a cmd=(env -i "${envs[@]}" bash "$dir/test-run.sh")
-	[ "$user" = root ] || cmd=(runuser -u "$user" -- "${cmd[@]}")
+	[ "$user" = "$(id -un)" ] || cmd=(runuser -u "$user" -- "${cmd[@]}")
 	# timeout leads a process group of its own: what a test leaves behind
 	# (a sandbox that outlived its parent) is ended with it.
 	(cd / && exec timeout -k 10 "$run_timeout" "${cmd[@]}") >"$tap" 2>"$err" &
@@ -303,7 +302,7 @@ run_suite() {
 	passed=$(($(grep -cE '^ok [0-9]+' "$tap" || true) - skipped))
 	failed=$(grep -cE '^not ok [0-9]+' "$tap" || true)
 	total=$((passed + failed + skipped))
-	plan="$(grep -E '^1\.\.[0-9]+' "$tap" | tail -n 1 | sed 's/^1\.\.\([0-9]*\).*/\1/')"
+	plan="$(grep -E '^1\.\.[0-9]+' "$tap" | tail -n 1 | sed 's/^1\.\.\([0-9]*\).*/\1/' || true)"
 	echo "# $user: $passed ok, $failed not ok, $skipped skipped, $total in all"
 	if [ -z "$plan" ] || { [ "$plan" != "$total" ] && [ "$plan" != 0 ]; }; then
 		echo "Bail out! the suite stopped before its end (exit status $rc); its last lines:"
@@ -314,7 +313,6 @@ run_suite() {
 		mkdir -p "$logs"
 		cp "$tap" "$err" "$logs/"
 	fi
-	rm -rf "$dir"
 }
 
 fetch_suite
@@ -336,6 +334,9 @@ if [ "$as_user" = 1 ]; then
 	is_root || die "--user needs root (to run as $test_user)"
 	id "$test_user" >/dev/null 2>&1 || die "no user $test_user"
 fi
+work="$(mktemp -d /var/tmp/nsrun-bwrap-suite.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
 if [ "$as_root" = 1 ]; then
 	run_suite "$(id -un)"
 fi
