@@ -5,7 +5,16 @@
 # The suite is not part of this repository: it is taken at run time from
 # Debian's source package of bubblewrap in the trixie suite (a deb-src entry
 # of its own under /etc/apt/sources.list.d/, added if no such entry exists),
-# and kept in a cache directory for later runs.
+# and kept in a cache directory for later runs. Every file is checked
+# against the hashes of the signed index; where the archive serves no .dsc
+# (seen here), the checked tarballs are unpacked and Debian's patches applied
+# by hand.
+#
+# Output, per run (as the caller, and with --user as the test user): a header
+# naming the suite and the binary, upstream's TAP lines ("ok N NAME",
+# "ok N # SKIP WHY", "not ok N NAME" followed by "#   " and the first failed
+# command or assertion), the plan "1..N", then "# USER: N ok, N not ok,
+# N skipped, N in all". Upstream's test numbers do not depend on the binary.
 #
 # Upstream's script stops at the first failed command (set -e). To list every
 # test, a copy of it is run in which a failed command marks the test that is
@@ -37,7 +46,7 @@ usage: $0 [--user | --user-only] [--refresh] [--logs DIR] BWRAP
        $0 --fetch-only [--refresh]
 
 Runs bubblewrap's tests/test-run.sh (Debian $suite source package) against
-BWRAP, as root; --user runs it again as $test_user (NSRUN_TEST_USER),
+BWRAP, as the caller; --user runs it again as $test_user (NSRUN_TEST_USER),
 --user-only only as that user. --build builds bwrap from the fetched source
 (into the cache) and runs the suite against it unless BWRAP is given.
 --refresh fetches the source again. --logs DIR keeps each run's output.
