@@ -199,6 +199,7 @@ fetch_suite() {
 	ensure_source_index
 	local dl tree
 	mkdir -p "$cache"
+	rm -rf "$cache"/dl.*
 	dl="$(mktemp -d "$cache/dl.XXXXXX")"
 	# apt's download user must be able to write there.
 	chmod 755 "$dl"
