@@ -72,13 +72,12 @@ type sysCmd struct {
 }
 
 func init() {
-	// Registration cannot fail here: the names are this package's own.
-	_ = reexec.Register(launch.InitStage, launch.RunInit)
-	_ = reexec.Register(launch.LandlockStage, launch.RunLandlockStage)
-	_ = reexec.Register(probeStage, runProbeStage)
-	_ = reexec.Register(probeWaitStage, runProbeWaitStage)
-	_ = reexec.Register(launch.LandlockChildStage, launch.RunLandlockChild)
-	_ = reexec.Register(forkStage, runForkHelper)
+	reexec.Register(launch.InitStage, launch.RunInit)
+	reexec.Register(launch.LandlockStage, launch.RunLandlockStage)
+	reexec.Register(probeStage, runProbeStage)
+	reexec.Register(probeWaitStage, runProbeWaitStage)
+	reexec.Register(launch.LandlockChildStage, launch.RunLandlockChild)
+	reexec.Register(forkStage, runForkHelper)
 
 }
 
