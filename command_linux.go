@@ -71,16 +71,6 @@ type sysCmd struct {
 	stageArgs  []string          // the stage's arguments after its name
 }
 
-func init() {
-	reexec.Register(launch.InitStage, launch.RunInit)
-	reexec.Register(launch.LandlockStage, launch.RunLandlockStage)
-	reexec.Register(probeStage, runProbeStage)
-	reexec.Register(probeWaitStage, runProbeWaitStage)
-	reexec.Register(launch.LandlockChildStage, launch.RunLandlockChild)
-	reexec.Register(forkStage, runForkHelper)
-
-}
-
 // backend names the Linux backend in the report.
 func (c *Cmd) backend() string {
 	if c.policy().Isolation == IsolationLandlock {
@@ -447,7 +437,7 @@ func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<
 	if stage == launch.LandlockStage {
 		movedIn = []string{launch.StageMovedIn}
 	}
-	pid, err := forkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr, movedIn...)
+	pid, err := cgroup.ForkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr, movedIn...)
 	s.pid, s.waitPid = pid, pid
 	started <- err
 	if err != nil {

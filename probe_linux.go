@@ -13,14 +13,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/landlock"
-	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 	"github.com/nsrun/nsrun/seccomp"
 )
-
-const probeStage = "nsrun-probe"
 
 // ProbeHost finds out what this host can enforce for the calling user. It
 // creates one throwaway set of namespaces to be sure.
@@ -110,7 +108,7 @@ func probeUserns() (userns, procfs, sysfs ProbeItem) {
 	uid, gid := os.Getuid(), os.Getgid()
 	uids, gids := ns.Maps(uid, uid, gid, gid)
 	var stderr strings.Builder
-	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeStage}, Env: []string{}, Stderr: &stderr,
+	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{launch.ProbeStage}, Env: []string{}, Stderr: &stderr,
 		SysProcAttr: &syscall.SysProcAttr{Cloneflags: ns.CloneFlags(false), UidMappings: uids, GidMappings: gids, AmbientCaps: ns.SetupCaps}}
 	if err := cmd.Start(); err != nil {
 		why := ns.Explain(fmt.Errorf("create user, mount, pid, ipc, uts, cgroup and net namespaces: %w", err), ns.ReadSettings(), uid).Error()
@@ -128,31 +126,13 @@ func probeUserns() (userns, procfs, sysfs ProbeItem) {
 		why = err.Error()
 	}
 	switch cmd.ProcessState.ExitCode() {
-	case probeSysFailed:
+	case launch.ProbeSysFailed:
 		sysfs = ProbeItem{Detail: "mount sysfs in a new network namespace: " + why + "; --sys host works instead"}
 	default:
 		procfs = ProbeItem{Detail: "mount proc in a new PID namespace: " + why + "; --proc host works instead (partial)"}
 		sysfs = ProbeItem{Detail: "not tried: no procfs"}
 	}
 	return userns, procfs, sysfs
-}
-
-// probeSysFailed is the probe stage's exit status when the procfs mounted
-// and the sysfs did not.
-const probeSysFailed = 2
-
-// runProbeStage runs in the namespaces probeUserns made: it mounts a
-// procfs and a sysfs as the init would, and says why not on stderr.
-func runProbeStage() int {
-	if err := mounts.TryProc(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := mounts.TrySys(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return probeSysFailed
-	}
-	return 0
 }
 
 func probeSeccomp() ProbeItem {
