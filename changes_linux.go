@@ -93,33 +93,6 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 	return dir, lock, nil
 }
 
-// ReadChanges lists what the overlays of a run with Policy.KeepChanges
-// dir changed, against the host as it is now: each change's Conflict says
-// what changed on the host since that run began, where applying it would
-// go against it.
-func ReadChanges(dir string) ([]Change, error) {
-	_, cs, err := changes.Scan(dir)
-	return exportChanges(cs), err
-}
-
-// ApplyChanges writes what ReadChanges lists onto the host paths, as the
-// caller: every file through a new file renamed over it, without set-uid
-// or set-gid bits or extended attributes, following no symlink on the
-// host. It writes nothing when a change conflicts or cannot be applied
-// (the error says which), and refuses to apply a directory twice.
-func ApplyChanges(dir string) ([]Change, error) {
-	cs, err := changes.Apply(dir)
-	return exportChanges(cs), err
-}
-
-func exportChanges(cs []changes.Change) []Change {
-	out := make([]Change, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, Change{Kind: c.Kind.String(), Path: c.Host, Inside: c.Path, Dir: c.Dir, Conflict: c.Conflict, Refused: c.Refused})
-	}
-	return out
-}
-
 // recordMade tells the kept directory which entries of its upper layers
 // are the mount points the plan makes there, not the payload's changes.
 func recordMade(kept string, plan *mounts.Plan) error {

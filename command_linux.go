@@ -71,17 +71,6 @@ type sysCmd struct {
 	stageArgs  []string          // the stage's arguments after its name
 }
 
-func init() {
-	// Registration cannot fail here: the names are this package's own.
-	_ = reexec.Register(launch.InitStage, launch.RunInit)
-	_ = reexec.Register(launch.LandlockStage, launch.RunLandlockStage)
-	_ = reexec.Register(probeStage, runProbeStage)
-	_ = reexec.Register(probeWaitStage, runProbeWaitStage)
-	_ = reexec.Register(launch.LandlockChildStage, launch.RunLandlockChild)
-	_ = reexec.Register(forkStage, runForkHelper)
-
-}
-
 // backend names the Linux backend in the report.
 func (c *Cmd) backend() string {
 	if c.policy().Isolation == IsolationLandlock {
@@ -448,7 +437,7 @@ func (s *sysCmd) forkAndHold(stage string, attr *syscall.ProcAttr, started chan<
 	if stage == launch.LandlockStage {
 		movedIn = []string{launch.StageMovedIn}
 	}
-	pid, err := forkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr, movedIn...)
+	pid, err := cgroup.ForkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr, movedIn...)
 	s.pid, s.waitPid = pid, pid
 	started <- err
 	if err != nil {

@@ -28,7 +28,8 @@ var allowedImports = map[string][]string{
 		"internal/supervise", "landlock", "ns", "ptrace", "pty", "seccomp"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts"},
 
-	"internal/launch":    {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "internal/supervise", "internal/wire", "internal/paths"},
+	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
+	"internal/launch":    {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths"},
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
 
 	// Kernel mechanisms: only the leaf helpers below.

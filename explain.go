@@ -60,7 +60,7 @@ func (p *Policy) effect(own bool) (*Effect, error) {
 	}
 	root := "/"
 	if p.Root != "" {
-		if root, _, err = canonical(p.Root, cwd); err != nil {
+		if root, _, err = paths.Canonical(p.Root, cwd); err != nil {
 			return nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
 		}
 	}
@@ -103,7 +103,7 @@ func homeRule(p *Policy, cwd string) (canonRule, bool) {
 	}
 	r := Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}
 	cr, err := canonicalRule(r, cwd)
-	if errors.Is(err, errNoSuchPath) {
+	if errors.Is(err, paths.ErrNoSuchPath) {
 		cr, err = canonRule{Rule: r, Canon: canonicalAncestor(dir), Dir: true}, nil
 	}
 	if err != nil {

@@ -2,20 +2,14 @@ package nsrun
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"runtime"
 	"strconv"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
-	"github.com/nsrun/nsrun/reexec"
 )
 
 // A program forks the init with its whole address space: Go cannot vfork
@@ -23,45 +17,15 @@ import (
 // uid/gid maps while the child waits), so the fork copies the program's
 // page tables and leaves its heap copy-on-write. That costs ≈ 0.05 ms per
 // MiB resident here (a server holding 512 MiB: 42 ms a launch instead of
-// 10). Above forkHelperMiB, Start vforks the fork helper instead, a fresh
-// small process that forks the init, reports its pid, waits for it and
-// ends as it ended; its own start (≈ 2 ms) does not grow with the heap.
-const (
-	forkStage     = "nsrun-fork"
-	forkHelperMiB = 64
-)
-
-// The helper's descriptors after the init's 0–6, which it passes on (5,
-// the pty's socket, only when the sandbox has a terminal; 6, the network
-// socket, only when its network is filtered); the init's ExtraFiles come
-// after the helper's own, where the request says.
-const (
-	helperRequestFD = 7 // forkRequest
-	helperResultFD  = 8 // forkResult
-	helperCgroupFD  = 9 // the cgroup v2 directory the init is born in, if any
-)
+// 10). Above forkHelperMiB, Start vforks the fork helper instead
+// (launch.ForkStage), a fresh small process that forks the init, reports
+// its pid, waits for it and ends as it ended; its own start (≈ 2 ms) does
+// not grow with the heap.
+const forkHelperMiB = 64
 
 // passed reports whether files gives the child descriptor fd.
 func passed(files []uintptr, fd int) bool {
 	return len(files) > fd && files[fd] != ^uintptr(0)
-}
-
-// forkRequest is what the helper needs to fork the init as Start would.
-type forkRequest struct {
-	Cloneflags uintptr
-	UIDs, GIDs []syscall.SysProcIDMap
-	Caps       []uintptr // the init's ambient capabilities
-	Setsid     bool
-	Cgroup     bool
-	TTY        bool  // the init gets descriptor launch.TTYSockFD too
-	Net        bool  // the init gets descriptor launch.NetSockFD too
-	Extra      []int // the helper's descriptors the init gets next, in order
-}
-
-// forkResult is the init's pid, or the errno of the failed fork.
-type forkResult struct {
-	Pid   int
-	Errno uintptr
 }
 
 // useForkHelper says why the init should be forked through the helper, or
@@ -90,10 +54,10 @@ func useForkHelper() string {
 // descriptors plus the request and result pipes (and the cgroup), no
 // namespaces, so the program vforks it; the request carries the rest. The
 // last extra of the init's descriptors are its ExtraFiles.
-func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*syscall.ProcAttr, forkRequest) {
+func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*syscall.ProcAttr, launch.ForkRequest) {
 	sys := init.Sys
 	fixed := init.Files[:len(init.Files)-extra]
-	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings, Caps: sys.AmbientCaps,
+	req := launch.ForkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings, Caps: sys.AmbientCaps,
 		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(fixed, launch.TTYSockFD), Net: passed(fixed, launch.NetSockFD)}
 	// The init's descriptors at their places (none where it gets none),
 	// then the helper's own.
@@ -131,7 +95,7 @@ func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr, extra int) error {
 	}
 	defer resR.Close()
 	helper, req := helperAttr(attr, reqR, resW, extra)
-	err = s.start(forkStage, helper)
+	err = s.start(launch.ForkStage, helper)
 	closeFiles(reqR, resW)
 	if err != nil {
 		reqW.Close()
@@ -147,12 +111,12 @@ func (s *sysCmd) startThroughHelper(attr *syscall.ProcAttr, extra int) error {
 // handOff sends the helper its request and reads back the init's pid. The
 // request pipe stays open, holding the helper from reaping the init, until
 // releaseHelper. On failure the helper is killed and reaped.
-func (s *sysCmd) handOff(req forkRequest, request, result *os.File) error {
+func (s *sysCmd) handOff(req launch.ForkRequest, request, result *os.File) error {
 	b, err := launch.Frame(&req, "fork request")
 	if err == nil {
 		_, err = request.Write(b)
 	}
-	var res forkResult
+	var res launch.ForkResult
 	if err == nil {
 		err = launch.ReadFrame(result, &res, "fork result")
 	}
@@ -189,104 +153,4 @@ func (s *sysCmd) releaseHelper() {
 		s.helperHold.Close()
 		s.helperHold = nil
 	}
-}
-
-// runForkHelper is the helper: it forks the init from its locked thread
-// (the init's parent-death signal follows it), then lives as long as the
-// init and ends as it did, so the program's Wait sees the init's end.
-func runForkHelper() int {
-	runtime.LockOSThread()
-	// The helper stays in the program's process group. Signals to the
-	// group (Ctrl-C, a service manager's stop) are the program's to pass
-	// on; ignored here, they cannot end the helper and, with it, the init,
-	// which handles them again itself (os/signal undoes an inherited
-	// SIG_IGN).
-	signal.Ignore(launch.Forwarded...)
-	// The init must not inherit the helper's pipes or the cgroup, and gets
-	// its ExtraFiles only where its request places them.
-	_ = unix.CloseRange(helperRequestFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	request := os.NewFile(helperRequestFD, "request")
-	var req forkRequest
-	if err := launch.ReadFrame(request, &req, "fork request"); err != nil {
-		return ExitSetup
-	}
-	pidfd := -1
-	files := []uintptr{0, 1, 2, 3, 4, ^uintptr(0), ^uintptr(0)}
-	if req.TTY {
-		files[launch.TTYSockFD] = launch.TTYSockFD
-	}
-	if req.Net {
-		files[launch.NetSockFD] = launch.NetSockFD
-	}
-	for _, fd := range req.Extra {
-		files = append(files, uintptr(fd))
-	}
-	attr := &syscall.ProcAttr{
-		Env:   []string{},
-		Files: files,
-		Sys: &syscall.SysProcAttr{Setsid: req.Setsid, Cloneflags: req.Cloneflags,
-			UidMappings: req.UIDs, GidMappings: req.GIDs, AmbientCaps: req.Caps, PidFD: &pidfd},
-	}
-	if req.Cgroup {
-		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, helperCgroupFD
-	}
-	pid, err := forkExec(reexec.Self, []string{launch.InitStage}, attr)
-	res := forkResult{Pid: pid}
-	if err != nil {
-		var errno syscall.Errno
-		if !errors.As(err, &errno) {
-			errno = syscall.EINVAL
-		}
-		res.Errno = uintptr(errno)
-	}
-	if b, ferr := launch.Frame(&res, "fork result"); ferr == nil {
-		_, _ = os.NewFile(helperResultFD, "result").Write(b)
-	}
-	// The streams and pipes are the init's now: the program must see
-	// them close when the init ends, not when this process does.
-	_ = unix.CloseRange(0, launch.NetSockFD, 0)
-	_ = unix.CloseRange(helperResultFD, ^uint(0), 0)
-	if err != nil {
-		return ExitSetup
-	}
-	// The init's pid stays its own until the program holds a pidfd on it
-	// (and has put it in its v1 cgroups): it is not reaped before the
-	// program closes the request pipe.
-	_, _ = io.Copy(io.Discard, request)
-	request.Close()
-	var ws unix.WaitStatus
-	for {
-		if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
-			break
-		}
-	}
-	return exitAs(ws)
-}
-
-// kernelSigaction is struct sigaction as rt_sigaction(2) takes it on
-// amd64 and arm64.
-type kernelSigaction struct {
-	handler  uintptr
-	flags    uint64
-	restorer uintptr
-	mask     uint64
-}
-
-// exitAs ends this process as the init ended: with its exit code, or by
-// its signal with the default action restored, unblocked and no core
-// (signal.Reset would leave Go's handlers, which turn some signals into
-// exit 2 and ignore others).
-func exitAs(ws unix.WaitStatus) int {
-	if !ws.Signaled() {
-		return ws.ExitStatus()
-	}
-	sig := ws.Signal()
-	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
-	var dfl kernelSigaction
-	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
-	var set unix.Sigset_t
-	set.Val[(sig-1)/64] |= 1 << ((uint(sig) - 1) % 64)
-	_ = unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil)
-	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
-	return 128 + int(sig)
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nsrun/nsrun/internal/launch"
 )
 
 func TestMain(m *testing.M) {
@@ -223,7 +225,7 @@ func TestLargeProgramForksThroughTheHelper(t *testing.T) {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.HasPrefix(string(b), forkStage+"\x00") {
+		if err != nil || !strings.HasPrefix(string(b), launch.ForkStage+"\x00") {
 			continue
 		}
 		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))

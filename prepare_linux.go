@@ -129,7 +129,7 @@ func dirIdentity(p string) (mounts.Identity, error) {
 		return mounts.Identity{}, err
 	}
 	if !fi.IsDir() {
-		return mounts.Identity{}, fmt.Errorf("is %s, not a directory", fileKind(fi.Mode()))
+		return mounts.Identity{}, fmt.Errorf("is %s, not a directory", paths.FileKind(fi.Mode()))
 	}
 	id := identity(fi)
 	if id == (mounts.Identity{}) {
@@ -282,9 +282,9 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	var rootInfo os.FileInfo
 	var err error
 	if p.Root != "" {
-		root, rootInfo, err = canonical(p.Root, cwd)
+		root, rootInfo, err = paths.Canonical(p.Root, cwd)
 		if err == nil && !rootInfo.IsDir() {
-			err = fmt.Errorf("%s is %s, not a directory", root, fileKind(rootInfo.Mode()))
+			err = fmt.Errorf("%s is %s, not a directory", root, paths.FileKind(rootInfo.Mode()))
 		}
 		if err != nil {
 			return nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
