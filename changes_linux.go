@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsrun/nsrun/internal/changes"
 	"github.com/nsrun/nsrun/internal/paths"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -83,7 +84,7 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 		return fail(err)
 	}
 	for n, i := range idx {
-		id, err := dirIdentity(dirs[n])
+		id, err := plan.DirIdentity(dirs[n])
 		if err != nil {
 			lock.Close()
 			return fail(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -130,7 +131,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	writable := []supervise.Rule{{Path: tmp, Writable: true}}
 	for _, r := range user {
 		access := map[Access]landlock.FS{ReadWrite: rw, ReadOnly: landlock.ReadExec}[r.Access]
-		id := identity(r.info)
+		id := plan.Identity(r.info)
 		grants = append(grants, landlock.Grant{Path: r.Canon, Access: access, Dir: r.Dir, ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
 		writable = append(writable, supervise.Rule{Path: r.Canon, Writable: r.Access == ReadWrite})
 		switch r.Access {

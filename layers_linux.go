@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/seccomp"
@@ -258,7 +259,7 @@ func listDir(dir string) ([]landlock.Entry, error) {
 		if err != nil {
 			continue
 		}
-		id := identity(info)
+		id := plan.Identity(info)
 		out = append(out, landlock.Entry{Name: e.Name(), Dir: e.IsDir(), Symlink: e.Type()&os.ModeSymlink != 0,
 			ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
 	}

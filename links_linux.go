@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/internal/paths"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -44,7 +45,7 @@ func symlinksAlong(p string) []mounts.Link {
 		if err != nil {
 			return links
 		}
-		links = append(links, mounts.Link{Path: next, Target: target, ID: identity(fi)})
+		links = append(links, mounts.Link{Path: next, Target: target, ID: plan.Identity(fi)})
 		if filepath.IsAbs(target) {
 			cur = "/"
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -44,7 +45,7 @@ func TestSymlinksAlong(t *testing.T) {
 		got := symlinksAlong(tc.path)
 		for i, l := range got {
 			fi, err := os.Lstat(l.Path)
-			if err != nil || l.ID != identity(fi) || l.ID == (mounts.Identity{}) {
+			if err != nil || l.ID != plan.Identity(fi) || l.ID == (mounts.Identity{}) {
 				t.Errorf("%s: identity %+v", l.Path, l.ID)
 			}
 			got[i].ID = mounts.Identity{}

@@ -7,13 +7,11 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/seccomp"
@@ -99,45 +97,6 @@ func payloadEnv(p *Policy, env []string, hs *homeSetup, privateDir, kind string)
 	return setEnv(env, "NSRUN_SANDBOX", kind)
 }
 
-// identity is the device and inode of a stat result, whichever of the two
-// stat types it carries (os.Lstat's, or canonicalFast's).
-func identity(info os.FileInfo) mounts.Identity {
-	switch st := info.Sys().(type) {
-	case *syscall.Stat_t:
-		return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
-	case *unix.Stat_t:
-		return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
-	}
-	return mounts.Identity{}
-}
-
-// linkCount is the number of hard links of a stat result.
-func linkCount(info os.FileInfo) uint64 {
-	switch st := info.Sys().(type) {
-	case *syscall.Stat_t:
-		return uint64(st.Nlink)
-	case *unix.Stat_t:
-		return uint64(st.Nlink)
-	}
-	return 0
-}
-
-// dirIdentity is the identity of a host directory the mount plan pins.
-func dirIdentity(p string) (mounts.Identity, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return mounts.Identity{}, err
-	}
-	if !fi.IsDir() {
-		return mounts.Identity{}, fmt.Errorf("is %s, not a directory", paths.FileKind(fi.Mode()))
-	}
-	id := identity(fi)
-	if id == (mounts.Identity{}) {
-		return id, errors.New("cannot tell which file this is (no device and inode)")
-	}
-	return id, nil
-}
-
 func (c *Cmd) prepare() (*prepared, error) {
 	p := c.policy()
 	if len(c.Args) == 0 || c.Args[0] == "" {
@@ -175,7 +134,7 @@ func (c *Cmd) prepare() (*prepared, error) {
 				}
 			}
 		}
-		if n := linkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
+		if n := plan.LinkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
 			// A rule protects a path; another name of the same file is
 			// another path, which a writable rule may cover.
 			c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
@@ -295,8 +254,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	env = payloadEnv(p, env, x.home, privateHome, "full")
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
-	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
-		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: c.sys != nil && c.sys.term != nil, Identify: dirIdentity, Pins: x.pins}
+	in := mounts.Input{Root: root, RootID: plan.Identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
+		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: c.sys != nil && c.sys.term != nil, Identify: plan.DirIdentity, Pins: x.pins}
 	in.Lookup = lookupHost
 	if err := p.checkNetwork(); err != nil {
 		return nil, err
@@ -336,7 +295,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		if err != nil {
 			return nil, &SetupError{Code: ExitSetup, Op: "hold " + l, Err: err}
 		}
-		in.LinksToPin = append(in.LinksToPin, mounts.Link{Path: l, Target: target, ID: identity(fi)})
+		in.LinksToPin = append(in.LinksToPin, mounts.Link{Path: l, Target: target, ID: plan.Identity(fi)})
 	}
 	if p.Root == "" {
 		for _, r := range user {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsrun/nsrun/internal/mountinfo"
 	"github.com/nsrun/nsrun/internal/paths"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -28,7 +29,7 @@ func (c *Cmd) addRule(in *mounts.Input, r canonRule, root string) error {
 	}
 	var id mounts.Identity
 	if r.info != nil {
-		id = identity(r.info)
+		id = plan.Identity(r.info)
 	}
 	needID := func() error {
 		// Without the inode the init could not tell a swapped path from
@@ -90,7 +91,7 @@ func readCopy(host string, id mounts.Identity) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if got := identity(fi); got != id || !fi.Mode().IsRegular() {
+	if got := plan.Identity(fi); got != id || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is now another file than the one checked", host)
 	}
 	if fi.Size() > maxCopy {
