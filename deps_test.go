@@ -22,14 +22,18 @@ var allowedImports = map[string][]string{
 	// mechanisms directly; those edges go as it moves to internal/plan and
 	// internal/sandbox (issue 26).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch",
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan",
 		// to retire with the move of the parent side:
 		"internal/absent", "internal/fdpass", "internal/mountinfo", "internal/procfs",
 		"internal/supervise", "landlock", "ns", "ptrace", "pty", "seccomp"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
-	"internal/launch":    {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths"},
+	"internal/launch": {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths"},
+	// The Linux planning: a lowered policy in, what the sandbox is made of
+	// out; it never imports the parent side that runs the sandbox.
+	"internal/plan": {"internal/launch", "mounts", "landlock", "seccomp", "netproxy", "cgroup", "ptrace",
+		"internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo"},
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
 
 	// Kernel mechanisms: only the leaf helpers below.
