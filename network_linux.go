@@ -3,6 +3,7 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"github.com/nsrun/nsrun/internal/plan"
 	"net"
 	"net/netip"
 	"os"
@@ -299,9 +300,9 @@ func (np *netPlan) landlockPolicy(p *Policy) *Policy {
 // addTCPOnly adds the seccomp.TCPOnly filter to a Landlock-only sandbox's layers,
 // which must limit TCP connects: without it nothing keeps the payload off
 // every other host.
-func (np *netPlan) addTCPOnly(p *Policy, l *layers) error {
-	if l.landlock == nil || l.landlock.Handled.Net&landlock.ConnectTCP == 0 {
-		return &NetError{Option: "allow-host", Err: fmt.Errorf("with --isolation landlock needs Landlock's TCP rules (ABI 4) to keep connections to nsrun's proxy; this kernel has ABI %d", l.lreport.ABI)}
+func (np *netPlan) addTCPOnly(p *Policy, l *plan.Layers) error {
+	if l.Landlock == nil || l.Landlock.Handled.Net&landlock.ConnectTCP == 0 {
+		return &NetError{Option: "allow-host", Err: fmt.Errorf("with --isolation landlock needs Landlock's TCP rules (ABI 4) to keep connections to nsrun's proxy; this kernel has ABI %d", l.LandlockReport.ABI)}
 	}
 	if p.Seccomp == "off" {
 		return &NetError{Option: "allow-host", Err: errors.New("with --isolation landlock needs seccomp to keep every socket but TCP to the proxy closed; seccomp is off")}
@@ -310,8 +311,8 @@ func (np *netPlan) addTCPOnly(p *Policy, l *layers) error {
 	if err != nil {
 		return &SetupError{Code: ExitSetup, Op: "seccomp tcp-only filter", Err: err}
 	}
-	l.seccomp = append(l.seccomp, compiled.Program)
-	l.sreport.SyscallsBlocked += compiled.Blocked
+	l.Seccomp = append(l.Seccomp, compiled.Program)
+	l.SeccompReport.SyscallsBlocked += compiled.Blocked
 	return nil
 }
 

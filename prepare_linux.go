@@ -316,7 +316,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 			}
 		}
 	}
-	plan, err := mounts.Make(in)
+	mp, err := mounts.Make(in)
 	if err != nil {
 		var pe *mounts.PlanError
 		if errors.As(err, &pe) {
@@ -328,17 +328,17 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		}
 		return nil, &SetupError{Code: ExitSetup, Op: "plan mounts", Err: err}
 	}
-	for _, f := range plan.LeftOut {
+	for _, f := range mp.LeftOut {
 		c.warnf("nsrun's own %s is not placed: the tree there has a symlink or a directory, or a writable host directory would hold it; the sandbox sees that tree's", f)
 	}
 	if kept != "" {
-		if err := recordMade(kept, plan); err != nil {
+		if err := recordMade(kept, mp); err != nil {
 			return nil, &SetupError{Code: ExitSetup, Err: err}
 		}
 	}
 	// Lets the tests run the pre-5.12 way of setting mount attributes on
 	// kernels that no longer need it.
-	plan.Remount = os.Getenv("NSRUN_FORCE_REMOUNT") == "1"
+	mp.Remount = os.Getenv("NSRUN_FORCE_REMOUNT") == "1"
 
 	// Start checked the ids before forking; checked again here so that a
 	// bad id is reported after a bad path, as the options are read.
@@ -350,11 +350,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, fullGrants(plan), layerOptions{limit: netAsPolicy})
+	l, err := c.planLayers(p, plan.FullGrants(mp), plan.LayerOptions{Limit: plan.NetAsPolicy})
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHostProc(p, l.lreport); err != nil {
+	if err := checkHostProc(p, LandlockReport(l.LandlockReport)); err != nil {
 		return nil, err
 	}
 	// Last, as it listens on the host for --publish.
@@ -368,19 +368,19 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
 	}
 	prep.spec = launch.Spec{
-		Plan:     plan,
+		Plan:     mp,
 		Env:      c.fixTmpdir(env, rules),
 		Dir:      dir,
 		Hostname: p.Hostname,
 		Loopback: p.Net != NetHost,
-		Landlock: l.landlock,
-		Seccomp:  l.seccomp,
+		Landlock: l.Landlock,
+		Seccomp:  l.Seccomp,
 		Net:      prep.net != nil,
 	}
 	if prep.net != nil {
 		prep.spec.LoopbackAddrs = prep.net.loopbackAddrs()
 	}
-	prep.report = baseReport(plan, p.Net == NetHost)
+	prep.report = baseReport(mp, p.Net == NetHost)
 	prep.report.Filesystem.Changes, prep.kept, prep.lock = kept, kept, lock
 	built = true
 	for _, r := range rules {
@@ -389,7 +389,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		}
 	}
 	prep.report.Network = netReport
-	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
+	prep.report.Landlock, prep.report.Seccomp = LandlockReport(l.LandlockReport), SeccompReport(l.SeccompReport)
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
 	if p.Proc == ProcHost {
 		prep.report.NotEnforced = append(prep.report.NotEnforced, hostProcNotEnforced)
@@ -397,22 +397,22 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	return prep, nil
 }
 
-func baseReport(plan *mounts.Plan, hostNet bool) Report {
+func baseReport(mp *mounts.Plan, hostNet bool) Report {
 	r := Report{
 		Version:    1,
 		Backend:    "linux",
 		Namespaces: NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
-		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private", Sys: "private"},
+		Filesystem: FilesystemReport{Root: mp.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private", Sys: "private"},
 	}
-	if !plan.Root.ReadOnly {
+	if !mp.Root.ReadOnly {
 		r.Filesystem.RW = append(r.Filesystem.RW, "/")
 	}
-	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
-	r.Filesystem.Created = plan.Created
-	if plan.Root.Kind == mounts.OpOverlay {
+	r.Filesystem.RO = append(r.Filesystem.RO, mp.Unchanged...)
+	r.Filesystem.Created = mp.Created
+	if mp.Root.Kind == mounts.OpOverlay {
 		r.Filesystem.Overlay = append(r.Filesystem.Overlay, "/")
 	}
-	for _, op := range plan.Ops {
+	for _, op := range mp.Ops {
 		if op.Kind == mounts.OpBind && !op.Pin && op.Source != op.Path {
 			if r.Filesystem.From == nil {
 				r.Filesystem.From = map[string]string{}

@@ -3,6 +3,7 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"github.com/nsrun/nsrun/internal/plan"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +58,7 @@ func probeLandlockOnly(abi int) ProbeLandlockOnly {
 	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil && strings.TrimSpace(string(b)) >= "2" {
 		return ProbeLandlockOnly{Detail: "kernel.yama.ptrace_scope=" + strings.TrimSpace(string(b)) + " keeps the supervisor from reading the payload's calls: --isolation landlock is refused"}
 	}
-	fs := llRW
+	fs := plan.RW
 	if abi >= 9 {
 		fs |= landlock.ResolveUnix
 	}
