@@ -306,7 +306,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 				continue
 			}
 			if abs := paths.Abs(r.Path, cwd); abs != r.Canon {
-				links := symlinksAlong(abs)
+				links := plan.SymlinksAlong(abs)
 				in.Links = append(in.Links, links...)
 				if r.Access == ReadOnly || r.Access == Deny {
 					// The host resolves the path through these links later:
