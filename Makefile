@@ -28,7 +28,7 @@ test:
 # runtime needs cgo; nsrun itself is built without it).
 test-race:
 	scripts/setup.sh
-	CGO_ENABLED=1 $(GO) test -race -count=1 . ./cmd/nsrun ./internal/...
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m . ./cmd/nsrun ./internal/...
 
 # The integration suite in containers (podman), in three shapes.
 test-container:

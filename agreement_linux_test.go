@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"github.com/nsrun/nsrun/internal/plan"
 	"strings"
 	"testing"
 
@@ -83,7 +84,7 @@ func TestCarvedLandlockRulesAgreeWithResolve(t *testing.T) {
 		}
 	}
 	list := func(dir string) ([]landlock.Entry, error) { return tree[dir], nil }
-	rights := map[Access]landlock.FS{Deny: 0, ReadOnly: landlock.ReadExec, ReadWrite: llRW}
+	rights := map[Access]landlock.FS{Deny: 0, ReadOnly: landlock.ReadExec, ReadWrite: plan.RW}
 	for i, rules := range agreementCorpus {
 		eff, _ := Effective(rules)
 		grants := []landlock.Grant{{Path: "/", Access: landlock.ReadExec, Dir: true}}
@@ -97,7 +98,7 @@ func TestCarvedLandlockRulesAgreeWithResolve(t *testing.T) {
 		if skip {
 			continue
 		}
-		out, err := landlock.Rules(grants, llRW, true, list)
+		out, err := landlock.Rules(grants, plan.RW, true, list)
 		if err != nil {
 			t.Fatal(err)
 		}

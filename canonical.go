@@ -37,58 +37,6 @@ func (cr canonRule) hostPath() string {
 	return cr.host
 }
 
-// canonical resolves every symlink in p and stats the result.
-func canonical(p, cwd string) (string, fs.FileInfo, error) {
-	if p == "" {
-		return "", nil, errors.New("empty path")
-	}
-	if strings.ContainsRune(p, 0) {
-		return "", nil, errors.New("path contains a NUL byte")
-	}
-	abs := paths.Abs(p, cwd)
-	if canon, info, ok := canonicalFast(abs, p); ok {
-		return canon, info, nil
-	}
-	canon, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil, errNoSuchPath
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return "", nil, fmt.Errorf("%s: %w", pe.Path, pe.Err)
-		}
-		return "", nil, err
-	}
-	info, err := os.Lstat(canon)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", canon, errors.Unwrap(err))
-	}
-	return canon, info, nil
-}
-
-// errNoSuchPath is a rule's host path that does not exist.
-var errNoSuchPath = errors.New("no such file or directory")
-
-// fileKind names a file type for error messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m.IsDir():
-		return "a directory"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "a special file"
-}
-
 // canonicalRules resolves every rule against the current directory, which
 // it returns too. otherRoot says the sandbox's root is not the host's:
 // a tmpfs then names a place inside, never resolved on the host.
@@ -100,7 +48,7 @@ func canonicalRules(rules []Rule, otherRoot bool) ([]canonRule, string, error) {
 	out := make([]canonRule, 0, len(rules))
 	for _, r := range rules {
 		cr, err := canonicalRule(r, cwd)
-		if r.Access == Tmpfs && r.From == "" && (otherRoot || errors.Is(err, errNoSuchPath)) {
+		if r.Access == Tmpfs && r.From == "" && (otherRoot || errors.Is(err, paths.ErrNoSuchPath)) {
 			// A tmpfs shows nothing of the host's: where the host has no
 			// such path, or the root is another tree, the path is a place
 			// inside, made there if the tree lacks it.
@@ -133,7 +81,7 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 	} else if r.Access == Copy {
 		return canonRule{}, &RuleError{Rule: r, Err: errors.New("a copy needs the host file to copy (From)")}
 	}
-	canon, info, err := canonical(hostPath, cwd)
+	canon, info, err := paths.Canonical(hostPath, cwd)
 	if err != nil {
 		if r.From != "" {
 			err = fmt.Errorf("%s: %w", r.From, err)
@@ -161,15 +109,15 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 	switch r.Access {
 	case ReadOnly, ReadWrite:
 		if !info.IsDir() && !mode.IsRegular() && mode&fs.ModeSocket == 0 {
-			return canonRule{}, at("is %s; only directories, regular files and sockets can be shown", fileKind(mode))
+			return canonRule{}, at("is %s; only directories, regular files and sockets can be shown", paths.FileKind(mode))
 		}
 	case Tmpfs, Overlay:
 		if !info.IsDir() {
-			return canonRule{}, at("is %s, not a directory", fileKind(mode))
+			return canonRule{}, at("is %s, not a directory", paths.FileKind(mode))
 		}
 	case Copy:
 		if !mode.IsRegular() {
-			return canonRule{}, at("is %s; only a regular file can be copied", fileKind(mode))
+			return canonRule{}, at("is %s; only a regular file can be copied", paths.FileKind(mode))
 		}
 	case Device:
 		switch {
@@ -178,11 +126,11 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 		case mode&fs.ModeDevice != 0 && mode&fs.ModeCharDevice == 0:
 			return canonRule{}, at("is a block device, which reads and writes a whole filesystem past every permission and rule: name it with --dev-block (BlockDevice) if that is meant")
 		case mode&fs.ModeCharDevice == 0:
-			return canonRule{}, at("is %s, not a character device", fileKind(mode))
+			return canonRule{}, at("is %s, not a character device", paths.FileKind(mode))
 		}
 	case BlockDevice:
 		if mode&fs.ModeDevice == 0 || mode&fs.ModeCharDevice != 0 {
-			return canonRule{}, at("is %s, not a block device", fileKind(mode))
+			return canonRule{}, at("is %s, not a block device", paths.FileKind(mode))
 		}
 	}
 	if r.Access == Device || r.Access == BlockDevice {

@@ -9,6 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/changes"
+	"github.com/nsrun/nsrun/internal/paths"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -48,7 +50,7 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 		if r.Path == "/" {
 			host = root
 		}
-		if mounts.Within(dir, host) || mounts.Within(host, dir) {
+		if paths.Within(dir, host) || paths.Within(host, dir) {
 			return fail(fmt.Errorf("overlaps --overlay %s: the kept layers and the directory they change must be apart", r.Path))
 		}
 		fi, err := os.Stat(host)
@@ -67,7 +69,7 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 		if r.Canon == "/" && !r.mapped() {
 			host = root
 		}
-		if r.Access == ReadWrite && mounts.Within(dir, host) {
+		if r.Access == ReadWrite && paths.Within(dir, host) {
 			// Shown writable at its place or another: the payload could
 			// change what is kept and where it is applied.
 			return fail(fmt.Errorf("is inside %s, which the sandbox may write (%s %s); choose a directory outside", host, r.Rule.Option(), r.Canon))
@@ -82,7 +84,7 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 		return fail(err)
 	}
 	for n, i := range idx {
-		id, err := dirIdentity(dirs[n])
+		id, err := plan.DirIdentity(dirs[n])
 		if err != nil {
 			lock.Close()
 			return fail(err)
@@ -90,33 +92,6 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 		in.Rules[i].Upper, in.Rules[i].UpperID = dirs[n], id
 	}
 	return dir, lock, nil
-}
-
-// ReadChanges lists what the overlays of a run with Policy.KeepChanges
-// dir changed, against the host as it is now: each change's Conflict says
-// what changed on the host since that run began, where applying it would
-// go against it.
-func ReadChanges(dir string) ([]Change, error) {
-	_, cs, err := changes.Scan(dir)
-	return exportChanges(cs), err
-}
-
-// ApplyChanges writes what ReadChanges lists onto the host paths, as the
-// caller: every file through a new file renamed over it, without set-uid
-// or set-gid bits or extended attributes, following no symlink on the
-// host. It writes nothing when a change conflicts or cannot be applied
-// (the error says which), and refuses to apply a directory twice.
-func ApplyChanges(dir string) ([]Change, error) {
-	cs, err := changes.Apply(dir)
-	return exportChanges(cs), err
-}
-
-func exportChanges(cs []changes.Change) []Change {
-	out := make([]Change, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, Change{Kind: c.Kind.String(), Path: c.Host, Inside: c.Path, Dir: c.Dir, Conflict: c.Conflict, Refused: c.Refused})
-	}
-	return out
 }
 
 // recordMade tells the kept directory which entries of its upper layers

@@ -12,7 +12,6 @@ import (
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/ptrace"
-	"github.com/nsrun/nsrun/reexec"
 )
 
 // sysCmd is the running sandbox as the Cmd holds it: the sandbox itself
@@ -23,17 +22,6 @@ type sysCmd struct {
 	git     *gitProtection // looked at again once the sandbox is gone
 	denials *denialLog     // --trace-denials: what the tracer recorded
 	judge   *denialJudge   // --trace-denials: attributes what was refused
-}
-
-func init() {
-	// Registration cannot fail here: the names are this package's own.
-	_ = reexec.Register(launch.InitStage, launch.RunInit)
-	_ = reexec.Register(launch.LandlockStage, launch.RunLandlockStage)
-	_ = reexec.Register(probeStage, runProbeStage)
-	_ = reexec.Register(probeWaitStage, runProbeWaitStage)
-	_ = reexec.Register(launch.LandlockChildStage, launch.RunLandlockChild)
-	_ = reexec.Register(forkStage, runForkHelper)
-
 }
 
 // backend names the Linux backend in the report.
@@ -78,7 +66,7 @@ func (c *Cmd) start() error {
 	}
 	sb, err := sandbox.New(c.sandboxAttr(p, ids, s.started))
 	if err != nil {
-		return fail(raise(err))
+		return fail(raiseSandbox(err))
 	}
 	s.sb = sb
 	prep, err := c.forkAndPlan(sb, p, ids)
@@ -100,7 +88,7 @@ func (c *Cmd) start() error {
 	}
 	if err := sb.Send(&prep.spec, c.hooks(p, prep)); err != nil {
 		sb.Abort()
-		return fail(raise(err))
+		return fail(raiseSandbox(err))
 	}
 	if prep.net != nil {
 		c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
@@ -108,7 +96,7 @@ func (c *Cmd) start() error {
 	proc, err := sb.Await()
 	if err != nil {
 		sb.Abort()
-		return fail(raise(err))
+		return fail(raiseSandbox(err))
 	}
 	c.Process = proc
 	c.report.TimingsMS.Setup = ms(sb.Running().Sub(s.started))

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/ptrace"
 )
 
@@ -102,7 +103,7 @@ func (j *denialJudge) path(op string, ev ptrace.Event, p string) (rule, allow st
 		access = ReadOnly
 	}
 	for _, w := range j.writable {
-		if within(p, w) {
+		if paths.Within(p, w) {
 			access, ruled = ReadWrite, true
 		}
 	}
@@ -121,7 +122,7 @@ func (j *denialJudge) path(op string, ev ptrace.Event, p string) (rule, allow st
 		return "read-only: " + label, widen, true
 	case !j.landlockOnly || (e != unix.EACCES && e != unix.EPERM):
 		return "", "", false
-	case within(p, "/dev") && !ruled:
+	case paths.Within(p, "/dev") && !ruled:
 		return "landlock: /dev: only " + strings.Join(landlockDevices, ", ") + " and the terminal", "", true
 	case op == "exec" && !j.executable(p):
 		return "landlock: executes only from " + strings.Join(launch.ExecDirs, ", ") + " and the rules' paths", "--ro " + filepath.Dir(p), true
@@ -134,7 +135,7 @@ func (j *denialJudge) path(op string, ev ptrace.Event, p string) (rule, allow st
 // executable reports whether a Landlock-only sandbox lets p execute.
 func (j *denialJudge) executable(p string) bool {
 	for _, d := range launch.ExecDirs {
-		if within(p, d) {
+		if paths.Within(p, d) {
 			return true
 		}
 	}
@@ -241,10 +242,6 @@ func ruleLabel(r Rule) string {
 		s += " (mandatory)"
 	}
 	return s
-}
-
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
 
 func exists(p string) bool {

@@ -22,7 +22,7 @@ func TestSetupErrorKeepsItsCause(t *testing.T) {
 		text string
 		is   error
 	}{
-		{raise(&sandbox.Error{Code: inInit.Code, Msg: inInit.Msg, Err: syscall.Errno(inInit.Errno)}).(*SetupError), "mount /x on /y: operation not permitted", syscall.EPERM},
+		{raiseSandbox(&sandbox.Error{Code: inInit.Code, Msg: inInit.Msg, Err: syscall.Errno(inInit.Errno)}).(*SetupError), "mount /x on /y: operation not permitted", syscall.EPERM},
 		{&SetupError{Code: ExitSetup, Op: "terminal", Err: fmt.Errorf("open /dev/ptmx: %w", syscall.ENOENT)}, "terminal: open /dev/ptmx: no such file or directory", fs.ErrNotExist},
 		{&SetupError{Code: ExitSetup, Err: syscall.EACCES}, "permission denied", syscall.EACCES},
 		{&SetupError{Code: ExitSetup, Op: "x", Err: syscall.EIO, Msg: "x: input/output error; a hint"}, "x: input/output error; a hint", syscall.EIO},

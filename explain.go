@@ -4,6 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // Effect is a policy's rules as they take effect: canonical paths, nsrun's
@@ -57,7 +60,7 @@ func (p *Policy) effect(own bool) (*Effect, error) {
 	}
 	root := "/"
 	if p.Root != "" {
-		if root, _, err = canonical(p.Root, cwd); err != nil {
+		if root, _, err = paths.Canonical(p.Root, cwd); err != nil {
 			return nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
 		}
 	}
@@ -100,7 +103,7 @@ func homeRule(p *Policy, cwd string) (canonRule, bool) {
 	}
 	r := Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}
 	cr, err := canonicalRule(r, cwd)
-	if errors.Is(err, errNoSuchPath) {
+	if errors.Is(err, paths.ErrNoSuchPath) {
 		cr, err = canonRule{Rule: r, Canon: canonicalAncestor(dir), Dir: true}, nil
 	}
 	if err != nil {
@@ -123,4 +126,45 @@ func canonicalAncestor(abs string) string {
 		}
 		rest = filepath.Join(filepath.Base(d), rest)
 	}
+}
+
+// privateHome is where HomePrivate points HOME inside the sandbox: a tmpfs
+// of its own under the private /tmp, so caches work and nothing reaches
+// the caller's home.
+const privateHome = "/tmp/home"
+
+// ownRules are the rules nsrun adds to a policy on Linux (none elsewhere):
+// the private /tmp, /run and /var/run, the resolver file, a private home.
+func ownRules(p *Policy, root string) []canonRule {
+	if runtime.GOOS != "linux" || p.Isolation != IsolationFull {
+		return nil
+	}
+	rules := internalRules(root, p.Net == NetHost)
+	if p.Home == HomePrivate {
+		rules = append(rules, canonRule{Rule: Rule{Path: privateHome, Access: Tmpfs, Source: SourceInternal}, Canon: privateHome, Dir: true, internal: true})
+	}
+	return rules
+}
+
+// internalRules are the paths nsrun itself replaces: a private /tmp, and
+// /run (with /var/run when it is a real directory) so host daemons' sockets
+// are out of reach. With the host network, the resolver file that
+// /etc/resolv.conf points to under /run stays visible, read-only.
+func internalRules(root string, hostNet bool) []canonRule {
+	tmpfs := func(p string) canonRule {
+		return canonRule{Rule: Rule{Path: p, Access: Tmpfs, Source: SourceInternal}, Canon: p, Dir: true, internal: true}
+	}
+	rules := []canonRule{tmpfs("/tmp"), tmpfs("/run")}
+	if fi, err := os.Lstat(filepath.Join(root, "var/run")); err == nil && fi.IsDir() {
+		rules = append(rules, tmpfs("/var/run"))
+	}
+	if hostNet && root == "/" {
+		target, err := filepath.EvalSymlinks("/etc/resolv.conf")
+		if err == nil && (paths.Within(target, "/run") || paths.Within(target, "/var/run")) {
+			if fi, err := os.Lstat(target); err == nil && fi.Mode().IsRegular() {
+				rules = append(rules, canonRule{Rule: Rule{Path: target, Access: ReadOnly, Source: SourceInternal}, Canon: target, info: fi, internal: true})
+			}
+		}
+	}
+	return rules
 }

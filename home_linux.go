@@ -41,7 +41,7 @@ func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
 		hs.rules = append(hs.rules, canonRule{Rule: Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}, Canon: dir, Dir: true, info: fi, internal: true})
 	}
 	if len(homes) > 0 {
-		id, err := writeIdentity(StateDir(homes[0]), gitIdentity(homes[0], cwd))
+		id, err := writeIdentity(StateDir(homes[0]), gitguard.Identity(homes[0], cwd))
 		if err == nil && id != "" {
 			// Shown where it is even when that is hidden otherwise (under
 			// the private /tmp).
@@ -89,123 +89,15 @@ func ownedDir(dir string) (string, os.FileInfo, error) {
 	return dir, fi, nil
 }
 
-// gitUser is the caller's git user.name and user.email.
-type gitUser struct{ name, email string }
-
-// gitIdentity reads user.name and user.email from the caller's own git
-// configuration ($GIT_CONFIG_GLOBAL, else the XDG file and ~/.gitconfig,
-// with what they include), the way git would for a repository at ws.
-func gitIdentity(home, ws string) gitUser {
-	var id gitUser
-	files := []string{os.Getenv("GIT_CONFIG_GLOBAL")}
-	if files[0] == "" {
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if !filepath.IsAbs(xdg) {
-			xdg = filepath.Join(home, ".config")
-		}
-		files = []string{filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")}
-	}
-	gitDir := workspaceGitDir(ws)
-	var read func(path string, depth int)
-	read = func(path string, depth int) {
-		b, err := os.ReadFile(path)
-		if err != nil || depth > 8 {
-			return
-		}
-		es, err := gitguard.ParseConfig(b)
-		if err != nil {
-			return
-		}
-		for _, e := range es {
-			switch {
-			case e.Section == "user" && e.Sub == "" && e.Name == "name":
-				id.name = e.Value
-			case e.Section == "user" && e.Sub == "" && e.Name == "email":
-				id.email = e.Value
-			case e.Name == "path" && !e.NoValue && (e.Section == "include" && e.Sub == "" ||
-				e.Section == "includeif" && includeApplies(e.Sub, gitDir, home)):
-				p := e.Value
-				if strings.HasPrefix(p, "~/") {
-					p = filepath.Join(home, p[2:])
-				} else if !filepath.IsAbs(p) {
-					p = filepath.Join(filepath.Dir(path), p)
-				}
-				read(p, depth+1)
-			}
-		}
-	}
-	for _, f := range files {
-		read(f, 0)
-	}
-	return id
-}
-
-// workspaceGitDir is the git directory of the repository at ws, or "".
-func workspaceGitDir(ws string) string {
-	for d := ws; ; d = filepath.Dir(d) {
-		dotgit := filepath.Join(d, ".git")
-		if fi, err := os.Lstat(dotgit); err == nil {
-			if fi.Mode().IsRegular() {
-				if b, err := os.ReadFile(dotgit); err == nil {
-					if g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
-						if !filepath.IsAbs(g) {
-							g = filepath.Join(d, g)
-						}
-						dotgit = g
-					}
-				}
-			}
-			if c, err := filepath.EvalSymlinks(dotgit); err == nil {
-				return c
-			}
-			return dotgit
-		}
-		if d == "/" {
-			return ""
-		}
-	}
-}
-
-// includeApplies evaluates an includeIf condition of the gitdir kind the
-// common way, a directory prefix ("gitdir:~/work/"); other conditions and
-// patterns are left out.
-func includeApplies(cond, gitDir, home string) bool {
-	pat, ok := strings.CutPrefix(cond, "gitdir:")
-	fold := false
-	if !ok {
-		if pat, ok = strings.CutPrefix(cond, "gitdir/i:"); !ok {
-			return false
-		}
-		fold = true
-	}
-	if gitDir == "" || strings.ContainsAny(pat, "*?[") {
-		return false
-	}
-	if strings.HasPrefix(pat, "~/") {
-		pat = filepath.Join(home, pat[2:]) + map[bool]string{true: "/"}[strings.HasSuffix(pat, "/")]
-	}
-	if !filepath.IsAbs(pat) {
-		return false
-	}
-	g := gitDir + "/"
-	if fold {
-		g, pat = strings.ToLower(g), strings.ToLower(pat)
-	}
-	if strings.HasSuffix(pat, "/") {
-		return strings.HasPrefix(g, pat)
-	}
-	return g == pat+"/"
-}
-
 // writeIdentity keeps a git configuration file in nsrun's state directory
 // with the caller's identity and, through an include, the system's own
 // configuration, which GIT_CONFIG_SYSTEM pointing at it replaces. It
 // returns "" when there is no identity to give.
-func writeIdentity(state string, id gitUser) (string, error) {
-	if id.name == "" && id.email == "" {
+func writeIdentity(state string, id gitguard.User) (string, error) {
+	if id.Name == "" && id.Email == "" {
 		return "", nil
 	}
-	if strings.ContainsAny(id.name+id.email, "\n\x00") {
+	if strings.ContainsAny(id.Name+id.Email, "\n\x00") {
 		return "", errors.New("user.name or user.email holds a newline")
 	}
 	var b bytes.Buffer
@@ -220,11 +112,11 @@ func writeIdentity(state string, id gitUser) (string, error) {
 		}
 	}
 	b.WriteString("[user]\n")
-	if id.name != "" {
-		fmt.Fprintf(&b, "\tname = %s\n", quoteGitValue(id.name))
+	if id.Name != "" {
+		fmt.Fprintf(&b, "\tname = %s\n", quoteGitValue(id.Name))
 	}
-	if id.email != "" {
-		fmt.Fprintf(&b, "\temail = %s\n", quoteGitValue(id.email))
+	if id.Email != "" {
+		fmt.Fprintf(&b, "\temail = %s\n", quoteGitValue(id.Email))
 	}
 	dir, _, err := ownedDir(state)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
@@ -85,9 +86,9 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	// Where Landlock can check which unix socket is connected to (ABI 9),
 	// it does; below, the supervisor does.
-	rw, extraFS := llRW, landlock.FS(0)
+	rw, extraFS := plan.RW, landlock.FS(0)
 	if abi >= 9 {
-		rw, extraFS = llRW|landlock.ResolveUnix, landlock.ResolveUnix
+		rw, extraFS = plan.RW|landlock.ResolveUnix, landlock.ResolveUnix
 	}
 	dir := func(path string, access landlock.FS) landlock.Grant {
 		return landlock.Grant{Path: path, Access: access, Dir: true, ID: launch.LstatID(path)}
@@ -105,12 +106,12 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		dir(tmp, rw),
 	}
 	for _, d := range landlockDevices {
-		grants = append(grants, landlock.Grant{Path: d, Access: llDev, ID: launch.LstatID(d)})
+		grants = append(grants, landlock.Grant{Path: d, Access: plan.Dev, ID: launch.LstatID(d)})
 	}
 	// /dev/pts holds every session's terminal: only the payload's own pty
 	// is granted, and no /dev/ptmx to make others.
 	if tty := x.facts.TTYSlave; tty != "" {
-		grants = append(grants, landlock.Grant{Path: tty, Access: llDev})
+		grants = append(grants, landlock.Grant{Path: tty, Access: plan.Dev})
 	}
 	for _, d := range launch.ExecDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
@@ -124,7 +125,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	writable := []supervise.Rule{{Path: tmp, Writable: true}}
 	for _, r := range user {
 		access := map[Access]landlock.FS{ReadWrite: rw, ReadOnly: landlock.ReadExec}[r.Access]
-		id := identity(r.info)
+		id := plan.Identity(r.info)
 		grants = append(grants, landlock.Grant{Path: r.Canon, Access: access, Dir: r.Dir, ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
 		writable = append(writable, supervise.Rule{Path: r.Canon, Writable: r.Access == ReadWrite})
 		switch r.Access {
@@ -165,16 +166,16 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if prep.net, err = c.planNetwork(p, true, report.Network); err != nil {
 		return fail(err)
 	}
-	layersPolicy, limit := p, netAsPolicy
+	layersPolicy, limit := p, plan.NetAsPolicy
 	switch {
 	case prep.net != nil:
 		// TCP connects to the proxy alone; UDP is seccomp's to refuse
 		// (tcpOnly), on every ABI.
-		layersPolicy, limit = prep.net.landlockPolicy(p), netConnectOnly
+		layersPolicy, limit = prep.net.landlockPolicy(p), plan.NetConnectOnly
 	case p.Net == NetNone:
-		limit = netNothing
+		limit = plan.NetNothing
 	}
-	l, err := c.planLayers(layersPolicy, grants, layerOptions{extraFS: extraFS, limit: limit, carve: true, supervised: true})
+	l, err := c.planLayers(layersPolicy, grants, plan.LayerOptions{ExtraFS: extraFS, Limit: limit, Carve: true, Supervised: true})
 	if err == nil && prep.net != nil {
 		err = prep.net.addTCPOnly(p, l)
 	}
@@ -182,13 +183,13 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		return fail(err)
 	}
 	getfd := pidfdGetfdAllowed()
-	unixMode := llUnixMode(l.landlock.Handled.FS, p.AllowHostUnixSockets, getfd)
-	narrowed := landlock.Narrowed(grants, l.landlock.Handled.FS)
+	unixMode := llUnixMode(l.Landlock.Handled.FS, p.AllowHostUnixSockets, getfd)
+	narrowed := landlock.Narrowed(grants, l.Landlock.Handled.FS)
 	// Giving the payload the descriptor an open returns takes 5.14
 	// (SECCOMP_ADDFD_FLAG_SEND).
-	k := seccompHost().Kernel
+	k := plan.SeccompHost().Kernel
 	entries := entriesNeeded(narrowed, writable) && (k[0] > 5 || k[0] == 5 && k[1] >= 14)
-	if l.bindRestricted && !getfd {
+	if l.BindRestricted && !getfd {
 		// Docker's default profile allows pidfd_getfd only with
 		// CAP_SYS_PTRACE; without it listen() cannot be checked.
 		return fail(&SetupError{Code: ExitSetup, Msg: "--allow-bind: listen() checks need pidfd_getfd, which is refused here (a container's seccomp profile without CAP_SYS_PTRACE?)"})
@@ -197,8 +198,8 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	// the supervisor checks it where binding is restricted, and with the
 	// filtered network (which allows no port) where it can take the
 	// payload's sockets; else the report says it is not enforced.
-	listen := l.bindRestricted || prep.net != nil && getfd
-	sup, err := supervisorFor(l.landlock, writable, unixMode, entries, listen)
+	listen := l.BindRestricted || prep.net != nil && getfd
+	sup, err := supervisorFor(l.Landlock, writable, unixMode, entries, listen)
 	if err != nil {
 		return fail(err)
 	}
@@ -210,9 +211,9 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if err != nil {
 		return fail(err)
 	}
-	report.Landlock, report.Seccomp = l.lreport, l.sreport
+	report.Landlock, report.Seccomp = LandlockReport(l.LandlockReport), SeccompReport(l.SeccompReport)
 	report.Filesystem.Overruled = c.overruledReport(overruled)
-	facts := llFacts{Handled: l.landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, Unix: unixMode, Entries: entries}
+	facts := llFacts{Handled: l.Landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, Unix: unixMode, Entries: entries}
 	for _, r := range user {
 		if r.Access == Deny && r.Dir {
 			facts.DeniedDirs = append(facts.DeniedDirs, r.Canon)
@@ -237,7 +238,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	env = payloadEnv(p, env, x.home, home, "landlock")
 	sup.Home, _ = os.UserHomeDir()
-	prep.spec = launch.Spec{Env: env, Dir: wd, Landlock: l.landlock, Seccomp: l.seccomp, Supervisor: sup}
+	prep.spec = launch.Spec{Env: env, Dir: wd, Landlock: l.Landlock, Seccomp: l.Seccomp, Supervisor: sup}
 	return prep, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/sandbox"
 )
 
@@ -275,7 +276,7 @@ func TestLargeProgramForksThroughTheHelper(t *testing.T) {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.HasPrefix(string(b), forkStage+"\x00") {
+		if err != nil || !strings.HasPrefix(string(b), launch.ForkStage+"\x00") {
 			continue
 		}
 		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))

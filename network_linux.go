@@ -3,6 +3,7 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"github.com/nsrun/nsrun/internal/plan"
 	"net"
 	"net/netip"
 	"os"
@@ -10,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -247,38 +246,6 @@ func networkCounts(cs []netproxy.Count) []NetworkCount {
 	return out
 }
 
-// tcpOnly refuses inet sockets other than TCP and TCP Fast Open (EACCES):
-// a Landlock-only sandbox whose network is the proxy must reach nothing
-// else, and Landlock's port rules see neither UDP (below ABI 10), nor
-// other protocols on a stream socket (SCTP), nor data sent with
-// MSG_FASTOPEN, which connects without connect().
-func tcpOnly() seccomp.Profile {
-	const eacces = 13
-	deny := seccomp.Action{Kind: seccomp.ActErrno, Errno: eacces}
-	masked := func(i uint, mask, value uint64) seccomp.Arg {
-		return seccomp.Arg{Index: i, Op: seccomp.OpMaskedEq, Value: mask, ValueTwo: value}
-	}
-	// AF_INET (2) and AF_INET6 (10): equal once bit 3 is masked off.
-	inet := masked(0, 0xffffffff&^8, unix.AF_INET)
-	p := seccomp.Profile{Name: "tcp-only", DefaultAction: seccomp.Action{Kind: seccomp.ActAllow}}
-	const why = "a Landlock-only sandbox with a filtered network reaches the proxy over TCP, and nothing else"
-	// Socket types other than SOCK_STREAM (1): 0, 2-3, 4-7, 8-15.
-	for _, t := range []seccomp.Arg{masked(1, 0xf, 0), masked(1, 0xe, 2), masked(1, 0xc, 4), masked(1, 0x8, 8)} {
-		p.Rules = append(p.Rules, seccomp.Rule{Names: []string{"socket"}, Action: deny, Args: []seccomp.Arg{inet, t}, Reason: why})
-	}
-	// Any protocol but 0 and IPPROTO_TCP (6) on a stream socket.
-	p.Rules = append(p.Rules, seccomp.Rule{Names: []string{"socket"}, Action: deny, Reason: why,
-		Args: []seccomp.Arg{inet, {Index: 2, Op: seccomp.OpGT, Value: unix.IPPROTO_TCP}}})
-	for _, c := range []struct {
-		name  string
-		flags uint
-	}{{"sendto", 3}, {"sendmsg", 2}, {"sendmmsg", 3}} {
-		p.Rules = append(p.Rules, seccomp.Rule{Names: []string{c.name}, Action: deny, Reason: why,
-			Args: []seccomp.Arg{masked(c.flags, unix.MSG_FASTOPEN, unix.MSG_FASTOPEN)}})
-	}
-	return p
-}
-
 // landlockPolicy is p for the Landlock layers of a Landlock-only sandbox
 // whose network is the proxy: TCP connects to the proxy's port alone (and,
 // as for --net none, nothing bound).
@@ -289,22 +256,22 @@ func (np *netPlan) landlockPolicy(p *Policy) *Policy {
 	return &with
 }
 
-// addTCPOnly adds the tcpOnly filter to a Landlock-only sandbox's layers,
+// addTCPOnly adds the seccomp.TCPOnly filter to a Landlock-only sandbox's layers,
 // which must limit TCP connects: without it nothing keeps the payload off
 // every other host.
-func (np *netPlan) addTCPOnly(p *Policy, l *layers) error {
-	if l.landlock == nil || l.landlock.Handled.Net&landlock.ConnectTCP == 0 {
-		return &NetError{Option: "allow-host", Err: fmt.Errorf("with --isolation landlock needs Landlock's TCP rules (ABI 4) to keep connections to nsrun's proxy; this kernel has ABI %d", l.lreport.ABI)}
+func (np *netPlan) addTCPOnly(p *Policy, l *plan.Layers) error {
+	if l.Landlock == nil || l.Landlock.Handled.Net&landlock.ConnectTCP == 0 {
+		return &NetError{Option: "allow-host", Err: fmt.Errorf("with --isolation landlock needs Landlock's TCP rules (ABI 4) to keep connections to nsrun's proxy; this kernel has ABI %d", l.LandlockReport.ABI)}
 	}
 	if p.Seccomp == "off" {
 		return &NetError{Option: "allow-host", Err: errors.New("with --isolation landlock needs seccomp to keep every socket but TCP to the proxy closed; seccomp is off")}
 	}
-	compiled, err := seccomp.Compile(tcpOnly())
+	compiled, err := seccomp.Compile(seccomp.TCPOnly())
 	if err != nil {
 		return &SetupError{Code: ExitSetup, Op: "seccomp tcp-only filter", Err: err}
 	}
-	l.seccomp = append(l.seccomp, compiled.Program)
-	l.sreport.SyscallsBlocked += compiled.Blocked
+	l.Seccomp = append(l.Seccomp, compiled.Program)
+	l.SeccompReport.SyscallsBlocked += compiled.Blocked
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nsrun/nsrun/internal/plan"
 	"net"
 	"net/http"
 	"net/netip"
@@ -226,17 +227,17 @@ func TestLibraryNetworkRefusals(t *testing.T) {
 func TestLandlockProxyNeedsItsLayers(t *testing.T) {
 	np := &netPlan{proxy: "127.0.0.1:4000"}
 	var ne *NetError
-	err := np.addTCPOnly(&Policy{}, &layers{landlock: &landlock.Ruleset{}, lreport: LandlockReport{ABI: 3}})
+	err := np.addTCPOnly(&Policy{}, &plan.Layers{Landlock: &landlock.Ruleset{}, LandlockReport: plan.LandlockReport{ABI: 3}})
 	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "ABI 4") {
 		t.Errorf("without TCP rules: %v", err)
 	}
 	tcp := &landlock.Ruleset{Handled: landlock.Request{Net: landlock.ConnectTCP | landlock.BindTCP}}
-	if err := np.addTCPOnly(&Policy{Seccomp: "off"}, &layers{landlock: tcp}); !errors.As(err, &ne) || !strings.Contains(err.Error(), "seccomp is off") {
+	if err := np.addTCPOnly(&Policy{Seccomp: "off"}, &plan.Layers{Landlock: tcp}); !errors.As(err, &ne) || !strings.Contains(err.Error(), "seccomp is off") {
 		t.Errorf("without seccomp: %v", err)
 	}
-	l := &layers{landlock: tcp}
-	if err := np.addTCPOnly(&Policy{}, l); err != nil || len(l.seccomp) != 1 || l.sreport.SyscallsBlocked != 4 {
-		t.Errorf("%v: %d programs, %d calls", err, len(l.seccomp), l.sreport.SyscallsBlocked)
+	l := &plan.Layers{Landlock: tcp}
+	if err := np.addTCPOnly(&Policy{}, l); err != nil || len(l.Seccomp) != 1 || l.SeccompReport.SyscallsBlocked != 4 {
+		t.Errorf("%v: %d programs, %d calls", err, len(l.Seccomp), l.SeccompReport.SyscallsBlocked)
 	}
 	if lp := np.landlockPolicy(&Policy{AllowConnect: []PortRange{{Proto: "tcp", First: 1, Last: 9}}}); len(lp.AllowConnect) != 1 || lp.AllowConnect[0] != (PortRange{Proto: "tcp", First: 4000, Last: 4000}) {
 		t.Errorf("landlock policy %+v", lp.AllowConnect)

@@ -147,7 +147,7 @@ const (
 	// IsolationLandlock uses Landlock and seccomp alone, with a supervisor
 	// for what Landlock does not check, for hosts that forbid user
 	// namespaces; it is reported as partial, with its compensations and
-	// gaps (see the README).
+	// gaps (see docs/LANDLOCK-ONLY.md).
 	IsolationLandlock
 )
 
@@ -398,4 +398,21 @@ func (r Rule) Option() string {
 		}
 	}
 	return r.Access.String()
+}
+
+// ruleText is a rule's access and path, and where it comes from.
+func ruleText(r Rule) string {
+	if r.From == "" {
+		return r.Access.String() + " " + r.Path
+	}
+	return r.Access.String() + " " + r.Path + " from " + r.From
+}
+
+// RlimitInfinity is "unlimited".
+const RlimitInfinity = ^uint64(0)
+
+// Rlimit is a resource limit for the payload, named as in prlimit(1).
+type Rlimit struct {
+	Name       string
+	Soft, Hard uint64
 }

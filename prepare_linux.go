@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
@@ -86,12 +83,9 @@ func (p *prepared) cleanup() {
 	p.net.cleanup()
 }
 
+// reservedPaths are built by nsrun itself in a sandbox with namespaces:
+// rules cannot change them.
 var reservedPaths = []string{"/dev", "/proc", "/sys"}
-
-// privateHome is where HomePrivate points HOME inside the sandbox: a tmpfs
-// of its own under the private /tmp, so caches work and nothing reaches
-// the caller's home.
-const privateHome = "/tmp/home"
 
 // payloadEnv is the environment after Policy.Home (private: privateDir)
 // and with NSRUN_SANDBOX saying which kind of sandbox the payload is in.
@@ -103,45 +97,6 @@ func payloadEnv(p *Policy, env []string, hs *homeSetup, privateDir, kind string)
 		env = homeEnv(env, hs.dir, hs.identity, p.KeepEnv)
 	}
 	return setEnv(env, "NSRUN_SANDBOX", kind)
-}
-
-// identity is the device and inode of a stat result, whichever of the two
-// stat types it carries (os.Lstat's, or canonicalFast's).
-func identity(info os.FileInfo) mounts.Identity {
-	switch st := info.Sys().(type) {
-	case *syscall.Stat_t:
-		return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
-	case *unix.Stat_t:
-		return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
-	}
-	return mounts.Identity{}
-}
-
-// linkCount is the number of hard links of a stat result.
-func linkCount(info os.FileInfo) uint64 {
-	switch st := info.Sys().(type) {
-	case *syscall.Stat_t:
-		return uint64(st.Nlink)
-	case *unix.Stat_t:
-		return uint64(st.Nlink)
-	}
-	return 0
-}
-
-// dirIdentity is the identity of a host directory the mount plan pins.
-func dirIdentity(p string) (mounts.Identity, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return mounts.Identity{}, err
-	}
-	if !fi.IsDir() {
-		return mounts.Identity{}, fmt.Errorf("is %s, not a directory", fileKind(fi.Mode()))
-	}
-	id := identity(fi)
-	if id == (mounts.Identity{}) {
-		return id, errors.New("cannot tell which file this is (no device and inode)")
-	}
-	return id, nil
 }
 
 // checkInput refuses what is wrong with the Cmd and its policy as given:
@@ -185,7 +140,7 @@ func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
 				}
 			}
 		}
-		if n := linkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
+		if n := plan.LinkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
 			// A rule protects a path; another name of the same file is
 			// another path, which a writable rule may cover.
 			c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
@@ -359,9 +314,9 @@ func (p *Policy) fullRoot(cwd string) (string, os.FileInfo, error) {
 		}
 		return "/", info, nil
 	}
-	root, info, err := canonical(p.Root, cwd)
+	root, info, err := paths.Canonical(p.Root, cwd)
 	if err == nil && !info.IsDir() {
-		err = fmt.Errorf("%s is %s, not a directory", root, fileKind(info.Mode()))
+		err = fmt.Errorf("%s is %s, not a directory", root, paths.FileKind(info.Mode()))
 	}
 	if err != nil {
 		return "", nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
@@ -377,8 +332,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	env = payloadEnv(p, env, x.home, privateHome, "full")
 	rules, overruled := effective(append(ownRules(p, root), user...))
 
-	in := mounts.Input{Root: root, RootID: identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
-		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: x.facts.Console, Identify: dirIdentity, Pins: x.pins}
+	in := mounts.Input{Root: root, RootID: plan.Identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
+		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: x.facts.Console, Identify: plan.DirIdentity, Pins: x.pins}
 	in.Lookup = lookupHost
 	if err := p.checkNetwork(); err != nil {
 		return nil, err
@@ -418,7 +373,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		if err != nil {
 			return nil, &SetupError{Code: ExitSetup, Op: "hold " + l, Err: err}
 		}
-		in.LinksToPin = append(in.LinksToPin, mounts.Link{Path: l, Target: target, ID: identity(fi)})
+		in.LinksToPin = append(in.LinksToPin, mounts.Link{Path: l, Target: target, ID: plan.Identity(fi)})
 	}
 	if p.Root == "" {
 		for _, r := range user {
@@ -429,7 +384,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 				continue
 			}
 			if abs := paths.Abs(r.Path, cwd); abs != r.Canon {
-				links := symlinksAlong(abs)
+				links := plan.SymlinksAlong(abs)
 				in.Links = append(in.Links, links...)
 				if r.Access == ReadOnly || r.Access == Deny {
 					// The host resolves the path through these links later:
@@ -439,7 +394,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 			}
 		}
 	}
-	plan, err := mounts.Make(in)
+	mp, err := mounts.Make(in)
 	if err != nil {
 		var pe *mounts.PlanError
 		if errors.As(err, &pe) {
@@ -451,17 +406,17 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		}
 		return nil, &SetupError{Code: ExitSetup, Op: "plan mounts", Err: err}
 	}
-	for _, f := range plan.LeftOut {
+	for _, f := range mp.LeftOut {
 		c.warnf("nsrun's own %s is not placed: the tree there has a symlink or a directory, or a writable host directory would hold it; the sandbox sees that tree's", f)
 	}
 	if kept != "" {
-		if err := recordMade(kept, plan); err != nil {
+		if err := recordMade(kept, mp); err != nil {
 			return nil, &SetupError{Code: ExitSetup, Err: err}
 		}
 	}
 	// Lets the tests run the pre-5.12 way of setting mount attributes on
 	// kernels that no longer need it.
-	plan.Remount = os.Getenv("NSRUN_FORCE_REMOUNT") == "1"
+	mp.Remount = os.Getenv("NSRUN_FORCE_REMOUNT") == "1"
 
 	// Start checked the ids before forking; checked again here so that a
 	// bad id is reported after a bad path, as the options are read.
@@ -473,11 +428,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, fullGrants(plan), layerOptions{limit: netAsPolicy})
+	l, err := c.planLayers(p, plan.FullGrants(mp), plan.LayerOptions{Limit: plan.NetAsPolicy})
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHostProc(p, l.lreport); err != nil {
+	if err := checkHostProc(p, LandlockReport(l.LandlockReport)); err != nil {
 		return nil, err
 	}
 	// Last, as it listens on the host for --publish.
@@ -491,19 +446,19 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
 	}
 	prep.spec = launch.Spec{
-		Plan:     plan,
+		Plan:     mp,
 		Env:      c.fixTmpdir(env, rules),
 		Dir:      dir,
 		Hostname: p.Hostname,
 		Loopback: p.Net != NetHost,
-		Landlock: l.landlock,
-		Seccomp:  l.seccomp,
+		Landlock: l.Landlock,
+		Seccomp:  l.Seccomp,
 		Net:      prep.net != nil,
 	}
 	if prep.net != nil {
 		prep.spec.LoopbackAddrs = prep.net.loopbackAddrs()
 	}
-	prep.report = baseReport(plan, p.Net == NetHost)
+	prep.report = baseReport(mp, p.Net == NetHost)
 	prep.report.Filesystem.Changes, prep.kept, prep.lock = kept, kept, lock
 	built = true
 	for _, r := range rules {
@@ -512,7 +467,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		}
 	}
 	prep.report.Network = netReport
-	prep.report.Landlock, prep.report.Seccomp = l.lreport, l.sreport
+	prep.report.Landlock, prep.report.Seccomp = LandlockReport(l.LandlockReport), SeccompReport(l.SeccompReport)
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
 	if p.Proc == ProcHost {
 		prep.report.NotEnforced = append(prep.report.NotEnforced, hostProcNotEnforced)
@@ -520,45 +475,22 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	return prep, nil
 }
 
-// internalRules are the paths nsrun itself replaces: a private /tmp, and
-// /run (with /var/run when it is a real directory) so host daemons' sockets
-// are out of reach. With the host network, the resolver file that
-// /etc/resolv.conf points to under /run stays visible, read-only.
-func internalRules(root string, hostNet bool) []canonRule {
-	tmpfs := func(p string) canonRule {
-		return canonRule{Rule: Rule{Path: p, Access: Tmpfs, Source: SourceInternal}, Canon: p, Dir: true, internal: true}
-	}
-	rules := []canonRule{tmpfs("/tmp"), tmpfs("/run")}
-	if fi, err := os.Lstat(filepath.Join(root, "var/run")); err == nil && fi.IsDir() {
-		rules = append(rules, tmpfs("/var/run"))
-	}
-	if hostNet && root == "/" {
-		target, err := filepath.EvalSymlinks("/etc/resolv.conf")
-		if err == nil && (mounts.Within(target, "/run") || mounts.Within(target, "/var/run")) {
-			if fi, err := os.Lstat(target); err == nil && fi.Mode().IsRegular() {
-				rules = append(rules, canonRule{Rule: Rule{Path: target, Access: ReadOnly, Source: SourceInternal}, Canon: target, info: fi, internal: true})
-			}
-		}
-	}
-	return rules
-}
-
-func baseReport(plan *mounts.Plan, hostNet bool) Report {
+func baseReport(mp *mounts.Plan, hostNet bool) Report {
 	r := Report{
 		Version:    1,
 		Backend:    "linux",
 		Namespaces: NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
-		Filesystem: FilesystemReport{Root: plan.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private", Sys: "private"},
+		Filesystem: FilesystemReport{Root: mp.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private", Sys: "private"},
 	}
-	if !plan.Root.ReadOnly {
+	if !mp.Root.ReadOnly {
 		r.Filesystem.RW = append(r.Filesystem.RW, "/")
 	}
-	r.Filesystem.RO = append(r.Filesystem.RO, plan.Unchanged...)
-	r.Filesystem.Created = plan.Created
-	if plan.Root.Kind == mounts.OpOverlay {
+	r.Filesystem.RO = append(r.Filesystem.RO, mp.Unchanged...)
+	r.Filesystem.Created = mp.Created
+	if mp.Root.Kind == mounts.OpOverlay {
 		r.Filesystem.Overlay = append(r.Filesystem.Overlay, "/")
 	}
-	for _, op := range plan.Ops {
+	for _, op := range mp.Ops {
 		if op.Kind == mounts.OpBind && !op.Pin && op.Source != op.Path {
 			if r.Filesystem.From == nil {
 				r.Filesystem.From = map[string]string{}

@@ -4,27 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/reexec"
 )
-
-// probeWaitStage is a process the probe places in a cgroup, as a sandbox's
-// init is placed: it waits for its stdin to close.
-const probeWaitStage = "nsrun-probe-wait"
-
-func runProbeWaitStage() int {
-	var b [1]byte
-	for {
-		if _, err := os.Stdin.Read(b[:]); err != nil {
-			return 0
-		}
-	}
-}
 
 // probeLimits tries each cgroup limit as a sandbox would get it: it makes
 // the cgroup (v2, else v1), puts a process in it the way the init is put
@@ -62,7 +49,7 @@ func probeLimits() (ProbeItem, map[string]string) {
 // startProbeWait starts the process the probe places in a cgroup, born in
 // cgroup v2 directory fd if born.
 func startProbeWait(fd int, born bool) (*exec.Cmd, io.WriteCloser, error) {
-	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeWaitStage}, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{}}
+	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{launch.ProbeWaitStage}, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{}}
 	cmd.SysProcAttr.CgroupFD, cmd.SysProcAttr.UseCgroupFD = fd, born
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -85,9 +72,9 @@ func tryCgroup(p *Policy) (string, error) {
 	defer cg.Remove()
 	fd, born := cg.CloneFD()
 	cmd, stdin, err := startProbeWait(fd, born)
-	moved := clone3Refused(cmd.SysProcAttr, err)
+	moved := cgroup.Clone3Refused(cmd.SysProcAttr, err)
 	if moved {
-		// As forkExec does for the init: started outside, moved in
+		// As cgroup.ForkExec does for the init: started outside, moved in
 		// before it is let go.
 		cmd, stdin, err = startProbeWait(fd, false)
 	}

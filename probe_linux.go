@@ -3,6 +3,7 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"github.com/nsrun/nsrun/internal/plan"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,14 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/landlock"
-	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
 	"github.com/nsrun/nsrun/seccomp"
 )
-
-const probeStage = "nsrun-probe"
 
 // ProbeHost finds out what this host can enforce for the calling user. It
 // creates one throwaway set of namespaces to be sure.
@@ -38,7 +37,7 @@ func ProbeHost() Probe {
 	} else {
 		p.Landlock, p.LandlockABI = ProbeItem{OK: true, Detail: fmt.Sprintf("ABI %d, errata %#x", abi, errata)}, abi
 	}
-	p.Seccomp = probeSeccomp()
+	p.Seccomp = probeItem(seccomp.Probe(), "filters available")
 	p.CgroupV2, p.CgroupV2Path = probeCgroup2()
 	p.Limits, p.LimitsCgroup = probeLimits()
 	p.Seatbelt = ProbeItem{Detail: "not on macOS"}
@@ -59,7 +58,7 @@ func probeLandlockOnly(abi int) ProbeLandlockOnly {
 	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil && strings.TrimSpace(string(b)) >= "2" {
 		return ProbeLandlockOnly{Detail: "kernel.yama.ptrace_scope=" + strings.TrimSpace(string(b)) + " keeps the supervisor from reading the payload's calls: --isolation landlock is refused"}
 	}
-	fs := llRW
+	fs := plan.RW
 	if abi >= 9 {
 		fs |= landlock.ResolveUnix
 	}
@@ -110,7 +109,7 @@ func probeUserns() (userns, procfs, sysfs ProbeItem) {
 	uid, gid := os.Getuid(), os.Getgid()
 	uids, gids := ns.Maps(uid, uid, gid, gid)
 	var stderr strings.Builder
-	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{probeStage}, Env: []string{}, Stderr: &stderr,
+	cmd := &exec.Cmd{Path: reexec.Self, Args: []string{launch.ProbeStage}, Env: []string{}, Stderr: &stderr,
 		SysProcAttr: &syscall.SysProcAttr{Cloneflags: ns.CloneFlags(false), UidMappings: uids, GidMappings: gids, AmbientCaps: ns.SetupCaps}}
 	if err := cmd.Start(); err != nil {
 		why := ns.Explain(fmt.Errorf("create user, mount, pid, ipc, uts, cgroup and net namespaces: %w", err), ns.ReadSettings(), uid).Error()
@@ -128,7 +127,7 @@ func probeUserns() (userns, procfs, sysfs ProbeItem) {
 		why = err.Error()
 	}
 	switch cmd.ProcessState.ExitCode() {
-	case probeSysFailed:
+	case launch.ProbeSysFailed:
 		sysfs = ProbeItem{Detail: "mount sysfs in a new network namespace: " + why + "; --sys host works instead"}
 	default:
 		procfs = ProbeItem{Detail: "mount proc in a new PID namespace: " + why + "; --proc host works instead (partial)"}
@@ -137,62 +136,16 @@ func probeUserns() (userns, procfs, sysfs ProbeItem) {
 	return userns, procfs, sysfs
 }
 
-// probeSysFailed is the probe stage's exit status when the procfs mounted
-// and the sysfs did not.
-const probeSysFailed = 2
-
-// runProbeStage runs in the namespaces probeUserns made: it mounts a
-// procfs and a sysfs as the init would, and says why not on stderr.
-func runProbeStage() int {
-	if err := mounts.TryProc(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := mounts.TrySys(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return probeSysFailed
-	}
-	return 0
-}
-
-func probeSeccomp() ProbeItem {
-	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {
-		return ProbeItem{Detail: "prctl PR_GET_SECCOMP: " + err.Error()}
-	}
-	b, err := os.ReadFile("/proc/sys/kernel/seccomp/actions_avail")
+// probeItem is the probe's answer for a mechanism that says what is
+// missing with err.
+func probeItem(err error, ok string) ProbeItem {
 	if err != nil {
-		return ProbeItem{Detail: "read actions_avail: " + err.Error()}
+		return ProbeItem{Detail: err.Error()}
 	}
-	if !strings.Contains(string(b), "kill_process") {
-		return ProbeItem{Detail: "the kernel lacks the kill_process action"}
-	}
-	if _, err := seccomp.Compile(seccomp.Default(seccomp.Options{})); err != nil {
-		return ProbeItem{Detail: "the kernel has filters, but nsrun cannot build one here: " + err.Error()}
-	}
-	return ProbeItem{OK: true, Detail: "filters available"}
+	return ProbeItem{OK: true, Detail: ok}
 }
 
 func probeCgroup2() (ProbeItem, string) {
-	mnt, err := cgroup.V2Mount()
-	if err != nil {
-		return ProbeItem{Detail: err.Error()}, ""
-	}
-	self, err := os.ReadFile("/proc/self/cgroup")
-	rel, ok := cgroup.Own(string(self))
-	if err != nil || !ok {
-		return ProbeItem{Detail: "this process is in no cgroup v2"}, mnt
-	}
-	dir := filepath.Join(mnt, rel)
-	avail, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
-	if err != nil {
-		return ProbeItem{Detail: err.Error()}, mnt
-	}
-	if miss := cgroup.Missing([]string{"memory", "pids", "cpu"}, string(avail)); len(miss) > 0 {
-		return ProbeItem{Detail: fmt.Sprintf("%s has no %s controller (it has: %s)",
-			dir, strings.Join(miss, ", "), strings.TrimSpace(string(avail)))}, mnt
-	}
-	if unix.Access(dir, unix.W_OK) != nil {
-		return ProbeItem{Detail: dir + " is not writable by this user (limits need a delegated subtree)"}, mnt
-	}
-	return ProbeItem{OK: true, Detail: "memory, pids and cpu controllers under " + dir}, mnt
+	mnt, dir, err := cgroup.ProbeV2()
+	return probeItem(err, "memory, pids and cpu controllers under "+dir), mnt
 }

@@ -1,8 +1,8 @@
 package nsrun
 
 // Report is what a sandbox enforced and how its payload ended. Field names
-// are stable (the README's "The report" describes each; a new field is
-// added, never renamed).
+// are stable (docs/REPORT.md describes each; a new field is added, never
+// renamed).
 type Report struct {
 	Version     int    `json:"version"`
 	Backend     string `json:"backend"`
@@ -135,7 +135,7 @@ type SeccompReport struct {
 	Profile         string `json:"profile,omitempty"`
 	SyscallsBlocked int    `json:"syscalls_blocked"`
 	// Rules are nsrun's own rule sets, loaded beside the profile whatever
-	// it is (see the README): "no-setid", "no-network",
+	// it is (see docs/MANUAL.md, "seccomp"): "no-setid", "no-network",
 	// "inet-tcp-udp-only", "no-tcp-fastopen", "listen-checked".
 	Rules  []string `json:"rules,omitempty"`
 	Reason string   `json:"reason,omitempty"`

@@ -49,14 +49,6 @@ func (o Overruled) String() string {
 		what, ruleText(o.By), o.By.Source)
 }
 
-// ruleText is a rule's access and path, and where it comes from.
-func ruleText(r Rule) string {
-	if r.From == "" {
-		return r.Access.String() + " " + r.Path
-	}
-	return r.Access.String() + " " + r.Path + " from " + r.From
-}
-
 // Effective applies the precedence of sources to rules whose paths are
 // clean, absolute and canonical: one rule per path, deeper grants of lower
 // sources dropped under a deny and made read-only under a read-only rule.

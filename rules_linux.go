@@ -11,6 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/mountinfo"
+	"github.com/nsrun/nsrun/internal/paths"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -27,7 +29,7 @@ func (c *Cmd) addRule(in *mounts.Input, r canonRule, root string) error {
 	}
 	var id mounts.Identity
 	if r.info != nil {
-		id = identity(r.info)
+		id = plan.Identity(r.info)
 	}
 	needID := func() error {
 		// Without the inode the init could not tell a swapped path from
@@ -89,7 +91,7 @@ func readCopy(host string, id mounts.Identity) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if got := identity(fi); got != id || !fi.Mode().IsRegular() {
+	if got := plan.Identity(fi); got != id || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is now another file than the one checked", host)
 	}
 	if fi.Size() > maxCopy {
@@ -172,7 +174,7 @@ func mountsBelow(dir string) error {
 	var below []string
 	seen := map[string]bool{}
 	for _, e := range entries {
-		if e.MountPoint != dir && mounts.Within(e.MountPoint, dir) && !seen[e.MountPoint] {
+		if e.MountPoint != dir && paths.Within(e.MountPoint, dir) && !seen[e.MountPoint] {
 			seen[e.MountPoint] = true
 			below = append(below, e.MountPoint)
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // Subtree is a rule for the directory name under root, for grants built
@@ -37,7 +39,7 @@ func Subtree(root, name string, access Access, source Source) (Rule, error) {
 			return Rule{}, fmt.Errorf("subtree %s: is a symlink; a grant never follows one", p)
 		}
 		if !fi.IsDir() {
-			return Rule{}, fmt.Errorf("subtree %s: is %s, not a directory", p, fileKind(fi.Mode()))
+			return Rule{}, fmt.Errorf("subtree %s: is %s, not a directory", p, paths.FileKind(fi.Mode()))
 		}
 	}
 	return Rule{Path: filepath.Join(dir, name), Access: access, Source: source}, nil

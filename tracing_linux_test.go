@@ -4,6 +4,7 @@ package nsrun
 
 import (
 	_ "embed"
+	"github.com/nsrun/nsrun/internal/plan"
 	"slices"
 	"testing"
 
@@ -174,7 +175,7 @@ var podmanProfile []byte
 func TestTracedFiltersAgree(t *testing.T) {
 	// Embedded: the test binary also runs away from the sources (as the
 	// unprivileged user in scripts/test.sh).
-	oci, err := seccomp.ParseOCI(podmanProfile, "containers", seccompHost())
+	oci, err := seccomp.ParseOCI(podmanProfile, "containers", plan.SeccompHost())
 	if err != nil {
 		t.Fatal(err)
 	}

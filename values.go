@@ -58,15 +58,6 @@ func ParseTimeout(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// RlimitInfinity is "unlimited".
-const RlimitInfinity = ^uint64(0)
-
-// Rlimit is a resource limit for the payload, named as in prlimit(1).
-type Rlimit struct {
-	Name       string
-	Soft, Hard uint64
-}
-
 // RlimitNames are the limits Rlimit may name.
 var RlimitNames = []string{"nofile", "nproc", "as", "cpu", "fsize", "core", "stack", "memlock"}
 

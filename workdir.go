@@ -60,7 +60,7 @@ func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error
 			return "", &DirError{Dir: c.Dir, Err: err}
 		}
 		if !fi.IsDir() {
-			return "", &DirError{Dir: c.Dir, Err: fmt.Errorf("is %s, not a directory", fileKind(fi.Mode()))}
+			return "", &DirError{Dir: c.Dir, Err: fmt.Errorf("is %s, not a directory", paths.FileKind(fi.Mode()))}
 		}
 		return dir, nil
 	}

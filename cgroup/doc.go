@@ -6,11 +6,12 @@
 //   - New makes a fresh cgroup v2 under the caller's own, with the memory
 //     (swap off), pids and cpu limits asked for, opened for
 //     CLONE_INTO_CGROUP so that no process of the sandbox ever runs
-//     outside it (where clone3 is refused, MoveFD moves the first process
-//     in before it runs anything of the sandbox's); or, where the host
-//     keeps those controllers on cgroup v1
-//     (a hybrid host), one v1 directory per controller that the caller
-//     moves its first process into before that process runs anything.
+//     outside it (ForkExec starts it there; where clone3 is refused, it
+//     starts it outside and MoveFD moves it in before it runs anything of
+//     the sandbox's); or, where the host keeps those controllers on
+//     cgroup v1 (a hybrid host), one v1 directory per controller that the
+//     caller moves its first process into before that process runs
+//     anything.
 //     It never returns a group with fewer limits than asked for: it fails
 //     with an *Error naming the controller and the reason.
 //   - NewKill makes an empty cgroup v2 whose cgroup.kill ends every

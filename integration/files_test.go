@@ -177,8 +177,8 @@ func listDir(t *testing.T, dir string) string {
 }
 
 // A root image that lacks /tmp, /dev, /proc, /sys, /etc/passwd and a
-// rule's DEST works, and the image is left as it was: the README's
-// example, on a tree laid out as debootstrap lays one out.
+// rule's DEST works, and the image is left as it was: the manual's
+// example (docs/MANUAL.md, "Places the tree lacks"), on a tree laid out as debootstrap lays one out.
 func TestRootImageLackingMountPoints(t *testing.T) {
 	img := tinyImage(t)
 	ws := workspace(t)
@@ -188,9 +188,9 @@ func TestRootImageLackingMountPoints(t *testing.T) {
 	r := run(t, "/", "--root", img, "--tmpfs", "/nsrun-work", "--chdir", "/nsrun-work", "--", "/bin/sh", "-c",
 		"pwd; echo x > f && cat f; ls /dev/null /proc/self/status /sys/class/net; echo t > /tmp/t && cat /tmp/t; whoami")
 	if r.code != 0 {
-		t.Fatalf("README's example: %v", r)
+		t.Fatalf("the manual's example: %v", r)
 	}
-	expect(t, "README's example", r.stdout, "/nsrun-work\nx\n/dev/null\n/proc/self/status\n\n/sys/class/net:\nlo\nt\n"+userName(t))
+	expect(t, "the manual's example", r.stdout, "/nsrun-work\nx\n/dev/null\n/proc/self/status\n\n/sys/class/net:\nlo\nt\n"+userName(t))
 	r = run(t, "/", "--root", img, "--bind", filepath.Join(ws, "proj"), "/srv/proj", "--", "/helper", "read", "/srv/proj/file")
 	expect(t, "a workspace bound into the image", r.stdout, `"proj"`)
 	// A writable root of the image: nothing is made in it on the host.

@@ -105,7 +105,7 @@ func TestFailedReportSeccompRefused(t *testing.T) {
 	modes := [][]string{{"--isolation", "landlock"}}
 	if os.Getuid() != 0 {
 		// A nested sandbox with namespaces works for a caller that is
-		// not the host's root (README).
+		// not the host's root (docs/MANUAL.md, "seccomp").
 		modes = append(modes, nil)
 	}
 	for _, mode := range modes {

@@ -8,21 +8,19 @@
 // filled by package initialization before main runs.
 package reexec
 
-import (
-	"fmt"
-	"os"
-)
+import "os"
 
 var stages = map[string]func() int{}
 
-// Register names a stage. Names must be unique and should not look like a
-// program a user would run.
-func Register(name string, stage func() int) error {
+// Register names a stage. Names should not look like a program a user
+// would run. Register is meant for package initialization: it panics when
+// name is already registered, since two stages under one name would make
+// argv[0] ambiguous, and that is a programming error no caller can handle.
+func Register(name string, stage func() int) {
 	if _, dup := stages[name]; dup {
-		return fmt.Errorf("reexec: stage %q registered twice", name)
+		panic("reexec: stage " + name + " registered twice")
 	}
 	stages[name] = stage
-	return nil
 }
 
 // Init runs the stage named by argv[0], if any, and returns its exit code

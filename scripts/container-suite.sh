@@ -19,12 +19,12 @@ for user in root nsrun-test; do
 	echo "== shape $shape: tests as $user"
 	log="/tmp/suite-$user.log"
 	if [ "$user" = root ]; then
-		./integration.test -test.count=1 -test.v -test.run "$tests" >"$log" 2>&1 || status=1
+		./integration.test -test.count=1 -test.timeout=30m -test.v -test.run "$tests" >"$log" 2>&1 || status=1
 	else
 		# The unprivileged user cannot enter root's /tmp test directories.
 		runuser -u nsrun-test -- env HOME=/home/nsrun-test PATH="$PATH" NSRUN_SHAPE="$shape" \
 			NSRUN_BIN="$NSRUN_BIN" NSRUN_HELPER="$NSRUN_HELPER" NSRUN_SYSC="$NSRUN_SYSC" NSRUN_INTEGRATION="${NSRUN_INTEGRATION:-}" \
-			./integration.test -test.count=1 -test.v -test.run "$tests" >"$log" 2>&1 || status=1
+			./integration.test -test.count=1 -test.timeout=30m -test.v -test.run "$tests" >"$log" 2>&1 || status=1
 	fi
 	grep -E '^ *--- (FAIL|SKIP)|^(ok|FAIL|PASS)' "$log" | sed 's/^/  /' || true
 	[ $status -eq 0 ] || { grep -vE '^(=== |    --- PASS|--- PASS|PASS$)' "$log" | tail -60; exit 1; }

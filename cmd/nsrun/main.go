@@ -1,4 +1,4 @@
-// Command nsrun runs a command in a sandbox; see the README for usage.
+// Command nsrun runs a command in a sandbox; see docs/MANUAL.md for usage.
 package main
 
 import (

@@ -29,5 +29,6 @@
 // the payload reads as an addition; a change made within the margin before
 // the run began is taken for one made during it (a conflict, never a lost
 // change). Apply is not atomic across files: an error part way (a full
-// disk) leaves the changes before it applied, and says which.
+// disk) leaves the changes before it applied, and says which. Only Linux
+// has these overlays: elsewhere Scan and Apply fail.
 package changes

@@ -13,33 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Kind is what a change does to a host path.
-type Kind int
-
-const (
-	// Added makes a path the host does not have.
-	Added Kind = iota + 1
-	// Modified changes or replaces what the host has at the path.
-	Modified
-	// Deleted removes the host's path (a directory with what it holds).
-	Deleted
-)
-
-func (k Kind) String() string {
-	return map[Kind]string{Added: "A", Modified: "M", Deleted: "D"}[k]
-}
-
-// Change is one path an overlay's upper layer changes.
-type Change struct {
-	Kind Kind
-	Host string // the host path it changes
-	Path string // where the sandbox showed it
-	Dir  bool   // what ends up there (or is deleted) is a directory
-	// Conflict says what changed on the host since the run began, where
-	// applying this would go against it; Refused why it cannot be applied
-	// at all (a named pipe, a socket, a device). Empty when neither.
-	Conflict, Refused string
-
+// source is where a change was found in a kept upper layer.
+type source struct {
 	layer int
 	rel   string      // below the layer's top
 	up    string      // the upper layer's file, "" for a deletion
@@ -134,7 +109,7 @@ func (s *scanner) entry(rel string) error {
 	if s.made[rel] && !exists && hostErr == nil && s.untouched(up, st) {
 		return nil // a mount point of nsrun's, nothing of the payload's
 	}
-	c := Change{rel: rel, up: up, st: st}
+	c := Change{source: source{rel: rel, up: up, st: st}}
 	if hostErr != nil {
 		c.Kind, c.Conflict = Modified, hostErr.Error()
 		s.add(c)
@@ -147,7 +122,7 @@ func (s *scanner) entry(rel string) error {
 		if !exists {
 			return nil // gone already
 		}
-		c = Change{Kind: Deleted, rel: rel, Dir: h.Mode&unix.S_IFMT == unix.S_IFDIR}
+		c = Change{Kind: Deleted, source: source{rel: rel}, Dir: h.Mode&unix.S_IFMT == unix.S_IFDIR}
 		c.Conflict = s.treeChanged(rel, h)
 		s.add(c)
 		return nil
@@ -230,7 +205,7 @@ func (s *scanner) opaque(rel string) error {
 	}
 	names, err := s.host.names(rel)
 	if err != nil {
-		s.add(Change{Kind: Deleted, rel: rel, Dir: true, Conflict: err.Error()})
+		s.add(Change{Kind: Deleted, source: source{rel: rel}, Dir: true, Conflict: err.Error()})
 		return nil
 	}
 	for _, n := range names {
@@ -239,7 +214,7 @@ func (s *scanner) opaque(rel string) error {
 		}
 		r := filepath.Join(rel, n)
 		h, _, err := s.host.lstat(r)
-		c := Change{Kind: Deleted, rel: r, Dir: h.Mode&unix.S_IFMT == unix.S_IFDIR}
+		c := Change{Kind: Deleted, source: source{rel: r}, Dir: h.Mode&unix.S_IFMT == unix.S_IFDIR}
 		if err != nil {
 			c.Conflict = err.Error()
 		} else {

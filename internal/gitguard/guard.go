@@ -27,7 +27,7 @@
 //
 // What it cannot protect: a new repository the payload creates elsewhere
 // (a nested one, a new submodule) is the payload's, like any file it
-// writes; Made and Nested name them afterwards (see the README).
+// writes; Made and Nested name them afterwards (see docs/AGENT.md).
 package gitguard
 
 import (

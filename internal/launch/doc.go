@@ -11,6 +11,13 @@
 //   - RunLandlockStage (LandlockStage) supervises a Landlock-only sandbox
 //     from outside the payload's Landlock domain, and RunLandlockChild
 //     (LandlockChildStage) restricts itself and becomes the payload.
+//   - RunForkHelper (ForkStage) forks the init for a large program, waits
+//     for it and ends as it ended.
+//   - RunProbeStage (ProbeStage) and RunProbeWaitStage (ProbeWaitStage)
+//     are the probe's: a procfs and a sysfs mounted in fresh namespaces,
+//     and a process placed in a cgroup.
+//
+// The package registers every stage with reexec when it is initialized.
 //
 // The lockdown order, on the thread that executes the payload: rlimits,
 // Landlock, NO_NEW_PRIVS and the capability sets, the seccomp filters

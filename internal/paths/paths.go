@@ -1,6 +1,6 @@
 // Package paths holds the comparisons of clean absolute paths that the
 // policy resolver (every platform) and the mount plan (Linux) must make
-// the same way.
+// the same way, and the canonical host path of a rule's path (Canonical).
 package paths
 
 import (

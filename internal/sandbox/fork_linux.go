@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
@@ -159,7 +160,7 @@ func (s *Sandbox) forkAndHold(stage string, attr *syscall.ProcAttr, started chan
 	if stage == launch.LandlockStage {
 		movedIn = []string{launch.StageMovedIn}
 	}
-	pid, err := forkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr, movedIn...)
+	pid, err := cgroup.ForkExec(reexec.Self, append([]string{stage}, s.stageArgs...), attr, movedIn...)
 	s.pid, s.waitPid = pid, pid
 	started <- err
 	if err != nil {

@@ -17,10 +17,10 @@ import (
 // uid/gid maps while the child waits), so the fork copies the program's
 // page tables and leaves its heap copy-on-write. That costs ≈ 0.05 ms per
 // MiB resident here (a server holding 512 MiB: 42 ms a launch instead of
-// 10). Above ForkHelperMiB resident, Fork vforks the fork helper instead,
-// a fresh small process that forks the init, reports its pid, waits for it
-// and ends as it ended; its own start (≈ 2 ms) does not grow with the
-// heap.
+// 10). Above ForkHelperMiB resident, Fork vforks the fork helper instead
+// (launch.ForkStage), a fresh small process that forks the init, reports
+// its pid, waits for it and ends as it ended; its own start (≈ 2 ms) does
+// not grow with the heap.
 const ForkHelperMiB = 64
 
 // passed reports whether files gives the child descriptor fd.
@@ -54,10 +54,10 @@ func useForkHelper() string {
 // descriptors plus the request and result pipes (and the cgroup), no
 // namespaces, so the program vforks it; the request carries the rest. The
 // last extra of the init's descriptors are its ExtraFiles.
-func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*syscall.ProcAttr, forkRequest) {
+func helperAttr(init *syscall.ProcAttr, request, result *os.File, extra int) (*syscall.ProcAttr, launch.ForkRequest) {
 	sys := init.Sys
 	fixed := init.Files[:len(init.Files)-extra]
-	req := forkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings, Caps: sys.AmbientCaps,
+	req := launch.ForkRequest{Cloneflags: sys.Cloneflags, UIDs: sys.UidMappings, GIDs: sys.GidMappings, Caps: sys.AmbientCaps,
 		Setsid: sys.Setsid, Cgroup: sys.UseCgroupFD, TTY: passed(fixed, launch.TTYSockFD), Net: passed(fixed, launch.NetSockFD)}
 	// The init's descriptors at their places (none where it gets none),
 	// then the helper's own.
@@ -95,7 +95,7 @@ func (s *Sandbox) startThroughHelper(attr *syscall.ProcAttr, extra int) error {
 	}
 	defer resR.Close()
 	helper, req := helperAttr(attr, reqR, resW, extra)
-	err = s.start(forkStage, helper)
+	err = s.start(launch.ForkStage, helper)
 	closeFiles(reqR, resW)
 	if err != nil {
 		reqW.Close()
@@ -111,12 +111,12 @@ func (s *Sandbox) startThroughHelper(attr *syscall.ProcAttr, extra int) error {
 // handOff sends the helper its request and reads back the init's pid. The
 // request pipe stays open, holding the helper from reaping the init, until
 // releaseHelper. On failure the helper is killed and reaped.
-func (s *Sandbox) handOff(req forkRequest, request, result *os.File) error {
+func (s *Sandbox) handOff(req launch.ForkRequest, request, result *os.File) error {
 	b, err := launch.Frame(&req, "fork request")
 	if err == nil {
 		_, err = request.Write(b)
 	}
-	var res forkResult
+	var res launch.ForkResult
 	if err == nil {
 		err = launch.ReadFrame(result, &res, "fork result")
 	}

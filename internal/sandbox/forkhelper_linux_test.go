@@ -30,29 +30,29 @@ func TestHelperAttr(t *testing.T) {
 		initFiles []uintptr
 		extra     int
 		wantFiles []uintptr
-		want      forkRequest
+		want      launch.ForkRequest
 	}{
 		{"no cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UidMappings: maps, GidMappings: maps, Setsid: true},
 			[]uintptr{0, 1, 2, 7, 8}, 0, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UIDs: maps, GIDs: maps, Setsid: true}},
+			launch.ForkRequest{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID, UIDs: maps, GIDs: maps, Setsid: true}},
 		{"born in a cgroup", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
 			[]uintptr{0, 1, 2, 7, 8}, 0, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs, 9},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true}},
+			launch.ForkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true}},
 		{"with a pty", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true},
 			[]uintptr{0, 1, 2, 7, 8, 11}, 0, []uintptr{0, 1, 2, 7, 8, 11, N, rq, rs},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true, TTY: true}},
+			launch.ForkRequest{Cloneflags: syscall.CLONE_NEWUSER, Setsid: true, TTY: true}},
 		{"a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
 			[]uintptr{0, 1, 2, 7, 8, N, 10}, 0, []uintptr{0, 1, 2, 7, 8, N, 10, rq, rs, 9},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, Net: true}},
+			launch.ForkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, Net: true}},
 		{"a pty and a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER},
 			[]uintptr{0, 1, 2, 7, 8, 11, 10}, 0, []uintptr{0, 1, 2, 7, 8, 11, 10, rq, rs},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, TTY: true, Net: true}},
+			launch.ForkRequest{Cloneflags: syscall.CLONE_NEWUSER, TTY: true, Net: true}},
 		{"extra files", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, UseCgroupFD: true, CgroupFD: 9},
 			[]uintptr{0, 1, 2, 7, 8, N, N, 20, 21}, 2, []uintptr{0, 1, 2, 7, 8, N, N, rq, rs, 9, 20, 21},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, Extra: []int{10, 11}}},
+			launch.ForkRequest{Cloneflags: syscall.CLONE_NEWUSER, Cgroup: true, Extra: []int{10, 11}}},
 		{"extra files, a pty and a filtered network", syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER},
 			[]uintptr{0, 1, 2, 7, 8, 11, 10, 20}, 1, []uintptr{0, 1, 2, 7, 8, 11, 10, rq, rs, 20},
-			forkRequest{Cloneflags: syscall.CLONE_NEWUSER, TTY: true, Net: true, Extra: []int{9}}},
+			launch.ForkRequest{Cloneflags: syscall.CLONE_NEWUSER, TTY: true, Net: true, Extra: []int{9}}},
 	} {
 		init := &syscall.ProcAttr{Files: append([]uintptr{}, tc.initFiles...), Sys: &tc.sys}
 		attr, got := helperAttr(init, req, res, tc.extra)
@@ -69,8 +69,5 @@ func TestHelperAttr(t *testing.T) {
 		if !reflect.DeepEqual(init.Files, tc.initFiles) {
 			t.Errorf("%s: the init's descriptors were changed: %v", tc.name, init.Files)
 		}
-	}
-	if launch.TTYSockFD != 5 || launch.NetSockFD != 6 || helperRequestFD != 7 || helperResultFD != 8 || helperCgroupFD != 9 {
-		t.Error("the helper's descriptors follow the init's seven")
 	}
 }

@@ -408,7 +408,7 @@ func (t *terminal) absorbAnswers() {
 		fg, jobs := t.observe()
 		return fg || !jobs
 	})
-	// Where the kernel refuses TIOCSTI the key is lost (the README says
+	// Where the kernel refuses TIOCSTI the key is lost (docs/MANUAL.md says
 	// so); there is no one to tell at this point.
 	_ = pty.GiveBack(t.tty, held)
 }

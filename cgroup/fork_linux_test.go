@@ -1,4 +1,4 @@
-package nsrun
+package cgroup
 
 import (
 	"bufio"
@@ -12,19 +12,18 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/seccomp"
 )
 
 // Where clone3 is refused (ENOSYS), a child asked to be born in a cgroup
 // v2 is started outside it, with the movedIn arguments, and is in the
-// cgroup when forkExec returns: so the init (full mode, directly or
+// cgroup when ForkExec returns: so the init (full mode, directly or
 // through the fork helper) gets there as the Landlock-only stage does. A
 // process of its own runs the test under the filter, loaded as a
 // container's runtime would have.
 func TestForkExecWhereClone3IsRefused(t *testing.T) {
 	if os.Getenv("NSRUN_TEST_NO_CLONE3") != "1" {
-		g := cgroup.NewKill()
+		g := NewKill()
 		if g == nil {
 			t.Skip("no cgroup v2 this user may make groups in")
 		}
@@ -37,14 +36,14 @@ func TestForkExecWhereClone3IsRefused(t *testing.T) {
 		}
 		return
 	}
-	// The filter is this thread's; forkExec forks from it.
+	// The filter is this thread's; ForkExec forks from it.
 	runtime.LockOSThread()
 	prog, err := seccomp.Compile(seccomp.Profile{Name: "no-clone3", DefaultAction: seccomp.Action{Kind: seccomp.ActAllow},
 		Rules: []seccomp.Rule{{Names: []string{"clone3"}, Action: seccomp.Action{Kind: seccomp.ActErrno, Errno: uint16(unix.ENOSYS)}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := cgroup.NewKill()
+	g := NewKill()
 	if g == nil {
 		t.Fatal("no cgroup")
 	}
@@ -65,11 +64,11 @@ func TestForkExecWhereClone3IsRefused(t *testing.T) {
 	attr := &syscall.ProcAttr{Files: []uintptr{inR.Fd(), outW.Fd(), 2},
 		Sys: &syscall.SysProcAttr{UseCgroupFD: born, CgroupFD: fd, PidFD: &pidfd}}
 	// The child waits for a line, as the init waits for its spec.
-	pid, err := forkExec("/bin/sh", []string{"sh", "-c", `read x; echo "$@"; cat /proc/self/cgroup`, "sh"}, attr, "moved-in")
+	pid, err := ForkExec("/bin/sh", []string{"sh", "-c", `read x; echo "$@"; cat /proc/self/cgroup`, "sh"}, attr, "moved-in")
 	inR.Close()
 	outW.Close()
 	if err != nil {
-		t.Fatalf("forkExec: %v", err)
+		t.Fatalf("ForkExec: %v", err)
 	}
 	defer unix.Close(pidfd)
 	inW.Write([]byte("go\n"))

@@ -1,4 +1,4 @@
-package nsrun
+package plan
 
 import (
 	"os"
@@ -41,16 +41,16 @@ func TestSymlinksAlong(t *testing.T) {
 			{Path: filepath.Join(base, "real", "ws", "inner"), Target: "sub"},
 		}},
 	} {
-		got := symlinksAlong(tc.path)
+		got := SymlinksAlong(tc.path)
 		for i, l := range got {
 			fi, err := os.Lstat(l.Path)
-			if err != nil || l.ID != identity(fi) || l.ID == (mounts.Identity{}) {
+			if err != nil || l.ID != Identity(fi) || l.ID == (mounts.Identity{}) {
 				t.Errorf("%s: identity %+v", l.Path, l.ID)
 			}
 			got[i].ID = mounts.Identity{}
 		}
 		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("symlinksAlong(%s):\n got %+v\nwant %+v", tc.path, got, tc.want)
+			t.Errorf("SymlinksAlong(%s):\n got %+v\nwant %+v", tc.path, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package nsrun
+package launch
 
 import (
 	"errors"
@@ -11,68 +11,70 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/reexec"
 )
 
-// forkStage is the fork helper's stage (runForkHelper), which the
-// sandbox's parent side (internal/sandbox) starts for a large program.
-const forkStage = "nsrun-fork"
+// ForkStage is the fork helper: a fresh small process that forks the init
+// for a program too large to fork it cheaply itself (copying a large
+// program's page tables costs more than starting this), reports the
+// init's pid, waits for it and ends as it ended.
+const ForkStage = "nsrun-fork"
 
 // The helper's descriptors after the init's 0–6, which it passes on (5,
 // the pty's socket, only when the sandbox has a terminal; 6, the network
 // socket, only when its network is filtered); the init's ExtraFiles come
 // after the helper's own, where the request says.
 const (
-	helperRequestFD = 7 // forkRequest
-	helperResultFD  = 8 // forkResult
-	helperCgroupFD  = 9 // the cgroup v2 directory the init is born in, if any
+	HelperRequestFD = 7 // ForkRequest
+	HelperResultFD  = 8 // ForkResult
+	HelperCgroupFD  = 9 // the cgroup v2 directory the init is born in, if any
 )
 
-// forkRequest is what the helper needs to fork the init as Start would.
-type forkRequest struct {
+// ForkRequest is what the helper needs to fork the init as Start would.
+type ForkRequest struct {
 	Cloneflags uintptr
 	UIDs, GIDs []syscall.SysProcIDMap
 	Caps       []uintptr // the init's ambient capabilities
 	Setsid     bool
 	Cgroup     bool
-	TTY        bool  // the init gets descriptor launch.TTYSockFD too
-	Net        bool  // the init gets descriptor launch.NetSockFD too
+	TTY        bool  // the init gets descriptor TTYSockFD too
+	Net        bool  // the init gets descriptor NetSockFD too
 	Extra      []int // the helper's descriptors the init gets next, in order
 }
 
-// forkResult is the init's pid, or the errno of the failed fork.
-type forkResult struct {
+// ForkResult is the init's pid, or the errno of the failed fork.
+type ForkResult struct {
 	Pid   int
 	Errno uintptr
 }
 
-// runForkHelper is the helper: it forks the init from its locked thread
+// RunForkHelper is the helper: it forks the init from its locked thread
 // (the init's parent-death signal follows it), then lives as long as the
 // init and ends as it did, so the program's Wait sees the init's end.
-func runForkHelper() int {
+func RunForkHelper() int {
 	runtime.LockOSThread()
 	// The helper stays in the program's process group. Signals to the
 	// group (Ctrl-C, a service manager's stop) are the program's to pass
 	// on; ignored here, they cannot end the helper and, with it, the init,
 	// which handles them again itself (os/signal undoes an inherited
 	// SIG_IGN).
-	signal.Ignore(launch.Forwarded...)
+	signal.Ignore(Forwarded...)
 	// The init must not inherit the helper's pipes or the cgroup, and gets
 	// its ExtraFiles only where its request places them.
-	_ = unix.CloseRange(helperRequestFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
-	request := os.NewFile(helperRequestFD, "request")
-	var req forkRequest
-	if err := launch.ReadFrame(request, &req, "fork request"); err != nil {
+	_ = unix.CloseRange(HelperRequestFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	request := os.NewFile(HelperRequestFD, "request")
+	var req ForkRequest
+	if err := ReadFrame(request, &req, "fork request"); err != nil {
 		return ExitSetup
 	}
 	pidfd := -1
 	files := []uintptr{0, 1, 2, 3, 4, ^uintptr(0), ^uintptr(0)}
 	if req.TTY {
-		files[launch.TTYSockFD] = launch.TTYSockFD
+		files[TTYSockFD] = TTYSockFD
 	}
 	if req.Net {
-		files[launch.NetSockFD] = launch.NetSockFD
+		files[NetSockFD] = NetSockFD
 	}
 	for _, fd := range req.Extra {
 		files = append(files, uintptr(fd))
@@ -84,10 +86,10 @@ func runForkHelper() int {
 			UidMappings: req.UIDs, GidMappings: req.GIDs, AmbientCaps: req.Caps, PidFD: &pidfd},
 	}
 	if req.Cgroup {
-		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, helperCgroupFD
+		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, HelperCgroupFD
 	}
-	pid, err := forkExec(reexec.Self, []string{launch.InitStage}, attr)
-	res := forkResult{Pid: pid}
+	pid, err := cgroup.ForkExec(reexec.Self, []string{InitStage}, attr)
+	res := ForkResult{Pid: pid}
 	if err != nil {
 		var errno syscall.Errno
 		if !errors.As(err, &errno) {
@@ -95,13 +97,13 @@ func runForkHelper() int {
 		}
 		res.Errno = uintptr(errno)
 	}
-	if b, ferr := launch.Frame(&res, "fork result"); ferr == nil {
-		_, _ = os.NewFile(helperResultFD, "result").Write(b)
+	if b, ferr := Frame(&res, "fork result"); ferr == nil {
+		_, _ = os.NewFile(HelperResultFD, "result").Write(b)
 	}
 	// The streams and pipes are the init's now: the program must see
 	// them close when the init ends, not when this process does.
-	_ = unix.CloseRange(0, launch.NetSockFD, 0)
-	_ = unix.CloseRange(helperResultFD, ^uint(0), 0)
+	_ = unix.CloseRange(0, NetSockFD, 0)
+	_ = unix.CloseRange(HelperResultFD, ^uint(0), 0)
 	if err != nil {
 		return ExitSetup
 	}

@@ -1,4 +1,4 @@
-package nsrun
+package cgroup
 
 import (
 	"errors"
@@ -6,22 +6,20 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/nsrun/nsrun/cgroup"
 )
 
-// forkExec is syscall.ForkExec for a child that attr may ask to be born in
+// ForkExec is syscall.ForkExec for a child that attr may ask to be born in
 // a cgroup v2 (CLONE_INTO_CGROUP, which Go starts with clone3). Where
 // clone3 is refused with ENOSYS, as Docker's default seccomp profile does
 // without CAP_SYS_ADMIN, the child is started without it, with movedIn
-// added to its arguments, and moved into the cgroup before forkExec
+// added to its arguments, and moved into the cgroup before ForkExec
 // returns. The child must therefore do nothing that is the sandbox's
-// until its parent lets it go: the init waits for its spec, and so does
-// the Landlock-only stage told launch.StageMovedIn before it forks. On a
+// until its parent lets it go: nsrun's init waits for its spec, and so
+// does the Landlock-only stage told it was moved in before it forks. On a
 // failed move the child is killed and reaped.
-func forkExec(argv0 string, argv []string, attr *syscall.ProcAttr, movedIn ...string) (int, error) {
+func ForkExec(argv0 string, argv []string, attr *syscall.ProcAttr, movedIn ...string) (int, error) {
 	pid, err := syscall.ForkExec(argv0, argv, attr)
-	if !clone3Refused(attr.Sys, err) {
+	if !Clone3Refused(attr.Sys, err) {
 		return pid, err
 	}
 	sys := *attr.Sys
@@ -32,16 +30,16 @@ func forkExec(argv0 string, argv []string, attr *syscall.ProcAttr, movedIn ...st
 	if pid, err = syscall.ForkExec(argv0, argv, &plain); err != nil {
 		return pid, err
 	}
-	if err := cgroup.MoveFD(attr.Sys.CgroupFD, pid); err != nil {
+	if err := MoveFD(attr.Sys.CgroupFD, pid); err != nil {
 		endChild(pid, sys.PidFD)
 		return 0, fmt.Errorf("clone3 is refused (ENOSYS), so the child could not be started in its cgroup: %w", err)
 	}
 	return pid, nil
 }
 
-// clone3Refused reports whether err is clone3 answered with ENOSYS for a
+// Clone3Refused reports whether err is clone3 answered with ENOSYS for a
 // child asked to be born in a cgroup.
-func clone3Refused(sys *syscall.SysProcAttr, err error) bool {
+func Clone3Refused(sys *syscall.SysProcAttr, err error) bool {
 	return sys != nil && sys.UseCgroupFD && errors.Is(err, syscall.ENOSYS)
 }
 

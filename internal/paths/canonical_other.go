@@ -1,6 +1,6 @@
 //go:build !linux
 
-package nsrun
+package paths
 
 import "io/fs"
 

@@ -1,4 +1,4 @@
-package nsrun
+package paths
 
 import (
 	"io/fs"

@@ -1,0 +1,16 @@
+package launch
+
+import "github.com/nsrun/nsrun/reexec"
+
+// Every stage is registered here, when the package is initialized, so that
+// any program that can start a sandbox (it imports this package through
+// the library) can also run as each of its stages; reexec.Register panics
+// on a name registered twice.
+func init() {
+	reexec.Register(InitStage, RunInit)
+	reexec.Register(LandlockStage, RunLandlockStage)
+	reexec.Register(LandlockChildStage, RunLandlockChild)
+	reexec.Register(ForkStage, RunForkHelper)
+	reexec.Register(ProbeStage, RunProbeStage)
+	reexec.Register(ProbeWaitStage, RunProbeWaitStage)
+}

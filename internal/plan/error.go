@@ -1,0 +1,36 @@
+package plan
+
+// ErrorKind says which public error the root package raises a planning
+// failure into.
+type ErrorKind int
+
+const (
+	// KindSetup is a sandbox that cannot be built as asked.
+	KindSetup ErrorKind = iota
+	// KindSeccomp is a seccomp profile that cannot be read or compiled.
+	KindSeccomp
+)
+
+// Error is a planning failure: Op names the step, Msg (when set) is the
+// whole message, Path the file it concerns.
+type Error struct {
+	Kind ErrorKind
+	Op   string
+	Msg  string
+	Path string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Msg != "":
+		return e.Msg
+	case e.Err == nil:
+		return e.Op
+	case e.Op == "":
+		return e.Err.Error()
+	}
+	return e.Op + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
