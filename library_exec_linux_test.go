@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/procfs"
 )
 
@@ -568,7 +569,7 @@ func gone(pid int) bool {
 
 // cgroupUsable says whether this process may make cgroups for limits.
 func cgroupUsable() bool {
-	cg, err := newCgroup(&Policy{Memory: 64 << 20})
+	cg, err := cgroup.New(cgroupLimits(&Policy{Memory: 64 << 20}))
 	if err != nil {
 		return false
 	}
