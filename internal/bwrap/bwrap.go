@@ -325,7 +325,7 @@ func (a *Args) args(argv []string, inFile bool, read ReadFunc) error {
 	}
 	data, rerr := read(fd)
 	if rerr != nil {
-		return errorf("Can't read --args data: %s", strerror(rerr))
+		return errorf("Can't read --args data: %s", Strerror(rerr))
 	}
 	a.ArgsFDs = append(a.ArgsFDs, fd)
 	words := splitNUL(data)
@@ -355,9 +355,9 @@ func splitNUL(data []byte) []string {
 	return words
 }
 
-// strerror words err as C's strerror does where it is an errno (Go's
+// Strerror words err as C's strerror does where it is an errno (Go's
 // texts are glibc's, but for the capital letter).
-func strerror(err error) string {
+func Strerror(err error) string {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
 		return err.Error()
