@@ -86,13 +86,16 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 		return log.die(err.Error())
 	}
 	if run.dir == "" {
-		run.dir = bwrapDefaultDir(run.policy, h)
+		run.dir = bwrapDefaultDir(run.policy, run.env, h)
 	}
 	var report *reportFile
 	if name := os.Getenv("NSRUN_REPORT"); name != "" {
 		if report, err = openReport(name, stderr); err != nil {
 			return log.die(fmt.Sprintf("NSRUN_REPORT %s: %v", name, err))
 		}
+	}
+	if err := takeLocks(run.policy, a.LockFiles); err != nil {
+		return log.die(err.Error())
 	}
 	if a.DieWithParent {
 		if err := dieWithParent(); err != nil {
@@ -174,7 +177,7 @@ func bwrapFailureText(err error, name string) string {
 // given: the current directory where the sandbox shows it, else $HOME
 // where it shows that, else "/". "" leaves nsrun's default, which is the
 // current directory where it is shown.
-func bwrapDefaultDir(p *nsrun.Policy, h bwrapHost) string {
+func bwrapDefaultDir(p *nsrun.Policy, env []string, h bwrapHost) string {
 	e, err := p.Effect()
 	if err != nil {
 		return ""
@@ -183,25 +186,9 @@ func bwrapDefaultDir(p *nsrun.Policy, h bwrapHost) string {
 		if d == "" || !filepath.IsAbs(d) {
 			return false
 		}
-		x := e.Explain(d)
-		if x.Access != nsrun.ReadOnly && x.Access != nsrun.ReadWrite && x.Access != nsrun.Overlay {
+		host, ok := hostPathOf(e, p, d, true)
+		if !ok {
 			return false
-		}
-		// The host directory shown there must exist.
-		host := filepath.Join(p.Root, x.Path)
-		if p.Root == "" {
-			host = x.Path
-		}
-		if r := x.Rule; r != nil && r.Path != "/" {
-			src := r.From
-			if src == "" {
-				src = r.Path
-			}
-			rel, err := filepath.Rel(r.Path, x.Path)
-			if err != nil {
-				return false
-			}
-			host = filepath.Join(src, rel)
 		}
 		mode, err := h.stat(host)
 		return err == nil && mode.IsDir()
@@ -209,12 +196,67 @@ func bwrapDefaultDir(p *nsrun.Policy, h bwrapHost) string {
 	if shown(h.cwd) {
 		return h.cwd
 	}
-	for _, kv := range h.env {
+	// $HOME as bubblewrap's own environment has it after the edits.
+	for _, kv := range env {
 		if home, ok := strings.CutPrefix(kv, "HOME="); ok && shown(home) {
 			return home
 		}
 	}
 	return "/"
+}
+
+// hostPathOf is the host path the sandbox shows at d, absolute: false
+// where it shows none (a tmpfs, a deny, a file of nsrun's) or, unless
+// overlay, an overlay's.
+func hostPathOf(e *nsrun.Effect, p *nsrun.Policy, d string, overlay bool) (string, bool) {
+	x := e.Explain(d)
+	switch {
+	case x.Access == nsrun.ReadOnly, x.Access == nsrun.ReadWrite:
+	case x.Access == nsrun.Overlay && overlay:
+	default:
+		return "", false
+	}
+	r := x.Rule
+	if r == nil || r.Path == "/" {
+		if p.Root == "" {
+			return x.Path, true
+		}
+		return filepath.Join(p.Root, x.Path), true
+	}
+	src := r.From
+	if src == "" {
+		src = r.Path
+	}
+	rel, err := filepath.Rel(r.Path, x.Path)
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(src, rel), true
+}
+
+// takeLocks is --lock-file: a read lock on each file, held by nsrun for
+// as long as the sandbox runs (bubblewrap's init holds it; nsrun and
+// the sandbox end together). Each DEST is the file the sandbox shows
+// there, which must be a host file.
+func takeLocks(p *nsrun.Policy, dests []string) error {
+	if len(dests) == 0 {
+		return nil
+	}
+	e, err := p.Effect()
+	if err != nil {
+		return err
+	}
+	for _, d := range dests {
+		abs := filepath.Join("/", d)
+		host, ok := hostPathOf(e, p, abs, false)
+		if !ok {
+			return refuse("--lock-file "+d, "nsrun locks host files only, and the sandbox shows none there")
+		}
+		if err := lockFile(host, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // bwrapOptions are the options nsrun's bubblewrap mode takes, for
@@ -243,6 +285,7 @@ var bwrapOptions = [][2]string{
 	{"--clearenv", "Unset all environment variables"},
 	{"--setenv VAR VALUE", "Set an environment variable"},
 	{"--unsetenv VAR", "Unset an environment variable"},
+	{"--lock-file DEST", "Take a lock on DEST while sandbox is running"},
 	{"--sync-fd FD", "Keep this fd open while sandbox is running"},
 	{"--bind SRC DEST", "Bind mount the host path SRC on DEST"},
 	{"--bind-try SRC DEST", "Equal to --bind but ignores non-existent SRC"},

@@ -149,3 +149,24 @@ func inheritedFiles(skip []int) ([]*os.File, error) {
 	}
 	return files, nil
 }
+
+// lockFile takes a read lock on the host file p, kept until nsrun exits;
+// name is the file as the caller named it.
+func lockFile(p, name string) error {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &bwrapFailure{fmt.Sprintf("Unable to open lock file %s: %s", name, bwrap.Strerror(err))}
+	}
+	lk := unix.Flock_t{Type: unix.F_RDLCK, Whence: 0}
+	for {
+		err = unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		_ = unix.Close(fd)
+		return &bwrapFailure{fmt.Sprintf("Unable to lock file %s: %s", name, bwrap.Strerror(err))}
+	}
+	return nil
+}

@@ -22,3 +22,5 @@ func dieWithParent() error { return errBwrapLinux }
 func blockOn(int) {}
 
 func inheritedFiles([]int) ([]*os.File, error) { return nil, errBwrapLinux }
+
+func lockFile(string, string) error { return errBwrapLinux }

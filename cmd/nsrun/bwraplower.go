@@ -144,8 +144,6 @@ func refuseSettings(a *bwrap.Args, h bwrapHost) error {
 		return refuse("--userns2", "nsrun makes its user namespace itself")
 	case a.PidnsFD != -1:
 		return refuse("--pidns", "nsrun makes its pid namespace itself")
-	case len(a.LockFiles) > 0:
-		return refuse("--lock-file", "not yet")
 	case a.ExecLabel != "":
 		return refuse("--exec-label", "no SELinux labels")
 	case a.FileLabel != "":
@@ -359,7 +357,7 @@ func lowerRoot(p *nsrun.Policy, ops []bop, rootAt int, h bwrapHost) (string, err
 	case o.Kind == bwrap.TmpOverlay:
 		return "", refuse("--tmp-overlay /", "the kernel takes no overlay of the host's root from a user namespace: it has mounts below it")
 	}
-	return "", refuse(o.Option+" "+o.Op.Dest, "nsrun's root is a directory, read-only, writable or an overlay")
+	return "", refuse(opArgs(o), "nsrun's root is a directory, read-only, writable or an overlay")
 }
 
 // special are the places where nsrun mounts its own file systems.
@@ -376,10 +374,7 @@ func underSpecial(p string) string {
 
 // lowerOp adds the rule for one operation other than the root's.
 func lowerOp(p *nsrun.Policy, o bop, h bwrapHost) error {
-	args := o.Option + " " + o.Op.Dest
-	if o.Source != "" {
-		args = o.Option + " " + o.Op.Source + " " + o.Op.Dest
-	}
+	args := opArgs(o)
 	sp := underSpecial(o.Dest)
 	switch o.Kind {
 	case bwrap.Proc:
@@ -422,6 +417,14 @@ func lowerOp(p *nsrun.Policy, o bop, h bwrapHost) error {
 		return refuse(o.Option, "not yet")
 	}
 	return nil
+}
+
+// opArgs is the option with its paths as given, for messages.
+func opArgs(o bop) string {
+	if o.Op.Source != "" {
+		return o.Option + " " + o.Op.Source + " " + o.Op.Dest
+	}
+	return o.Option + " " + o.Op.Dest
 }
 
 // lowerBind is --bind and --ro-bind (and their -try and -fd forms).
