@@ -125,7 +125,7 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 func refuseSettings(a *bwrap.Args, h bwrapHost) error {
 	switch {
 	case a.Argv0Set:
-		return refuse("--argv0", "nsrun runs the command under its own name")
+		return refuse("--argv0", "nsrun passes the command's own name as its argv[0]")
 	case a.AsPid1:
 		return refuse("--as-pid-1", "nsrun's init is always pid 1 of the sandbox, reaping")
 	case a.SeccompFD != -1:
