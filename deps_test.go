@@ -51,6 +51,7 @@ var allowedImports = map[string][]string{
 
 	// Leaves.
 	"internal/absent":                 {},
+	"internal/bwrap":                  {},
 	"internal/changes":                {},
 	"internal/fdpass":                 {},
 	"internal/gitguard":               {},
