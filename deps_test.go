@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 		// to retire with the move of the parent side:
 		"internal/absent", "internal/mountinfo",
 		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
-	"cmd/nsrun": {".", "ns", "netproxy", "mounts"},
+	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
 	"internal/launch": {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths"},
@@ -55,6 +55,7 @@ var allowedImports = map[string][]string{
 
 	// Leaves.
 	"internal/absent":                 {},
+	"internal/bwrap":                  {},
 	"internal/changes":                {},
 	"internal/fdpass":                 {},
 	"internal/gitguard":               {},

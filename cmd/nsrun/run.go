@@ -27,6 +27,8 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 			return policyCommand(args[1:], stdout, stderr)
 		case "changes":
 			return changesCommand(args[1:], stdout, stderr)
+		case "bwrap":
+			return bwrapMain("bwrap", args[1:], stdin, stdout, stderr)
 		}
 	}
 	o, err := parseArgs(args)

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/nsrun/nsrun"
+	"github.com/nsrun/nsrun/internal/bwrap"
+)
+
+// fakeHost is a host of a few paths: "d" a directory, "f" a file, "c" a
+// character device, "b" a block device, "s" a socket, "l:TARGET" a
+// symlink.
+func fakeHost(paths map[string]string) bwrapHost {
+	mode := func(p string, follow bool) (fs.FileMode, error) {
+		for range 8 {
+			k, ok := paths[p]
+			if !ok {
+				return 0, &fs.PathError{Op: "stat", Path: p, Err: syscall.ENOENT}
+			}
+			switch {
+			case k == "d":
+				return fs.ModeDir | 0o755, nil
+			case k == "f":
+				return 0o644, nil
+			case k == "c":
+				return fs.ModeDevice | fs.ModeCharDevice | 0o666, nil
+			case k == "b":
+				return fs.ModeDevice | 0o660, nil
+			case k == "s":
+				return fs.ModeSocket | 0o777, nil
+			case strings.HasPrefix(k, "l:"):
+				if !follow {
+					return fs.ModeSymlink | 0o777, nil
+				}
+				p = strings.TrimPrefix(k, "l:")
+			}
+		}
+		return 0, syscall.ELOOP
+	}
+	return bwrapHost{
+		stat:  func(p string) (fs.FileMode, error) { return mode(p, true) },
+		lstat: func(p string) (fs.FileMode, error) { return mode(p, false) },
+		fdPath: func(fd int) (string, error) {
+			if fd == 3 {
+				return "/srv/data", nil
+			}
+			return "", syscall.EBADF
+		},
+		cwd:       "/w",
+		env:       []string{"PATH=/usr/bin", "HOME=/home/u"},
+		emptyRoot: func() (string, error) { return "/tmp/empty", nil },
+	}
+}
+
+var hostPaths = map[string]string{
+	"/": "d", "/tmp": "d", "/run": "d", "/var": "d", "/var/run": "l:/run", "/w": "d", "/w/.git": "d",
+	"/w/.git/hooks": "d", "/w/.env": "f", "/w/link": "l:/w/.env", "/home/u/.ssh": "d", "/dev/null": "c", "/dev/kvm": "c",
+	"/dev/sda": "b", "/dev/shm": "d", "/sys": "d", "/srv/data": "d", "/img": "d", "/img/tmp": "d",
+	"/tmp/claude-http.sock": "s", "/w/rel": "d", "/usr": "d", "/etc/passwd": "f",
+}
+
+func brule(p string, a nsrun.Access) nsrun.Rule { return nsrun.Rule{Path: p, Access: a} }
+
+func TestLowerBwrap(t *testing.T) {
+	rw, ro := nsrun.ReadWrite, nsrun.ReadOnly
+	hostDirs := []nsrun.Rule{brule("/tmp", ro), brule("/run", ro)}
+	for _, tc := range []struct {
+		name string
+		argv []string
+		want func(p *nsrun.Policy, r *bwrapRun)
+	}{
+		{"sandbox-runtime, writes restricted", []string{"--new-session", "--die-with-parent", "--unshare-net",
+			"--bind", "/tmp/claude-http.sock", "/tmp/claude-http.sock", "--setenv", "HTTP_PROXY", "http://localhost:3128",
+			"--ro-bind", "/", "/", "--bind", "/w", "/w", "--ro-bind", "/w/.git/hooks", "/w/.git/hooks",
+			"--ro-bind", "/dev/null", "/w/.env", "--tmpfs", "/home/u/.ssh", "--dev", "/dev", "--unshare-pid",
+			"--proc", "/proc", "--", "/bin/bash", "-c", "make"}, func(p *nsrun.Policy, r *bwrapRun) {
+			// The socket bound before --ro-bind / / is covered by it, as in bubblewrap.
+			p.Net = nsrun.NetNone
+			p.Rules = append([]nsrun.Rule{brule("/w", rw), brule("/w/.git/hooks", ro), brule("/w/.env", nsrun.Deny),
+				brule("/home/u/.ssh", nsrun.Tmpfs)}, hostDirs...)
+			p.Proc = nsrun.ProcPrivate
+			r.tty = nsrun.TTYNever
+			r.env = append(r.env, "HTTP_PROXY=http://localhost:3128")
+			r.args = []string{"/bin/bash", "-c", "make"}
+		}},
+		{"sandbox-runtime, socket after the root", []string{"--unshare-net", "--ro-bind", "/", "/",
+			"--bind", "/tmp/claude-http.sock", "/tmp/claude-http.sock", "--dev", "/dev", "--unshare-pid", "--proc", "/proc", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Net, p.Proc = nsrun.NetNone, nsrun.ProcPrivate
+				p.Rules = append([]nsrun.Rule{brule("/tmp/claude-http.sock", rw)}, hostDirs...)
+			}},
+		{"sandbox-runtime, writes free", []string{"--bind", "/", "/", "--dev", "/dev", "sh"}, func(p *nsrun.Policy, r *bwrapRun) {
+			p.Rules = []nsrun.Rule{brule("/", rw), brule("/tmp", rw), brule("/run", rw)}
+			p.Proc = nsrun.ProcHost
+		}},
+		{"codex without --argv0", []string{"--new-session", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+			"--bind", "/w", "/w", "--ro-bind", "/w/.git", "/w/.git", "--unshare-user", "--unshare-pid", "--unshare-net",
+			"--proc", "/proc", "--chdir", "/w", "--", "codex", "--apply-seccomp-then-exec", "--", "true"}, func(p *nsrun.Policy, r *bwrapRun) {
+			p.Net, p.Proc = nsrun.NetNone, nsrun.ProcPrivate
+			p.Rules = append([]nsrun.Rule{brule("/w", rw), brule("/w/.git", ro)}, hostDirs...)
+			r.tty, r.dir = nsrun.TTYNever, "/w"
+			r.args = []string{"codex", "--apply-seccomp-then-exec", "--", "true"}
+		}},
+		{"tmpfs root", []string{"--tmpfs", "/", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--dev", "/dev", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Root = "/tmp/empty"
+				p.Rules = []nsrun.Rule{brule("/", nsrun.Overlay), brule("/usr", ro), {Path: "/bin", Access: nsrun.Symlink, From: "usr/bin"}}
+				p.Proc, p.Sys = nsrun.ProcPrivate, nsrun.SysPrivate
+			}},
+		{"no root at all", []string{"--proc", "/proc", "sh"}, func(p *nsrun.Policy, r *bwrapRun) {
+			p.Root = "/tmp/empty"
+			p.Rules = []nsrun.Rule{brule("/", nsrun.Overlay)}
+			p.Proc, p.Sys = nsrun.ProcPrivate, nsrun.SysPrivate
+		}},
+		{"an image as the root", []string{"--ro-bind", "/img", "/", "--proc", "/proc", "sh"}, func(p *nsrun.Policy, r *bwrapRun) {
+			p.Root = "/img"
+			p.Rules = []nsrun.Rule{{Path: "/tmp", Access: ro, From: "/img/tmp"}}
+			p.Proc, p.Sys = nsrun.ProcPrivate, nsrun.SysPrivate
+		}},
+		{"a later root covers what came before", []string{"--bind", "/w", "/w", "--tmpfs", "/w/x", "--ro-bind", "/", "/", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {}},
+		{"the same place twice: the last wins", []string{"--ro-bind", "/", "/", "--ro-bind", "/w", "/w", "--bind", "/w", "/w", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Rules = append([]nsrun.Rule{brule("/w", rw)}, hostDirs...)
+			}},
+		{"a deeper bind after a shallower one stays", []string{"--ro-bind", "/", "/", "--tmpfs", "/w", "--ro-bind", "/w/.git", "/w/.git", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Rules = append([]nsrun.Rule{brule("/w", nsrun.Tmpfs), brule("/w/.git", ro)}, hostDirs...)
+			}},
+		{"remount-ro of a bind", []string{"--ro-bind", "/", "/", "--bind", "/w", "/w", "--remount-ro", "/w", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Rules = append([]nsrun.Rule{brule("/w", ro)}, hostDirs...)
+			}},
+		{"bind elsewhere, relative source", []string{"--ro-bind", "/", "/", "--bind", "rel", "/srv/x", "--ro-bind", "/etc/passwd", "/w/passwd", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Rules = append([]nsrun.Rule{{Path: "/srv/x", Access: rw, From: "/w/rel"}, {Path: "/w/passwd", Access: ro, From: "/etc/passwd"}}, hostDirs...)
+			}},
+		{"bind-fd", []string{"--ro-bind", "/", "/", "--ro-bind-fd", "3", "/data", "sh"}, func(p *nsrun.Policy, r *bwrapRun) {
+			p.Rules = append([]nsrun.Rule{{Path: "/data", Access: ro, From: "/srv/data"}}, hostDirs...)
+			r.noFDs = []int{3}
+		}},
+		{"try binds of missing sources are skipped", []string{"--ro-bind", "/", "/", "--bind-try", "/nope", "/nope", "--ro-bind-try", "/w", "/w", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Rules = append([]nsrun.Rule{brule("/w", ro)}, hostDirs...)
+			}},
+		{"devices", []string{"--ro-bind", "/", "/", "--dev", "/dev", "--dev-bind", "/dev/kvm", "/dev/kvm", "--dev-bind-try", "/dev/sda", "/dev/disk", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Rules = append([]nsrun.Rule{{Path: "/dev/kvm", Access: nsrun.Device, From: "/dev/kvm"},
+					{Path: "/dev/disk", Access: nsrun.BlockDevice, From: "/dev/sda"}}, hostDirs...)
+			}},
+		{"the host's /sys", []string{"--tmpfs", "/", "--ro-bind", "/sys", "/sys", "sh"}, func(p *nsrun.Policy, r *bwrapRun) {
+			p.Root = "/tmp/empty"
+			p.Rules = []nsrun.Rule{brule("/", nsrun.Overlay)}
+			p.Proc, p.Sys = nsrun.ProcPrivate, nsrun.SysHost
+		}},
+		{"tmp-overlay of a directory over itself", []string{"--ro-bind", "/", "/", "--overlay-src", "/w", "--tmp-overlay", "/w", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Rules = append([]nsrun.Rule{brule("/w", nsrun.Overlay)}, hostDirs...)
+			}},
+		{"dir and symlink, repeated", []string{"--ro-bind", "/", "/", "--tmpfs", "/t", "--dir", "/t", "--dir", "/t/d", "--dir", "/t/d",
+			"--symlink", "d", "/t/l", "--symlink", "d", "/t/l", "sh"}, func(p *nsrun.Policy, r *bwrapRun) {
+			p.Rules = append([]nsrun.Rule{brule("/t", nsrun.Tmpfs), brule("/t/d", nsrun.Directory), {Path: "/t/l", Access: nsrun.Symlink, From: "d"}}, hostDirs...)
+		}},
+		{"process settings", []string{"--unshare-all", "--share-net", "--uid", "5", "--gid", "6", "--hostname", "h", "--cap-drop", "ALL",
+			"--chdir", "rel", "--clearenv", "--setenv", "A", "1", "--ro-bind", "/", "/", "--sync-fd", "7", "--block-fd", "8", "--args", "9", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				uid, gid := 5, 6
+				p.UID, p.GID, p.Hostname = &uid, &gid, "h"
+				p.Rules = hostDirs
+				r.env, r.dir = []string{"A=1"}, "/rel"
+				r.noFDs = []int{9, 7, 8}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := lowerArgs(tc.argv, fakeHost(hostPaths))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := &bwrapRun{policy: &nsrun.Policy{Net: nsrun.NetHost, Proc: nsrun.ProcHost, Sys: nsrun.SysHost},
+				args: []string{"sh"}, env: []string{"PATH=/usr/bin", "HOME=/home/u"}, tty: nsrun.TTYAuto}
+			tc.want(want.policy, want)
+			if len(want.policy.Rules) == 0 {
+				want.policy.Rules = hostDirs
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("\n got %+v\n     %+v\nwant %+v\n     %+v", got, got.policy, want, want.policy)
+			}
+		})
+	}
+}
+
+// lowerArgs parses, checks (as root) and lowers argv; --args data is empty.
+func lowerArgs(argv []string, h bwrapHost) (*bwrapRun, error) {
+	a, err := bwrap.Parse(argv, func(int) ([]byte, error) { return nil, nil })
+	if err != nil {
+		return nil, err
+	}
+	ns, err := a.Check(bwrap.Host{})
+	if err != nil {
+		return nil, err
+	}
+	return lowerBwrap(a, ns, h)
+}
+
+func TestLowerBwrapRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want string // the start of the message
+	}{
+		{[]string{"--argv0", "codex-linux-sandbox", "--ro-bind", "/", "/", "sh"}, "--argv0 is not supported"},
+		{[]string{"--unshare-pid", "--as-pid-1", "sh"}, "--as-pid-1 is not supported"},
+		{[]string{"--cap-add", "CAP_NET_RAW", "sh"}, "--cap-add is not supported"},
+		{[]string{"--seccomp", "3", "sh"}, "--seccomp is not supported"},
+		{[]string{"--add-seccomp-fd", "3", "sh"}, "--add-seccomp-fd is not supported"},
+		{[]string{"--info-fd", "3", "sh"}, "--info-fd is not supported"},
+		{[]string{"--json-status-fd", "3", "sh"}, "--json-status-fd is not supported"},
+		{[]string{"--pidns", "3", "sh"}, "--pidns is not supported"},
+		{[]string{"--exec-label", "x", "sh"}, "--exec-label is not supported"},
+		{[]string{"--perms", "555", "--tmpfs", "/w", "sh"}, "--perms is not supported"},
+		{[]string{"--perms", "0700", "--dir", "/w/d", "sh"}, "--perms is not supported"},
+		{[]string{"--size", "100", "--tmpfs", "/w", "sh"}, "--size is not supported"},
+		{[]string{"--file", "0", "/f", "sh"}, "--file is not supported"},
+		{[]string{"--ro-bind-data", "0", "/f", "sh"}, "--ro-bind-data is not supported"},
+		{[]string{"--chmod", "0755", "/w", "sh"}, "--chmod is not supported"},
+		{[]string{"--mqueue", "/dev/mqueue", "sh"}, "--mqueue is not supported"},
+		{[]string{"--overlay-src", "/w", "--overlay", "/u", "/k", "/w", "sh"}, "--overlay is not supported"},
+		{[]string{"--overlay-src", "/w", "--tmp-overlay", "/x", "sh"}, "--tmp-overlay is not supported"},
+		{[]string{"--overlay-src", "/", "--tmp-overlay", "/", "sh"}, "--tmp-overlay / is not supported"},
+		{[]string{"--dev-bind", "/", "/", "sh"}, "--dev-bind / / is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--dev-bind", "/w", "/w", "sh"}, "--dev-bind /w /w is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--dev", "/dev", "--bind", "/dev/shm", "/dev/shm", "sh"}, "--bind /dev/shm /dev/shm is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--bind", "/sys", "/sys", "sh"}, "--bind /sys /sys is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--tmpfs", "/dev/shm", "sh"}, "--tmpfs /dev/shm is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--proc", "/w/proc", "sh"}, "--proc /w/proc is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--dev", "/w/dev", "sh"}, "--dev /w/dev is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--remount-ro", "/w", "sh"}, "--remount-ro /w is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--tmpfs", "/w", "--remount-ro", "/w", "sh"}, "--remount-ro /w is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w/missing", "sh"}, "--ro-bind /dev/null /w/missing is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w", "sh"}, "--ro-bind /dev/null /w is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w/link", "sh"}, "Can't mount on symlink destination /w/link"},
+		{[]string{"--ro-bind", "/", "/", "--bind", "/nope", "/nope", "sh"}, "Can't find source path /nope: No such file or directory"},
+		{[]string{"--ro-bind", "/", "/", "--bind-fd", "4", "/x", "sh"}, "Can't find source path /proc/self/fd/4: Bad file descriptor"},
+		{[]string{"--ro-bind", "/", "/", "--symlink", "a", "/l", "--symlink", "b", "/l", "sh"}, "Can't make symlink at /l: existing destination is a"},
+		{[]string{"--ro-bind", "/", "/", "--symlink", "a", "/l", "--tmpfs", "/l", "sh"}, "Can't mount on symlink destination /l"},
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			_, err := lowerArgs(tc.argv, fakeHost(hostPaths))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("lowerBwrap(%q) = %v, want %q...", tc.argv, err, tc.want)
+			}
+			var r *refusal
+			var f *bwrapFailure
+			if !errors.As(err, &r) && !errors.As(err, &f) {
+				t.Fatalf("error %T, want a refusal or a bubblewrap failure", err)
+			}
+		})
+	}
+}
+
+func TestLowerBwrapLayerSwitches(t *testing.T) {
+	h := fakeHost(hostPaths)
+	h.noSeccomp, h.noLandlock = true, true
+	r, err := lowerArgs([]string{"--ro-bind", "/", "/", "sh"}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.policy.Seccomp != "off" || r.policy.Landlock != nsrun.LandlockOff {
+		t.Fatalf("policy %+v, want seccomp and Landlock off", r.policy)
+	}
+	for _, opt := range []string{"--disable-userns", "--assert-userns-disabled"} {
+		if _, err := lowerArgs([]string{"--unshare-user", opt, "--ro-bind", "/", "/", "sh"}, h); err == nil {
+			t.Errorf("%s with nsrun's seccomp off: no error", opt)
+		}
+		if _, err := lowerArgs([]string{"--unshare-user", opt, "--ro-bind", "/", "/", "sh"}, fakeHost(hostPaths)); err != nil {
+			t.Errorf("%s: %v", opt, err)
+		}
+	}
+}
+
+func TestEditEnv(t *testing.T) {
+	env := []string{"A=1", "B=2", "A=3"}
+	for _, tc := range []struct {
+		edits []bwrap.EnvOp
+		want  []string
+	}{
+		{nil, env},
+		{[]bwrap.EnvOp{{Kind: bwrap.SetEnv, Name: "A", Value: "x"}}, []string{"B=2", "A=x"}},
+		{[]bwrap.EnvOp{{Kind: bwrap.UnsetEnv, Name: "A"}}, []string{"B=2"}},
+		{[]bwrap.EnvOp{{Kind: bwrap.ClearEnv}, {Kind: bwrap.SetEnv, Name: "C", Value: ""}}, []string{"C="}},
+		{[]bwrap.EnvOp{{Kind: bwrap.SetEnv, Name: "C", Value: "1"}, {Kind: bwrap.ClearEnv}}, []string{}},
+	} {
+		if got := editEnv(env, tc.edits); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("editEnv(%v) = %q, want %q", tc.edits, got, tc.want)
+		}
+	}
+	if !reflect.DeepEqual(env, []string{"A=1", "B=2", "A=3"}) {
+		t.Errorf("editEnv changed its input: %q", env)
+	}
+}

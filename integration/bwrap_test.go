@@ -1,0 +1,259 @@
+//go:build linux
+
+package integration
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bwrapFixture is a workspace as the agent tools bind it: W writable, with
+// a protected .git/hooks, a secret file and a secret directory in it, and
+// a host file outside it.
+type bwrapFixture struct {
+	w, hooks, env, secretDir, outside string
+}
+
+func newBwrapFixture(t *testing.T) bwrapFixture {
+	t.Helper()
+	w := workspace(t)
+	f := bwrapFixture{w: w, hooks: filepath.Join(w, ".git/hooks"), env: filepath.Join(w, ".env"),
+		secretDir: filepath.Join(w, "secrets"), outside: filepath.Join(workspace(t), "host.txt")}
+	writeFile(t, filepath.Join(f.hooks, "pre-commit"), "hook")
+	writeFile(t, f.env, "TOKEN=secret")
+	writeFile(t, filepath.Join(f.secretDir, "key"), "key")
+	writeFile(t, f.outside, "host")
+	return f
+}
+
+// bwrapHelper runs the helper through `nsrun bwrap ARGS... -- helper OP`
+// and returns its answer.
+func bwrapHelper(t *testing.T, args []string, op string, opArgs ...string) string {
+	t.Helper()
+	argv := append(append(append([]string{"bwrap"}, args...), "--", helperBin, op), opArgs...)
+	r := run(t, "/", argv...)
+	if r.code != 0 {
+		t.Fatalf("nsrun %v: %v", argv, r)
+	}
+	return r.stdout
+}
+
+// TestBwrapSandboxRuntimeShape runs the argument list Anthropic's
+// sandbox-runtime builds for a write-restricted command with no network
+// (linux-sandbox-utils.ts: --new-session --die-with-parent, --unshare-net,
+// --ro-bind / /, --bind per writable path, --ro-bind per denied path inside
+// it, --tmpfs and --ro-bind /dev/null for denied reads, --dev /dev,
+// --unshare-pid, --proc /proc) and checks what each part gives.
+func TestBwrapSandboxRuntimeShape(t *testing.T) {
+	f := newBwrapFixture(t)
+	args := []string{"--new-session", "--die-with-parent", "--unshare-net",
+		"--ro-bind", "/", "/", "--bind", f.w, f.w, "--ro-bind", f.hooks, f.hooks,
+		"--tmpfs", f.secretDir, "--ro-bind", "/dev/null", f.env,
+		"--dev", "/dev", "--unshare-pid", "--proc", "/proc"}
+	for _, c := range []struct{ op, path, want string }{
+		{"write", f.outside, "EROFS"},
+		{"write", filepath.Join(f.w, "out"), "ok"},
+		{"write", filepath.Join(f.hooks, "pre-commit"), "EROFS"},
+		{"read", f.env, `""`},
+		{"write", f.env, "EROFS"},
+		{"ls", f.secretDir, ""},
+	} {
+		expect(t, c.op+" "+c.path, bwrapHelper(t, args, c.op, c.path), c.want)
+	}
+	expect(t, "host file", readFile(t, f.outside), "host")
+	expect(t, "hook", readFile(t, filepath.Join(f.hooks, "pre-commit")), "hook")
+	expect(t, "secret", readFile(t, f.env), "TOKEN=secret")
+	expect(t, "written", readFile(t, filepath.Join(f.w, "out")), "x")
+	// --unshare-net: a network of its own, loopback up (sandbox-runtime
+	// runs its proxy bridges on it).
+	expect(t, "interfaces", bwrapHelper(t, args, "ifaces"), "lo:up")
+	expect(t, "loopback", bwrapHelper(t, args, "loopback"), "ok")
+}
+
+// TestBwrapCodexShape runs the argument list of Codex's Linux sandbox
+// (linux-sandbox/src/bwrap.rs) for a workspace-write policy without network,
+// but its --argv0, which nsrun refuses.
+func TestBwrapCodexShape(t *testing.T) {
+	f := newBwrapFixture(t)
+	git := filepath.Join(f.w, ".git")
+	args := []string{"--new-session", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+		"--bind", f.w, f.w, "--ro-bind", git, git, "--unshare-user", "--unshare-pid", "--unshare-net",
+		"--proc", "/proc", "--chdir", f.w}
+	expect(t, "write outside", bwrapHelper(t, args, "write", f.outside), "EROFS")
+	expect(t, "write the workspace", bwrapHelper(t, args, "write", "new"), "ok")
+	expect(t, "written in the workspace, the working directory", readFile(t, filepath.Join(f.w, "new")), "x")
+	expect(t, "write .git", bwrapHelper(t, args, "write", filepath.Join(git, "config")), "EROFS")
+	expect(t, "host file", readFile(t, f.outside), "host")
+
+	r := run(t, "/", append(append([]string{"bwrap"}, args...), "--argv0", "codex-linux-sandbox", "--", "true")...)
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "bwrap: --argv0 is not supported by nsrun's bubblewrap mode") {
+		t.Errorf("--argv0: %v; want exit 1 and bwrap: --argv0 is not supported", r)
+	}
+}
+
+// TestBwrapNetwork: bubblewrap shares the network unless told not to, so
+// nsrun's bubblewrap mode does; --unshare-net and --unshare-all give a
+// network of the sandbox's own, --share-net after --unshare-all the
+// host's again.
+func TestBwrapNetwork(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := itoa(ln.Addr().(*net.TCPAddr).Port)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "ok"},
+		{[]string{"--unshare-net"}, "ECONNREFUSED"},
+		{[]string{"--unshare-all"}, "ECONNREFUSED"},
+		{[]string{"--unshare-all", "--share-net"}, "ok"},
+	} {
+		args := append([]string{"--ro-bind", "/", "/"}, c.args...)
+		expect(t, strings.Join(c.args, " "), bwrapHelper(t, args, "connect", port), c.want)
+	}
+}
+
+// TestBwrapExitStatus: the command's status passes through; bubblewrap's
+// own failures are exit 1 with a "bwrap: " line.
+func TestBwrapExitStatus(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stderr string // a prefix of stderr
+	}{
+		{[]string{"--ro-bind", "/", "/", "true"}, 0, ""},
+		{[]string{"--ro-bind", "/", "/", "sh", "-c", "exit 7"}, 7, ""},
+		{[]string{"--ro-bind", "/", "/", "sh", "-c", "kill -9 $$"}, 137, ""},
+		{[]string{"--ro-bind", "/", "/", "no-such-command-here"}, 1, "bwrap: execvp no-such-command-here: No such file or directory"},
+		{[]string{"--ro-bind", "/"}, 1, "bwrap: --ro-bind takes two arguments"},
+		{[]string{"--bogus", "true"}, 1, "bwrap: Unknown option --bogus"},
+		{[]string{"--ro-bind", "/no/such/source", "/x", "true"}, 1, "bwrap: Can't find source path /no/such/source: No such file or directory"},
+		{[]string{"--perms", "0700", "--tmpfs", "/tmp", "true"}, 1, "bwrap: --perms is not supported by nsrun's bubblewrap mode"},
+		{[]string{"--level-prefix", "--ro-bind", "/", "/", "--cap-add", "CAP_NET_RAW", "true"}, 1, "<3>bwrap: --cap-add is not supported"},
+		{[]string{"--unshare-pid"}, 1, "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]"},
+	} {
+		r := run(t, "/", append([]string{"bwrap"}, c.args...)...)
+		if r.code != c.code || !strings.HasPrefix(r.stderr, c.stderr) || (c.stderr == "" && r.stderr != "") {
+			t.Errorf("bwrap %q: %v; want exit %d, stderr %q", c.args, r, c.code, c.stderr)
+		}
+	}
+}
+
+// TestBwrapName: a symlink called bwrap runs nsrun's bubblewrap mode, as
+// Codex and sandbox-runtime find it on PATH; --help and --version answer as
+// bubblewrap's do.
+func TestBwrapName(t *testing.T) {
+	need(t)
+	dir := workspace(t)
+	link := filepath.Join(dir, "bwrap")
+	if err := os.Symlink(nsrunBin, link); err != nil {
+		t.Fatal(err)
+	}
+	f := newBwrapFixture(t)
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stdout string
+	}{
+		{[]string{"--ro-bind", "/", "/", "--bind", f.w, f.w, "--", helperBin, "write", filepath.Join(f.w, "x")}, 0, "ok"},
+		{[]string{"--ro-bind", "/", "/", "--", helperBin, "write", f.outside}, 0, "EROFS"},
+		{[]string{"--version"}, 0, "bubblewrap 0.12.0 (nsrun "},
+		{[]string{"--help"}, 0, "usage: " + link + " [OPTIONS...] [--] COMMAND [ARGS...]"},
+	} {
+		out, code := runLink(t, link, c.args...)
+		if code != c.code || !strings.HasPrefix(out, c.stdout) {
+			t.Errorf("%s %q: exit %d, stdout %q; want %d, %q", link, c.args, code, out, c.code, c.stdout)
+		}
+	}
+	help, _ := runLink(t, link, "--help")
+	for _, opt := range []string{"--bind SRC DEST", "--ro-bind SRC DEST", "--unshare-net", "--die-with-parent", "--new-session", "--args FD"} {
+		if !strings.Contains(help, opt) {
+			t.Errorf("--help does not list %s", opt)
+		}
+	}
+	// Only what is supported: Codex takes a bwrap whose --help names
+	// --as-pid-1 and --perms for one that has them.
+	for _, opt := range []string{"--as-pid-1", "--perms", "--argv0", "--seccomp"} {
+		if strings.Contains(help, opt) {
+			t.Errorf("--help lists %s, which nsrun's bubblewrap mode refuses", opt)
+		}
+	}
+	expect(t, "host file", readFile(t, f.outside), "host")
+}
+
+// runLink runs path (a link to nsrun) with args and returns its stdout and
+// exit status.
+func runLink(t *testing.T, path string, args ...string) (string, int) {
+	t.Helper()
+	saved := nsrunBin
+	nsrunBin = path
+	defer func() { nsrunBin = saved }()
+	r := run(t, "/", args...)
+	return r.stdout, r.code
+}
+
+// TestBwrapEnvironment: --setenv, --unsetenv and --clearenv edit the
+// environment in order; PWD is the working directory.
+func TestBwrapEnvironment(t *testing.T) {
+	f := newBwrapFixture(t)
+	r := runEnv(t, "/", []string{"BWRAP_A=1", "BWRAP_B=2"}, "bwrap", "--ro-bind", "/", "/", "--chdir", f.w,
+		"--unsetenv", "BWRAP_A", "--setenv", "BWRAP_C", "3", "--", "sh", "-c", `echo "${BWRAP_A-unset} $BWRAP_B $BWRAP_C $PWD"`)
+	expect(t, "edited", r.stdout, "unset 2 3 "+f.w)
+	r = runEnv(t, "/", []string{"BWRAP_A=1"}, "bwrap", "--ro-bind", "/", "/", "--chdir", f.w, "--clearenv",
+		"--setenv", "BWRAP_C", "3", "--", "/usr/bin/env")
+	lines := strings.Fields(r.stdout)
+	for _, want := range []string{"BWRAP_C=3", "PWD=" + f.w} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("--clearenv: env %q lacks %s", lines, want)
+		}
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "BWRAP_A=") || strings.HasPrefix(l, "PATH=") {
+			t.Errorf("--clearenv: env has %s", l)
+		}
+	}
+}
+
+// TestBwrapArgsFD: --args reads options from a descriptor, as Flatpak
+// passes them.
+func TestBwrapArgsFD(t *testing.T) {
+	f := newBwrapFixture(t)
+	data := filepath.Join(workspace(t), "args")
+	writeFile(t, data, "--ro-bind\x00/\x00/\x00--bind\x00"+f.w+"\x00"+f.w+"\x00")
+	out := runShell(t, `exec "$0" bwrap --args 3 -- "$1" write "$2" 3<"$3"`, nsrunBin, helperBin, filepath.Join(f.w, "y"), data)
+	expect(t, "write through --args", out, "ok")
+	expect(t, "written", readFile(t, filepath.Join(f.w, "y")), "x")
+}
+
+// runShell runs a shell script with args ($0, $1, ...) and returns its
+// output; a failure fails the test.
+func runShell(t *testing.T, script string, args ...string) string {
+	t.Helper()
+	need(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", script}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("sh -c %q: %v\n%s", script, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
