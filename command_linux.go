@@ -18,6 +18,7 @@ import (
 	"github.com/nsrun/nsrun/internal/changes"
 	"github.com/nsrun/nsrun/internal/fdpass"
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/ptrace"
@@ -64,7 +65,7 @@ type sysCmd struct {
 	mu         sync.Mutex
 	killedFor  string            // what appeared, when the watcher ended the sandbox
 	denials    *denialLog        // --trace-denials: what the tracer recorded
-	judge      *denialJudge      // --trace-denials: attributes what was refused
+	judge      *plan.Judge       // --trace-denials: attributes what was refused
 	tracer     *ptrace.Tracer    // --trace-denials: reaps the process it traces
 	filters    []seccomp.Program // --trace-denials: the sandbox's filters, untraced
 	specSent   bool              // guarded by mu; the init has its spec: control bytes may follow

@@ -125,19 +125,17 @@ func (s *sysCmd) traceDenials(c *Cmd) error {
 	if err != nil {
 		return err
 	}
-	j := &denialJudge{rules: eff.Rules, root: "host root", landlockOnly: s.direct, net: p.Net, filtered: p.filtersNetwork()}
-	if p.Root != "" {
-		j.root = "--root " + p.Root
-	}
+	j := newJudge(p, eff.Rules, s.direct)
 	if s.direct && s.tmpDir != nil {
-		j.writable = []string{s.tmpDir.path}
+		j.Writable = []string{s.tmpDir.path}
 	}
 	// The init and the Landlock-only stage supervise; their own calls are
 	// not the payload's.
 	ignore := s.pid
 	s.denials, s.judge = newDenialLog(), j
 	report := func(ev ptrace.Event) {
-		if d, ok := j.judge(ev); ok {
+		if pd, ok := j.Judge(ev); ok {
+			d := Denial(pd)
 			d.Pid, d.Argv0 = ev.Process()
 			if d.Pid == 0 {
 				d.Pid = ev.Pid
@@ -170,7 +168,8 @@ func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
 		if r.Path != "" {
 			ev.Paths = []string{r.Path}
 		}
-		if d, ok := s.judge.judge(ev); ok {
+		if pd, ok := s.judge.Judge(ev); ok {
+			d := Denial(pd)
 			d.Pid, d.Argv0 = r.Pid, r.Argv0
 			s.denials.addCount(d, r.Count)
 		}
