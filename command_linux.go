@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/ptrace"
 )
@@ -21,7 +22,7 @@ type sysCmd struct {
 	started time.Time
 	git     *gitProtection // looked at again once the sandbox is gone
 	denials *denialLog     // --trace-denials: what the tracer recorded
-	judge   *denialJudge   // --trace-denials: attributes what was refused
+	judge   *plan.Judge    // --trace-denials: attributes what was refused
 }
 
 // backend names the Linux backend in the report.

@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/ptrace"
 )
 
@@ -15,14 +16,15 @@ func TestDenialJudge(t *testing.T) {
 		{Path: "/home/me/.ssh", Access: Deny},
 		{Path: "/etc/shadow", Access: Deny, Source: SourceMandatory},
 	}
-	full := &denialJudge{rules: rules, root: "host root", net: NetNone}
-	ll := &denialJudge{rules: rules, root: "host root", landlockOnly: true, writable: []string{"/tmp/nsrun-1"}, net: NetNone}
+	full := newJudge(&Policy{}, rules, false)
+	ll := newJudge(&Policy{}, rules, true)
+	ll.Writable = []string{"/tmp/nsrun-1"}
 	open := func(p string, flags uint64, e unix.Errno) ptrace.Event {
 		return ptrace.Event{Call: "openat", Paths: []string{p}, Flags: flags, Errno: e}
 	}
 	cases := []struct {
 		name        string
-		j           *denialJudge
+		j           *plan.Judge
 		ev          ptrace.Event
 		ok          bool
 		op, rule    string
@@ -43,14 +45,14 @@ func TestDenialJudge(t *testing.T) {
 		{"landlock dev", ll, open("/dev/kvm", unix.O_RDWR, unix.EACCES), true, "open for write", "landlock: /dev: only /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom, /dev/tty and the terminal", "", "/dev/kvm"},
 		{"net none", full, ptrace.Event{Call: "connect", Addr: "192.0.2.1:9", Errno: unix.ENETUNREACH}, true, "connect", "network: not allowed (--net none)", "--net host", ""},
 		{"refused loopback", full, ptrace.Event{Call: "connect", Addr: "127.0.0.1:9", Errno: unix.ECONNREFUSED}, false, "", "", "", ""},
-		{"port rule", &denialJudge{net: NetHost}, ptrace.Event{Call: "bind", Addr: "0.0.0.0:8080", Errno: unix.EACCES}, true, "bind", "network: port not allowed", "--allow-bind 8080", ""},
+		{"port rule", newJudge(&Policy{Net: NetHost}, nil, false), ptrace.Event{Call: "bind", Addr: "0.0.0.0:8080", Errno: unix.EACCES}, true, "bind", "network: port not allowed", "--allow-bind 8080", ""},
 		{"keyctl", full, ptrace.Event{Call: "keyctl", Refused: true, Errno: unix.EPERM}, true, "keyctl", "seccomp: keyctl", "", ""},
 		{"unshare", full, ptrace.Event{Call: "unshare", Refused: true, Errno: unix.EPERM}, true, "unshare", "seccomp: unshare", "--allow-userns", ""},
 		{"socket", full, ptrace.Event{Call: "socket", Refused: true, Errno: unix.EAFNOSUPPORT, Addr: "AF_ALG SOCK_SEQPACKET"}, true, "socket", "seccomp: socket AF_ALG", "", ""},
 		{"ptrace", full, ptrace.Event{Call: "ptrace", Errno: unix.EPERM}, true, "ptrace", "trace-denials: nothing in a traced sandbox can use ptrace", "", ""},
 	}
 	for _, c := range cases {
-		d, ok := c.j.judge(c.ev)
+		d, ok := c.j.Judge(c.ev)
 		if ok != c.ok {
 			t.Errorf("%s: judged %v (%+v), want %v", c.name, ok, d, c.ok)
 			continue

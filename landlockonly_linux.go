@@ -21,10 +21,6 @@ import (
 // supervisor, which stays outside the payload's Landlock domain, and the
 // child it starts, which restricts itself and executes the payload.
 
-// landlockDevices are the host devices a Landlock-only sandbox may use;
-// the rest of the host's /dev gets no rights at all.
-var landlockDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
-
 // prepareLandlockOnly builds a sandbox from Landlock (and seccomp) alone:
 // the host root readable, programs executable only from the system's
 // directories and the rules' paths, the rules' paths with their access, a
@@ -105,7 +101,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		dir("/proc", landlock.ReadFile|landlock.ReadDir),
 		dir(tmp, rw),
 	}
-	for _, d := range landlockDevices {
+	for _, d := range mounts.DevicePaths() {
 		grants = append(grants, landlock.Grant{Path: d, Access: plan.Dev, ID: launch.LstatID(d)})
 	}
 	// /dev/pts holds every session's terminal: only the payload's own pty

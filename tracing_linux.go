@@ -121,17 +121,15 @@ func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error
 		return nil, err
 	}
 	direct := p.Isolation == IsolationLandlock
-	j := &denialJudge{rules: eff.Rules, root: "host root", landlockOnly: direct, net: p.Net, filtered: p.filtersNetwork()}
-	if p.Root != "" {
-		j.root = "--root " + p.Root
-	}
+	j := newJudge(p, eff.Rules, direct)
 	if direct && prep.tmpDir != nil {
-		j.writable = []string{prep.tmpDir.Path()}
+		j.Writable = []string{prep.tmpDir.Path()}
 	}
 	s := c.sys
 	s.denials, s.judge = newDenialLog(), j
 	return func(ev ptrace.Event) {
-		if d, ok := j.judge(ev); ok {
+		if pd, ok := j.Judge(ev); ok {
+			d := Denial(pd)
 			d.Pid, d.Argv0 = ev.Process()
 			if d.Pid == 0 {
 				d.Pid = ev.Pid
@@ -158,7 +156,8 @@ func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
 		if r.Path != "" {
 			ev.Paths = []string{r.Path}
 		}
-		if d, ok := s.judge.judge(ev); ok {
+		if pd, ok := s.judge.Judge(ev); ok {
+			d := Denial(pd)
 			d.Pid, d.Argv0 = r.Pid, r.Argv0
 			s.denials.addCount(d, r.Count)
 		}

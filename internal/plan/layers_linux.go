@@ -304,8 +304,8 @@ func FullGrants(plan *mounts.Plan) []landlock.Grant {
 		{Path: "/dev/shm", Access: RW, Dir: true},
 		{Path: "/proc", Access: proc, Dir: true},
 	}
-	for _, n := range []string{"null", "zero", "full", "random", "urandom", "tty"} {
-		g = append(g, landlock.Grant{Path: "/dev/" + n, Access: Dev})
+	for _, d := range mounts.DevicePaths() {
+		g = append(g, landlock.Grant{Path: d, Access: Dev})
 	}
 	for _, op := range plan.Ops {
 		switch {
