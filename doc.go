@@ -86,17 +86,19 @@
 //
 // # Where things happen
 //
-//	policy, rules, precedence   policy.go resolve.go canonical*.go explain*.go workdir.go
+//	policy, rules, precedence   policy.go resolve.go canonical.go explain.go
 //	policy files and presets    policyfile.go presets.go values.go
-//	Cmd (portable shell)        command.go output.go cancel.go extrafiles*.go
+//	Cmd (portable shell)        command.go output.go cancel.go extrafiles.go
 //	per-OS backends             command_linux.go command_darwin.go command_windows.go
-//	planning a Linux launch     prepare_linux.go rules_linux.go layers_linux.go network_linux.go
-//	starting the first process  command_linux.go stdio_linux.go forkhelper_linux.go
-//	the stages and their spec   package internal/launch (init, Landlock-only stage and child)
-//	Landlock only (planning)    landlockonly_linux.go
-//	terminal                    terminal_linux.go, package pty
-//	report                      report.go usage_linux.go
-//	mechanisms                  packages ns, mounts, landlock, seccomp, cgroup, netproxy
+//	planning a Linux launch     prepare_linux.go landlockonly_linux.go network_linux.go
+//	                            rules_linux.go workdir.go lower_linux.go, package internal/plan
+//	                            (the Landlock and seccomp layers, the --trace-denials judge)
+//	the running sandbox         package internal/sandbox (cgroup, pipes, pty and job
+//	                            control, the fork, the spec's hand-off, wait, usage)
+//	the stages and their spec   package internal/launch (init, Landlock-only stage and
+//	                            child, fork helper, probe stages)
+//	report                      report.go report_linux.go
+//	mechanisms                  packages ns, mounts, landlock, seccomp, cgroup, netproxy, pty
 //	macOS, Windows              packages darwin, windows; seatbelt.go
 //
 // docs/ARCHITECTURE.md draws the packages, their imports and the stages of
