@@ -90,8 +90,8 @@ func (s *Sandbox) Await() (*os.Process, error) {
 		if err == nil && msg.Kind == launch.MsgError {
 			return nil, errorOf(msg)
 		}
-		ws, _ := s.waitStatus()
-		return nil, &Error{Code: launch.ExitSetup, Msg: "sandbox init ended before the payload started (" + describeWait(ws) + ")"}
+		ws, ended := s.waitStatus()
+		return nil, &Error{Code: launch.ExitSetup, Msg: initEnded(ws, !ended.IsZero())}
 	}
 	if s.term != nil {
 		if err := s.term.begin(s.control); err != nil {
@@ -163,6 +163,17 @@ func (s *Sandbox) next() (launch.Msg, error) {
 // foreground or background and continues it.
 func (s *Sandbox) control(b byte) {
 	_, _ = s.lifeline.Write([]byte{b})
+}
+
+// initEnded says that the first process ended before the payload
+// started, with how it ended where it has been reaped already (it usually
+// has not: its status pipe closes first).
+func initEnded(ws unix.WaitStatus, reaped bool) string {
+	msg := "sandbox init ended before the payload started"
+	if reaped {
+		msg += " (" + describeWait(ws) + ")"
+	}
+	return msg
 }
 
 func describeWait(ws unix.WaitStatus) string {
