@@ -6,6 +6,7 @@ import (
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/mounts"
 )
 
 // layerRequest lowers what of p the layers are planned from.
@@ -39,4 +40,29 @@ func raise(err error) error {
 		return &SeccompError{Path: pe.Path, Err: pe.Err}
 	}
 	return &SetupError{Code: ExitSetup, Op: pe.Op, Msg: pe.Msg, Err: pe.Err}
+}
+
+// lowerRules lowers canonical rules for the planner.
+func lowerRules(rules []canonRule) []plan.Rule {
+	out := make([]plan.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = plan.Rule{Path: r.Path, From: r.From, Access: mounts.Access(r.Access), Canon: r.Canon, Host: r.host,
+			Dir: r.Dir, Info: r.info, Internal: r.internal}
+	}
+	return out
+}
+
+// accountFiles adds to in the sandbox's /etc/passwd and /etc/group where
+// they lack the payload's ids (plan.AccountFiles).
+func (c *Cmd) accountFiles(p *Policy, root string, rules []canonRule, env []string, in *mounts.Input) error {
+	ids, err := policyIDs(p)
+	if err != nil {
+		return err
+	}
+	user, _ := getEnv(env, "USER")
+	home, _ := getEnv(env, "HOME")
+	always := p.UID != nil || p.GID != nil || p.Root != ""
+	in.Files = append(in.Files, plan.AccountFiles(plan.IDs{UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID},
+		always, root, lowerRules(rules), user, home)...)
+	return nil
 }

@@ -16,10 +16,6 @@ import (
 	"github.com/nsrun/nsrun/mounts"
 )
 
-// maxCopy bounds a Copy rule's file: it travels in the spec to the init,
-// which holds it in a tmpfs.
-const maxCopy = 16 << 20
-
 // addRule adds an effective rule to the mount plan's input: a mount rule,
 // a file of the plan's own (Copy, read now), or a device. A rule for "/"
 // is about the root, root.
@@ -94,15 +90,15 @@ func readCopy(host string, id mounts.Identity) (string, error) {
 	if got := plan.Identity(fi); got != id || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is now another file than the one checked", host)
 	}
-	if fi.Size() > maxCopy {
-		return "", fmt.Errorf("%s is %d bytes; a copy can be up to %d (bind it read-only instead)", host, fi.Size(), maxCopy)
+	if fi.Size() > plan.MaxCopy {
+		return "", fmt.Errorf("%s is %d bytes; a copy can be up to %d (bind it read-only instead)", host, fi.Size(), plan.MaxCopy)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxCopy+1))
+	b, err := io.ReadAll(io.LimitReader(f, plan.MaxCopy+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", host, err)
 	}
-	if len(b) > maxCopy {
-		return "", fmt.Errorf("%s grew past %d bytes while read", host, maxCopy)
+	if len(b) > plan.MaxCopy {
+		return "", fmt.Errorf("%s grew past %d bytes while read", host, plan.MaxCopy)
 	}
 	return string(b), nil
 }

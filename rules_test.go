@@ -136,46 +136,6 @@ func TestEffectiveNewAccesses(t *testing.T) {
 	}
 }
 
-func TestAccountEntries(t *testing.T) {
-	const passwd = "root:x:0:0:root:/root:/bin/bash\nme:x:1000:1000::/home/me:/bin/bash\nnsrun:x:999:999::/:/bin/sh"
-	for _, tc := range []struct {
-		name  string
-		db    string
-		a     account
-		want  string // the line added, "" for none
-		group bool
-	}{
-		{"the caller's name, free", passwd, account{uid: 1234, gid: 1234, user: "you", home: "/home/you"}, "you:x:1234:1234:nsrun sandbox user:/home/you:/bin/sh", false},
-		{"a taken name: nsrun, taken too", passwd, account{uid: 1234, gid: 5, user: "me", home: "/h"}, "nsrun-1234:x:1234:5:nsrun sandbox user:/h:/bin/sh", false},
-		{"no name known", "root:x:0:0::/:/bin/sh", account{uid: 77, gid: 7}, "nsrun:x:77:7:nsrun sandbox user:/:/bin/sh", false},
-		{"an id that has its entry", passwd, account{uid: 1000, gid: 1000, user: "you"}, "", false},
-		{"a bad name or home", "", account{uid: 5, gid: 5, user: "a:b", home: "rel"}, "nsrun:x:5:5:nsrun sandbox user:/:/bin/sh", false},
-		{"a group", "root:x:0:\nstaff:x:50:me", account{gid: 1234, group: "staff"}, "nsrun:x:1234:", true},
-		{"a group of its own", "root:x:0:", account{gid: 50}, "", true},
-	} {
-		with := passwdWith
-		if tc.group {
-			with = groupWith
-			if tc.name == "a group of its own" {
-				tc.db = "root:x:0:\nstaff:x:50:"
-			}
-		}
-		out, added := with(tc.db, tc.a)
-		if tc.want == "" {
-			if added || out != tc.db {
-				t.Errorf("%s: added %q", tc.name, out)
-			}
-			continue
-		}
-		if !added || !strings.HasPrefix(out, tc.db) || !strings.HasSuffix(out, "\n"+tc.want+"\n") && out != tc.want+"\n" {
-			t.Errorf("%s: %q, want the line %q added", tc.name, out, tc.want)
-		}
-	}
-	if n := lookupName(passwd, 1000); n != "me" {
-		t.Errorf("lookupName: %q", n)
-	}
-}
-
 // A rule's option is what the command line gives it with.
 func TestRuleOption(t *testing.T) {
 	for _, tc := range []struct {
