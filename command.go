@@ -265,12 +265,6 @@ func (c *Cmd) Report() *Report {
 	return &r
 }
 
-func (c *Cmd) logf(format string, a ...any) {
-	if c.Log != nil {
-		fmt.Fprintf(c.Log, "nsrun: "+format+"\n", a...)
-	}
-}
-
 func (c *Cmd) warnf(format string, a ...any) {
 	if c.Warnings != nil {
 		fmt.Fprintf(c.Warnings, "nsrun: warning: "+format+"\n", a...)

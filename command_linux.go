@@ -241,3 +241,10 @@ func (c *Cmd) Resize(ws WindowSize) error {
 }
 
 var errNoPTY = errors.New("nsrun: Resize: the payload has no pseudo-terminal of its own")
+
+// logf writes a line of the Linux backend's timeline to the Cmd's Log.
+func (c *Cmd) logf(format string, a ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "nsrun: "+format+"\n", a...)
+	}
+}

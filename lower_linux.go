@@ -38,6 +38,8 @@ func raise(err error) error {
 	switch pe.Kind {
 	case plan.KindSeccomp:
 		return &SeccompError{Path: pe.Path, Err: pe.Err}
+	case plan.KindDir:
+		return &DirError{Dir: pe.Path, Err: pe.Err}
 	}
 	return &SetupError{Code: ExitSetup, Op: pe.Op, Msg: pe.Msg, Err: pe.Err}
 }
@@ -65,4 +67,16 @@ func (c *Cmd) accountFiles(p *Policy, root string, rules []canonRule, env []stri
 	in.Files = append(in.Files, plan.AccountFiles(plan.IDs{UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID},
 		always, root, lowerRules(rules), user, home)...)
 	return nil
+}
+
+// workDir is the payload's working directory (plan.WorkDir).
+func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error) {
+	dir, err := plan.WorkDir(c.Dir, root, lowerRules(rules), cwd, c.logf)
+	return dir, raise(err)
+}
+
+// fixTmpdir points TMPDIR at /tmp where the payload cannot write it
+// (plan.FixTmpdir).
+func (c *Cmd) fixTmpdir(env []string, rules []canonRule) []string {
+	return plan.FixTmpdir(env, lowerRules(rules), c.warnf)
 }

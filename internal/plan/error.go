@@ -9,6 +9,8 @@ const (
 	KindSetup ErrorKind = iota
 	// KindSeccomp is a seccomp profile that cannot be read or compiled.
 	KindSeccomp
+	// KindDir is a working directory (Path, as given) that cannot be used.
+	KindDir
 )
 
 // Error is a planning failure: Op names the step, Msg (when set) is the
