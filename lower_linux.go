@@ -40,6 +40,9 @@ func raise(err error) error {
 		return &SeccompError{Path: pe.Path, Err: pe.Err}
 	case plan.KindDir:
 		return &DirError{Dir: pe.Path, Err: pe.Err}
+	case plan.KindRule:
+		r := pe.Rule
+		return &RuleError{Rule: Rule{Path: r.Path, Access: Access(r.Access), Source: Source(r.Source), From: r.From}, Err: pe.Err}
 	}
 	return &SetupError{Code: ExitSetup, Op: pe.Op, Msg: pe.Msg, Err: pe.Err}
 }
@@ -49,7 +52,7 @@ func lowerRules(rules []canonRule) []plan.Rule {
 	out := make([]plan.Rule, len(rules))
 	for i, r := range rules {
 		out[i] = plan.Rule{Path: r.Path, From: r.From, Access: mounts.Access(r.Access), Canon: r.Canon, Host: r.host,
-			Dir: r.Dir, Info: r.info, Internal: r.internal}
+			Dir: r.Dir, Info: r.info, Internal: r.internal, Source: int(r.Source)}
 	}
 	return out
 }
@@ -80,3 +83,24 @@ func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error
 func (c *Cmd) fixTmpdir(env []string, rules []canonRule) []string {
 	return plan.FixTmpdir(env, lowerRules(rules), c.warnf)
 }
+
+// addRule adds an effective rule to the mount plan's input
+// (plan.AddRule).
+func (c *Cmd) addRule(in *mounts.Input, r canonRule, root string) error {
+	return raise(plan.AddRule(in, lowerRules([]canonRule{r})[0], root))
+}
+
+// hasOverlay reports whether a policy asks for an overlay, whose init
+// needs ns.OverlayCaps.
+func hasOverlay(p *Policy) bool {
+	for _, r := range p.Rules {
+		if r.Access == Overlay {
+			return true
+		}
+	}
+	return false
+}
+
+// mountAccess is a rule's access as the mount plan names it: the two
+// enumerations are kept in the same order (TestAccessAgreesWithMounts).
+func mountAccess(a Access) mounts.Access { return mounts.Access(a) }

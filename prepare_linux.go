@@ -334,7 +334,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 
 	in := mounts.Input{Root: root, RootID: plan.Identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
 		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: x.facts.Console, Identify: plan.DirIdentity, Pins: x.pins}
-	in.Lookup = lookupHost
+	in.Lookup = plan.LookupHost
 	if err := p.checkNetwork(); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ const (
 	KindSeccomp
 	// KindDir is a working directory (Path, as given) that cannot be used.
 	KindDir
+	// KindRule is a rule (Rule) that cannot be applied.
+	KindRule
 )
 
 // Error is a planning failure: Op names the step, Msg (when set) is the
@@ -20,6 +22,7 @@ type Error struct {
 	Op   string
 	Msg  string
 	Path string
+	Rule *Rule
 	Err  error
 }
 

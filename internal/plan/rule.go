@@ -19,6 +19,9 @@ type Rule struct {
 	Info   fs.FileInfo // the host file's, or nil for what the sandbox makes
 	// Internal: nsrun's own rule, not the caller's.
 	Internal bool
+	// Source is the root package's Source of the rule, carried back in
+	// errors that name the rule.
+	Source int
 }
 
 // Mapped reports whether the rule shows a host path at another place.

@@ -1,4 +1,4 @@
-package nsrun
+package plan
 
 import (
 	"errors"
@@ -12,63 +12,62 @@ import (
 
 	"github.com/nsrun/nsrun/internal/mountinfo"
 	"github.com/nsrun/nsrun/internal/paths"
-	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
 )
 
-// addRule adds an effective rule to the mount plan's input: a mount rule,
-// a file of the plan's own (Copy, read now), or a device. A rule for "/"
-// is about the root, root.
-func (c *Cmd) addRule(in *mounts.Input, r canonRule, root string) error {
-	if r.Canon == "/" && !r.mapped() {
-		r.host = root
+// AddRule adds an effective rule to the mount plan's input: a mount
+// rule, a file of the plan's own (Copy, read now), or a device. A rule for
+// "/" is about the root, root.
+func AddRule(in *mounts.Input, r Rule, root string) error {
+	if r.Canon == "/" && !r.Mapped() {
+		r.Host = root
 	}
 	var id mounts.Identity
-	if r.info != nil {
-		id = plan.Identity(r.info)
+	if r.Info != nil {
+		id = Identity(r.Info)
 	}
 	needID := func() error {
 		// Without the inode the init could not tell a swapped path from
 		// the one checked: refuse rather than bind blind.
 		if id == (mounts.Identity{}) {
-			return &RuleError{Rule: r.Rule, Err: errors.New("cannot tell which file this is (no device and inode)")}
+			return ruleError(r, errors.New("cannot tell which file this is (no device and inode)"))
 		}
 		return nil
 	}
 	switch r.Access {
-	case Copy:
-		content, err := readCopy(r.host, id)
+	case mounts.Copy:
+		content, err := readCopy(r.Host, id)
 		if err != nil {
-			return &RuleError{Rule: r.Rule, Err: err}
+			return ruleError(r, err)
 		}
 		in.Files = append(in.Files, mounts.File{Path: r.Canon, Content: content, Required: true})
 		return nil
-	case Device, BlockDevice:
+	case mounts.Device, mounts.BlockDevice:
 		if err := needID(); err != nil {
 			return err
 		}
-		in.Devices = append(in.Devices, mounts.Node{Path: r.Canon, Source: r.host, ID: id, Block: r.Access == BlockDevice})
+		in.Devices = append(in.Devices, mounts.Node{Path: r.Canon, Source: r.Host, ID: id, Block: r.Access == mounts.BlockDevice})
 		return nil
 	}
-	mr := mounts.Rule{Path: r.Canon, Access: mountAccess(r.Access), Dir: r.Dir, Optional: r.internal && r.Access == Tmpfs && r.Canon != "/tmp"}
+	mr := mounts.Rule{Path: r.Canon, Access: r.Access, Dir: r.Dir, Optional: r.Internal && r.Access == mounts.Tmpfs && r.Canon != "/tmp"}
 	switch r.Access {
-	case ReadOnly, ReadWrite, Overlay:
+	case mounts.ReadOnly, mounts.ReadWrite, mounts.Overlay:
 		if err := needID(); err != nil {
 			return err
 		}
 		mr.ID = id
-		if r.mapped() {
-			mr.Source = r.host
+		if r.Mapped() {
+			mr.Source = r.Host
 		}
-	case Symlink:
+	case mounts.Symlink:
 		mr.Target = r.From
 	}
-	if r.Access == Overlay {
-		if err := mountsBelow(r.host); err != nil {
-			return &RuleError{Rule: r.Rule, Err: err}
+	if r.Access == mounts.Overlay {
+		if err := mountsBelow(r.Host); err != nil {
+			return ruleError(r, err)
 		}
 	}
-	if r.internal && r.Canon == "/tmp" {
+	if r.Internal && r.Canon == "/tmp" {
 		mr.Mode = 0o1777
 	}
 	in.Rules = append(in.Rules, mr)
@@ -87,25 +86,25 @@ func readCopy(host string, id mounts.Identity) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if got := plan.Identity(fi); got != id || !fi.Mode().IsRegular() {
+	if got := Identity(fi); got != id || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is now another file than the one checked", host)
 	}
-	if fi.Size() > plan.MaxCopy {
-		return "", fmt.Errorf("%s is %d bytes; a copy can be up to %d (bind it read-only instead)", host, fi.Size(), plan.MaxCopy)
+	if fi.Size() > MaxCopy {
+		return "", fmt.Errorf("%s is %d bytes; a copy can be up to %d (bind it read-only instead)", host, fi.Size(), MaxCopy)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, plan.MaxCopy+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxCopy+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", host, err)
 	}
-	if len(b) > plan.MaxCopy {
-		return "", fmt.Errorf("%s grew past %d bytes while read", host, plan.MaxCopy)
+	if len(b) > MaxCopy {
+		return "", fmt.Errorf("%s grew past %d bytes while read", host, MaxCopy)
 	}
 	return string(b), nil
 }
 
-// lookupHost says what is at the host path p, following no symlink: the
+// LookupHost says what is at the host path p, following no symlink: the
 // planner's view of the trees it shows.
-func lookupHost(p string) (mounts.Found, error) {
+func LookupHost(p string) (mounts.Found, error) {
 	cur := ""
 	parts := splitPath(p)
 	for i, c := range parts {
@@ -148,17 +147,6 @@ func splitPath(p string) []string {
 	return out
 }
 
-// hasOverlay reports whether a policy asks for an overlay, whose init
-// needs ns.OverlayCaps.
-func hasOverlay(p *Policy) bool {
-	for _, r := range p.Rules {
-		if r.Access == Overlay {
-			return true
-		}
-	}
-	return false
-}
-
 // mountsBelow refuses an overlay of a host directory with something
 // mounted below it: from a user namespace the kernel takes no such lower
 // layer, since the mounts hide what is under them there.
@@ -191,6 +179,7 @@ func mountsBelow(dir string) error {
 		strings.Join(below, ", "), more, map[bool]string{true: "is", false: "are"}[len(below) == 1], hint)
 }
 
-// mountAccess is a rule's access as the mount plan names it: the two
-// enumerations are kept in the same order (TestAccessAgreesWithMounts).
-func mountAccess(a Access) mounts.Access { return mounts.Access(a) }
+// ruleError is a rule that cannot be applied.
+func ruleError(r Rule, err error) error {
+	return &Error{Kind: KindRule, Rule: &r, Err: err}
+}
