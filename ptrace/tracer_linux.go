@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -81,11 +82,16 @@ func Seize(pid int, o Options) (*Tracer, error) {
 	go func() {
 		// Never unlocked: the thread is the tracer and dies with it.
 		runtime.LockOSThread()
-		if err := seizeAll(pid); err != nil {
+		end, err := seizeAll(pid)
+		if err != nil {
 			seized <- err
 			return
 		}
 		seized <- nil
+		if end != nil {
+			t.ended <- *end // ended while it was seized, and reaped here
+			return
+		}
 		l := newLoop(o)
 		l.root, l.ended = pid, t.ended
 		l.run()
@@ -96,40 +102,131 @@ func Seize(pid int, o Options) (*Tracer, error) {
 	return t, nil
 }
 
-// seizeAll seizes every thread of pid. A multi-threaded program (a Go
-// stage) may fork from any thread, and only a traced thread's children are
-// traced from birth; threads that start after a pass come from a traced
-// one (PTRACE_O_TRACECLONE) or show up in the next pass.
-func seizeAll(pid int) error {
-	if err := seize(pid); err != nil {
-		return err
-	}
-	done, self := map[int]bool{pid: true}, unix.Gettid()
-	for {
+// seizeAll seizes every thread of pid and leaves none untraced. Only a
+// traced thread's children are traced from birth, and a thread that was
+// cloning while it was seized may give one that is neither traced nor yet
+// listed in /proc: a multi-threaded program (a Go stage) may later fork
+// from it, and that child's traced calls would fail with ENOSYS. So each
+// thread seized is also held in a stop until a pass over the threads finds
+// no new one: a stopped thread clones nothing, and a clone under way ends,
+// its thread listed, before the cloning thread stops. Then every thread
+// goes on as it would have. A leader that ended meanwhile has been reaped
+// here: its end is returned.
+func seizeAll(pid int) (rootEnd *Ended, err error) {
+	held := map[int]heldStop{}
+	defer func() {
+		for tid, h := range held {
+			h.resume(tid)
+		}
+	}()
+	self := unix.Gettid()
+	done := map[int]bool{}
+	for first := true; ; first = false {
 		ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 		if err != nil {
-			return fmt.Errorf("list the threads of %d: %w", pid, err)
+			if rootEnd != nil {
+				return rootEnd, nil
+			}
+			return nil, fmt.Errorf("list the threads of %d: %w", pid, err)
+		}
+		var tids []int
+		if first {
+			tids = append(tids, pid) // the leader first
+		}
+		for _, e := range ents {
+			if tid, err := strconv.Atoi(e.Name()); err == nil {
+				tids = append(tids, tid)
+			}
 		}
 		added := false
-		for _, e := range ents {
-			tid, err := strconv.Atoi(e.Name())
-			if err != nil || done[tid] {
+		for _, tid := range tids {
+			if done[tid] {
 				continue
 			}
 			done[tid], added = true, true
-			err = seize(tid)
+			err := seize(tid)
 			switch {
 			case errors.Is(err, unix.ESRCH):
-				// gone meanwhile
-			case errors.Is(err, unix.EPERM) && tracer(tid) == self:
-				// born of a traced thread: attached already
+				continue // gone meanwhile
+			case errors.Is(err, unix.EPERM):
+				// Born of a traced thread (attached already, its
+				// TracerPid shown a moment later), or exiting.
+				switch unseizable(tid, self) {
+				case threadEnding:
+					continue // nothing left to trace
+				case threadUnknown:
+					return nil, err
+				}
 			case err != nil:
-				return err
+				return nil, err
+			}
+			h, stopped, end, err := hold(tid)
+			switch {
+			case err != nil:
+				return nil, err
+			case stopped:
+				held[tid] = h
+			case end != nil && tid == pid:
+				rootEnd = end
 			}
 		}
 		if !added {
-			return nil
+			return rootEnd, nil
 		}
+	}
+}
+
+// heldStop is the stop a thread is held in, and how it goes on from it.
+type heldStop struct {
+	sig   unix.Signal // a signal it stopped to take, delivered as it goes on
+	group bool        // a group-stop: it stays stopped, as untraced
+}
+
+func (h heldStop) resume(tid int) {
+	if h.group {
+		_ = ptrace(unix.PTRACE_LISTEN, tid, 0, 0)
+		return
+	}
+	_ = ptrace(unix.PTRACE_CONT, tid, 0, uintptr(h.sig))
+}
+
+// hold stops the traced thread tid and waits until it is stopped. Any stop
+// will do (PTRACE_INTERRUPT is satisfied by whichever comes first: a
+// signal's, a clone's); what it was says how the thread goes on. A thread
+// that ended is not stopped; end is how, where it was reaped here
+// (__WNOTHREAD: only as its tracer, never as another thread's parent).
+func hold(tid int) (h heldStop, stopped bool, end *Ended, err error) {
+	if err := ptrace(unix.PTRACE_INTERRUPT, tid, 0, 0); err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return h, false, nil, nil
+		}
+		return h, false, nil, fmt.Errorf("ptrace PTRACE_INTERRUPT %d: %w", tid, err)
+	}
+	for {
+		var ws unix.WaitStatus
+		var ru unix.Rusage
+		_, err := unix.Wait4(tid, &ws, unix.WALL|unix.WNOTHREAD, &ru)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return h, false, nil, nil
+		case ws.Exited(), ws.Signaled():
+			return h, false, &Ended{Status: ws, Rusage: ru}, nil
+		case !ws.Stopped():
+			continue
+		}
+		sig, event := ws.StopSignal(), int(ws)>>16
+		switch {
+		case event == unix.PTRACE_EVENT_STOP:
+			h.group = stopSignal(sig)
+		case sig == unix.SIGTRAP && event != 0:
+			// fork, clone, exec: a new thread or process is traced
+			// already and reports its own first stop.
+		default:
+			h.sig = sig // a signal on its way, delivered as it goes on
+		}
+		return h, true, nil, nil
 	}
 }
 
@@ -140,15 +237,29 @@ func seize(tid int) error {
 	return nil
 }
 
-// tracer is the thread that traces thread tid (TracerPid names the
-// tracing thread, not its process), 0 for none or unknown.
-func tracer(tid int) int {
-	st, err := procfs.ReadStatus(tid)
-	if err != nil {
-		return 0
+// Why a thread could not be seized.
+const (
+	threadUnknown  = iota // neither below, within a tenth of a second
+	threadAttached        // traced by this thread already: a clone of a traced one
+	threadEnding          // gone or on its way out: it clones nothing more
+)
+
+// unseizable tells why thread tid could not be seized by thread self.
+func unseizable(tid, self int) int {
+	for i := 0; i < 100; i++ {
+		st, err := procfs.ReadStatus(tid)
+		if err != nil {
+			return threadEnding
+		}
+		if n, _ := st.Int("TracerPid", false); n == self {
+			return threadAttached
+		}
+		if state := st["State"]; len(state) > 0 && (state[0] == "Z" || state[0] == "X") {
+			return threadEnding
+		}
+		time.Sleep(time.Millisecond) // a clone's tracer link shows a moment later
 	}
-	n, _ := st.Int("TracerPid", false)
-	return n
+	return threadUnknown
 }
 
 // Ended waits for the process seized to end and reaps it.
