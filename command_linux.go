@@ -94,12 +94,10 @@ func (c *Cmd) start() error {
 	if prep.net != nil {
 		c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
 	}
-	proc, err := sb.Await()
-	if err != nil {
+	if _, err := sb.Await(); err != nil {
 		sb.Abort()
 		return fail(raiseSandbox(err))
 	}
-	c.Process = proc
 	c.report.TimingsMS.Setup = ms(sb.Running().Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
 	return nil
@@ -152,8 +150,10 @@ func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared,
 // and trace, and what to clean up once it is gone.
 func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 	h := &sandbox.Hooks{
-		Absent:    prep.absent,
-		Watch:     func(begun, done <-chan struct{}) { c.startWatch(c.sys, begun, done) },
+		Absent: prep.absent,
+		Watch:  func(begun, done <-chan struct{}) { c.startWatch(c.sys, begun, done) },
+		// Set before the watch may call Cancel, which may use it.
+		Started:   func(proc *os.Process) { c.Process = proc },
 		AllowBind: launchPorts(p.AllowBind),
 		TmpDir:    prep.tmpDir, Kept: prep.kept, KeptLock: prep.lock,
 	}

@@ -96,6 +96,9 @@ type Hooks struct {
 	// and context. begun is closed once the payload has started, done once
 	// the sandbox is gone.
 	Watch func(begun, done <-chan struct{})
+	// Started is given the payload once it has started, before begun is
+	// closed: what Watch's owner reads of it then is set already.
+	Started func(*os.Process)
 	// Network is the filtered network's server, nil for none.
 	Network *netproxy.Config
 	// AllowBind are the ports the payload may listen() on where the init

@@ -21,6 +21,7 @@ import (
 // error.
 func (s *Sandbox) Send(spec *launch.Spec, h *Hooks) error {
 	s.tmpDir, s.kept, s.keptLock, s.allowBind = h.TmpDir, h.Kept, h.KeptLock, h.AllowBind
+	s.onStarted = h.Started
 	if s.term != nil {
 		spec.TTY = s.term.spec(s.term.foregroundAtStart())
 	}
@@ -109,6 +110,9 @@ func (s *Sandbox) Await() (*os.Process, error) {
 	s.payloadFound(p)
 	if !endedEarly {
 		s.control(launch.CtlStarted) // the supervisor may reap the payload now
+	}
+	if s.onStarted != nil {
+		s.onStarted(p)
 	}
 	close(s.begun)
 	return p, nil

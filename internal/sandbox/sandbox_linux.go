@@ -48,13 +48,14 @@ type Sandbox struct {
 	lifeline   *os.File // write end of the spec pipe; the init dies when it closes
 	status     *bufio.Reader
 	statusFile *os.File
-	release    chan struct{} // lets the thread that forked the init go
-	done       chan struct{} // closed when the sandbox is gone
-	begun      chan struct{} // closed once the payload has started
-	running    time.Time     // when the payload started
-	rusage     unix.Rusage   // of the child reaped: the init, the helper or the Landlock-only payload
-	usage      *launch.Usage // what the init counted of everything it reaped
-	term       *terminal     // the payload's pty, nil without one
+	release    chan struct{}     // lets the thread that forked the init go
+	done       chan struct{}     // closed when the sandbox is gone
+	begun      chan struct{}     // closed once the payload has started
+	onStarted  func(*os.Process) // Hooks.Started
+	running    time.Time         // when the payload started
+	rusage     unix.Rusage       // of the child reaped: the init, the helper or the Landlock-only payload
+	usage      *launch.Usage     // what the init counted of everything it reaped
+	term       *terminal         // the payload's pty, nil without one
 	cgroup     *cgroup.Group
 	tmpDir     *TmpDir            // removed once the sandbox is gone
 	kept       string             // --keep-changes, whose work directories are emptied then
