@@ -65,22 +65,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sidebyside: no cgroup accounting (%v): the CPU column is rusage's\n", err)
 	}
-	defer acct.close()
-	for r := 0; r < *warmup+*runs; r++ {
-		for i := range cmds {
-			c := cmds[(r+i)%len(cmds)]
-			wall, cpu, ru, err := c.run(acct)
-			if err != nil {
-				fatal(fmt.Errorf("%s: %w", c.Name, err))
-			}
-			if r < *warmup {
-				continue
-			}
-			c.Wall, c.RU = append(c.Wall, wall), append(c.RU, ru)
-			if acct != nil {
-				c.CPU = append(c.CPU, cpu)
-			}
-		}
+	err = measure(cmds, acct, *runs, *warmup)
+	acct.close()
+	if err != nil {
+		fatal(err)
 	}
 	printTable(cmds, *baseline, acct != nil)
 	if *jsonOut != "" {
@@ -89,6 +77,28 @@ func main() {
 			fatal(err)
 		}
 	}
+}
+
+// measure runs every command warmup+runs times, one round at a time, and
+// keeps the figures of the last runs rounds.
+func measure(cmds []*command, acct *accounting, runs, warmup int) error {
+	for r := 0; r < warmup+runs; r++ {
+		for i := range cmds {
+			c := cmds[(r+i)%len(cmds)]
+			wall, cpu, ru, err := c.run(acct)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.Name, err)
+			}
+			if r < warmup {
+				continue
+			}
+			c.Wall, c.RU = append(c.Wall, wall), append(c.RU, ru)
+			if acct != nil {
+				c.CPU = append(c.CPU, cpu)
+			}
+		}
+	}
+	return nil
 }
 
 // run runs c once, its output discarded, and returns its wall time, the
