@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
-# Startup of nsrun next to bubblewrap and /bin/true, interleaved in one
-# hyperfine run, medians and ratios printed as a markdown table.
-#   RUNS=300 bench/startup.sh
+# Startup of nsrun next to bubblewrap, a bare Go re-exec into the same
+# namespaces (the floor) and no-op C and Go programs, interleaved run by run
+# (bench/sidebyside): wall and CPU medians, the CPU of every process counted
+# by the kernel (cgroup accounting, as root) and as rusage sees it.
+#   RUNS=60 bench/startup.sh
 source "$(dirname "$0")/lib.sh"
-RUNS="${RUNS:-300}"
+RUNS="${RUNS:-60}"
+WARMUP="${WARMUP:-3}"
 
 CGO_ENABLED=0 go build -o "$out/floor" ./bench/floor
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out/noop-go" ./bench/noop
+go build -o "$out/sidebyside" ./bench/sidebyside
+rows=()
+if gcc -O2 -static -o "$out/noop-c" bench/noop.c 2>/dev/null; then
+	rows+=("no-op C (static)=$out/noop-c")
+fi
+rows+=("no-op Go=$out/noop-go")
 
 # The agent preset runs in a git repository of its own, its HOME in $out.
 mkdir "$out/repo" && git -C "$out/repo" init -q && cd "$out/repo"
 export XDG_STATE_HOME="$out/state"
 
-echo "## Startup ($RUNS runs each, as $(id -un))"
+echo "## Startup ($RUNS runs each, interleaved, as $(id -un))"
 echo
-hyperfine -N --warmup 30 --runs "$RUNS" --style none --export-json "$out/startup.json" \
-	-n true "/bin/true" \
-	-n bwrap "$bwrap_cmd /bin/true" \
-	-n nsrun "$nsrun --rw $ws -- /bin/true" \
-	-n "nsrun --landlock off --seccomp off" "$nsrun --landlock off --seccomp off --rw $ws -- /bin/true" \
-	-n "nsrun --net host" "$nsrun --net host --rw $ws -- /bin/true" \
-	-n "nsrun --isolation landlock" "$nsrun --isolation landlock --rw $ws -- /bin/true" \
-	-n "nsrun --preset agent, in a repository" "$nsrun --preset agent -- /bin/true" \
-	-n "floor: a bare Go re-exec" "$out/floor /bin/true" >/dev/null
+"$out/sidebyside" -runs "$RUNS" -warmup "$WARMUP" -baseline bwrap -json "$out/startup.json" \
+	"${rows[@]}" \
+	"bwrap=$bwrap_cmd /bin/true" \
+	"nsrun=$nsrun --rw $ws -- /bin/true" \
+	"nsrun --isolation landlock=$nsrun --isolation landlock --rw $ws -- /bin/true" \
+	"nsrun --preset agent, in a repository=$nsrun --preset agent -- /bin/true" \
+	"floor: a bare Go re-exec=$out/floor /bin/true"
 cd - >/dev/null
-go run ./bench/report -baseline bwrap "$out/startup.json"
 echo
-echo "bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\` (WS a directory under /var/tmp). floor: \`bench/floor\`, the least a launcher of nsrun's design does (a Go program re-executing itself into the same seven namespaces, mounting /proc and a /tmp, executing the command; no rules, Landlock, seccomp or capability drop)."
+echo "Each round runs every command once, in an order that rotates between rounds. CPU: every process of the run, counted by cgroup accounting where the bench runs as root (rusage, which hyperfine reports, leaves out bwrap's sandbox); the runner's own share of a run (starting and waiting for the command) is in every row, as the no-op rows show. bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\` (WS a directory under /var/tmp). floor: \`bench/floor\`, the least a launcher of nsrun's design does (a Go program re-executing itself into the same seven namespaces, mounting /proc and a /tmp, executing the command; no rules, Landlock, seccomp or capability drop)."

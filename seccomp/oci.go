@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
@@ -64,15 +65,18 @@ var ops = map[specs.LinuxSeccompOperator]Op{
 	specs.OpGreaterEqual: OpGE, specs.OpGreaterThan: OpGT, specs.OpMaskedEqual: OpMaskedEq,
 }
 
-// ociArches are the architectures the runtime spec names.
-var ociArches = map[specs.Arch]bool{
-	specs.ArchX86: true, specs.ArchX86_64: true, specs.ArchX32: true, specs.ArchARM: true,
-	specs.ArchAARCH64: true, specs.ArchMIPS: true, specs.ArchMIPS64: true, specs.ArchMIPS64N32: true,
-	specs.ArchMIPSEL: true, specs.ArchMIPSEL64: true, specs.ArchMIPSEL64N32: true, specs.ArchPPC: true,
-	specs.ArchPPC64: true, specs.ArchPPC64LE: true, specs.ArchS390: true, specs.ArchS390X: true,
-	specs.ArchPARISC: true, specs.ArchPARISC64: true, specs.ArchRISCV64: true, specs.ArchLOONGARCH64: true,
-	specs.ArchM68K: true, specs.ArchSH: true, specs.ArchSHEB: true,
-}
+// ociArches are the architectures the runtime spec names; built on first
+// use.
+var ociArches = sync.OnceValue(func() map[specs.Arch]bool {
+	return map[specs.Arch]bool{
+		specs.ArchX86: true, specs.ArchX86_64: true, specs.ArchX32: true, specs.ArchARM: true,
+		specs.ArchAARCH64: true, specs.ArchMIPS: true, specs.ArchMIPS64: true, specs.ArchMIPS64N32: true,
+		specs.ArchMIPSEL: true, specs.ArchMIPSEL64: true, specs.ArchMIPSEL64N32: true, specs.ArchPPC: true,
+		specs.ArchPPC64: true, specs.ArchPPC64LE: true, specs.ArchS390: true, specs.ArchS390X: true,
+		specs.ArchPARISC: true, specs.ArchPARISC64: true, specs.ArchRISCV64: true, specs.ArchLOONGARCH64: true,
+		specs.ArchM68K: true, specs.ArchSH: true, specs.ArchSHEB: true,
+	}
+})
 
 // shortArch is Docker's name for an OCI architecture in includes.arches.
 var shortArch = map[string]string{
@@ -115,7 +119,7 @@ func ParseOCI(data []byte, name string, host Host) (Profile, error) {
 		}
 	}
 	for _, m := range d.ArchMap {
-		if !ociArches[m.Arch] {
+		if !ociArches()[m.Arch] {
 			return fail("archMap: unknown architecture %q", m.Arch)
 		}
 		if string(m.Arch) == host.Arch {
@@ -123,7 +127,7 @@ func ParseOCI(data []byte, name string, host Host) (Profile, error) {
 		}
 	}
 	for _, a := range listed {
-		if !ociArches[a] {
+		if !ociArches()[a] {
 			return fail("unknown architecture %q", a)
 		}
 		p.ExtraArches = append(p.ExtraArches, archName(a))
@@ -168,7 +172,7 @@ func errnoRet(ret *uint, name, retField, nameField string) (*uint, error) {
 	if name == "" {
 		return ret, nil
 	}
-	n, ok := errnoNumbers[name]
+	n, ok := errnoNumbers()[name]
 	if !ok {
 		return nil, fmt.Errorf("%s %q: not a Linux errno name", nameField, name)
 	}

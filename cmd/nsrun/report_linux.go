@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -95,8 +94,10 @@ func writable(dir string) error {
 func createTemp(dirfd int, base string) (string, int, error) {
 	for {
 		var r [6]byte
-		if _, err := rand.Read(r[:]); err != nil {
-			return "", -1, err
+		// getrandom, not crypto/rand: its packages' initialization
+		// would run at the start of every nsrun process.
+		if _, err := unix.Getrandom(r[:], 0); err != nil { // up to 256 bytes: never short
+			return "", -1, fmt.Errorf("getrandom: %w", err)
 		}
 		name := "." + base + ".nsrun-" + hex.EncodeToString(r[:])
 		fd, err := unix.Openat(dirfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)

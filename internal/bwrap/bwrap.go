@@ -270,11 +270,11 @@ func (a *Args) parse(argv []string, inFile bool, read ReadFunc) ([]string, error
 // option handles argv[0], an option or the end of the options; n is how
 // many arguments it took, stop says the options ended at it.
 func (a *Args) option(arg string, argv []string, inFile bool, read ReadFunc) (n int, stop bool, err error) {
-	if spec, ok := simple[arg]; ok {
+	if spec, ok := simple()[arg]; ok {
 		spec(a)
 		return 1, false, nil
 	}
-	if spec, ok := withArgs[arg]; ok {
+	if spec, ok := withArgs()[arg]; ok {
 		if len(argv) < spec.n+1 {
 			return 0, false, errorf("%s", spec.missing(arg))
 		}

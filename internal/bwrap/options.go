@@ -5,36 +5,41 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-// simple are the options without arguments.
-var simple = map[string]func(*Args){
-	"--help":         func(a *Args) { a.Help = true },
-	"--version":      func(a *Args) { a.Version = true },
-	"--level-prefix": func(a *Args) { a.LevelPrefix = true },
-	// bubblewrap's --unshare-all takes the -try variants of user and
-	// cgroup, for kernels without them.
-	"--unshare-all": func(a *Args) {
-		u := &a.Unshare
-		u.UserTry, u.IPC, u.PID, u.UTS, u.CgroupTry, u.Net = true, true, true, true, true, true
-	},
-	"--unshare-user":            func(a *Args) { a.Unshare.User = true },
-	"--unshare-user-try":        func(a *Args) { a.Unshare.UserTry = true },
-	"--unshare-ipc":             func(a *Args) { a.Unshare.IPC = true },
-	"--unshare-pid":             func(a *Args) { a.Unshare.PID = true },
-	"--unshare-net":             func(a *Args) { a.Unshare.Net = true },
-	"--unshare-uts":             func(a *Args) { a.Unshare.UTS = true },
-	"--unshare-cgroup":          func(a *Args) { a.Unshare.Cgroup = true },
-	"--unshare-cgroup-try":      func(a *Args) { a.Unshare.CgroupTry = true },
-	"--share-net":               func(a *Args) { a.Unshare.Net = false },
-	"--disable-userns":          func(a *Args) { a.DisableUserns = true },
-	"--assert-userns-disabled":  func(a *Args) { a.AssertUsernsDisabled = true },
-	"--clearenv":                func(a *Args) { a.Env = append(a.Env, EnvOp{Kind: ClearEnv}) },
-	"--new-session":             func(a *Args) { a.NewSession = true },
-	"--die-with-parent":         func(a *Args) { a.DieWithParent = true },
-	"--as-pid-1":                func(a *Args) { a.AsPid1 = true },
-	"--not-a-security-boundary": func(a *Args) { a.NotASecurityBoundary = true },
-}
+// simple are the options without arguments. It and withArgs are built
+// on first use: only nsrun run as bwrap reads them, while every nsrun
+// process (the CLI, the sandbox's init) would build them at start.
+var simple = sync.OnceValue(func() map[string]func(*Args) {
+	return map[string]func(*Args){
+		"--help":         func(a *Args) { a.Help = true },
+		"--version":      func(a *Args) { a.Version = true },
+		"--level-prefix": func(a *Args) { a.LevelPrefix = true },
+		// bubblewrap's --unshare-all takes the -try variants of user and
+		// cgroup, for kernels without them.
+		"--unshare-all": func(a *Args) {
+			u := &a.Unshare
+			u.UserTry, u.IPC, u.PID, u.UTS, u.CgroupTry, u.Net = true, true, true, true, true, true
+		},
+		"--unshare-user":            func(a *Args) { a.Unshare.User = true },
+		"--unshare-user-try":        func(a *Args) { a.Unshare.UserTry = true },
+		"--unshare-ipc":             func(a *Args) { a.Unshare.IPC = true },
+		"--unshare-pid":             func(a *Args) { a.Unshare.PID = true },
+		"--unshare-net":             func(a *Args) { a.Unshare.Net = true },
+		"--unshare-uts":             func(a *Args) { a.Unshare.UTS = true },
+		"--unshare-cgroup":          func(a *Args) { a.Unshare.Cgroup = true },
+		"--unshare-cgroup-try":      func(a *Args) { a.Unshare.CgroupTry = true },
+		"--share-net":               func(a *Args) { a.Unshare.Net = false },
+		"--disable-userns":          func(a *Args) { a.DisableUserns = true },
+		"--assert-userns-disabled":  func(a *Args) { a.AssertUsernsDisabled = true },
+		"--clearenv":                func(a *Args) { a.Env = append(a.Env, EnvOp{Kind: ClearEnv}) },
+		"--new-session":             func(a *Args) { a.NewSession = true },
+		"--die-with-parent":         func(a *Args) { a.DieWithParent = true },
+		"--as-pid-1":                func(a *Args) { a.AsPid1 = true },
+		"--not-a-security-boundary": func(a *Args) { a.NotASecurityBoundary = true },
+	}
+})
 
 // argSpec is an option with n arguments: missing is bubblewrap's message
 // when fewer follow, do takes them (vals has exactly n).
@@ -56,190 +61,192 @@ func takesThreeArguments(opt string) string {
 
 // withArgs are the options that take arguments (but --args and
 // --overlay-src, which parse handles).
-var withArgs = map[string]argSpec{
-	"--argv0": {1, takesOneArgument, func(a *Args, _ string, v []string) error {
-		if a.Argv0Set {
-			return errorf("--argv0 used multiple times")
-		}
-		a.Argv0, a.Argv0Set = v[0], true
-		return nil
-	}},
-	"--chdir": {1, takesOneArgument, func(a *Args, opt string, v []string) error {
-		if a.ChdirSet {
-			a.warnOnlyLast(opt)
-		}
-		a.Chdir, a.ChdirSet = v[0], true
-		return nil
-	}},
-	"--remount-ro": {1, takesOneArgument, dest(RemountRO)},
+var withArgs = sync.OnceValue(func() map[string]argSpec {
+	return map[string]argSpec{
+		"--argv0": {1, takesOneArgument, func(a *Args, _ string, v []string) error {
+			if a.Argv0Set {
+				return errorf("--argv0 used multiple times")
+			}
+			a.Argv0, a.Argv0Set = v[0], true
+			return nil
+		}},
+		"--chdir": {1, takesOneArgument, func(a *Args, opt string, v []string) error {
+			if a.ChdirSet {
+				a.warnOnlyLast(opt)
+			}
+			a.Chdir, a.ChdirSet = v[0], true
+			return nil
+		}},
+		"--remount-ro": {1, takesOneArgument, dest(RemountRO)},
 
-	"--bind":         {2, takesTwoArguments, bind(Bind)},
-	"--bind-try":     {2, takesTwoArguments, bind(Bind)},
-	"--ro-bind":      {2, takesTwoArguments, bind(ROBind)},
-	"--ro-bind-try":  {2, takesTwoArguments, bind(ROBind)},
-	"--dev-bind":     {2, takesTwoArguments, bind(DevBind)},
-	"--dev-bind-try": {2, takesTwoArguments, bind(DevBind)},
-	// bubblewrap names --bind-fd in the message for both.
-	"--bind-fd":    {2, func(string) string { return takesTwoArguments("--bind-fd") }, bindFD(Bind)},
-	"--ro-bind-fd": {2, func(string) string { return takesTwoArguments("--bind-fd") }, bindFD(ROBind)},
+		"--bind":         {2, takesTwoArguments, bind(Bind)},
+		"--bind-try":     {2, takesTwoArguments, bind(Bind)},
+		"--ro-bind":      {2, takesTwoArguments, bind(ROBind)},
+		"--ro-bind-try":  {2, takesTwoArguments, bind(ROBind)},
+		"--dev-bind":     {2, takesTwoArguments, bind(DevBind)},
+		"--dev-bind-try": {2, takesTwoArguments, bind(DevBind)},
+		// bubblewrap names --bind-fd in the message for both.
+		"--bind-fd":    {2, func(string) string { return takesTwoArguments("--bind-fd") }, bindFD(Bind)},
+		"--ro-bind-fd": {2, func(string) string { return takesTwoArguments("--bind-fd") }, bindFD(ROBind)},
 
-	"--overlay": {3, takesThreeArguments, func(a *Args, opt string, v []string) error {
-		if len(a.overlaySrcs) < 1 {
-			return errorf("--overlay requires at least one --overlay-src")
-		}
-		op := newOp(Overlay, opt)
-		op.Source, op.Workdir, op.Dest, op.Sources = v[0], v[1], v[2], a.takeOverlaySrcs()
-		a.add(op)
-		return nil
-	}},
-	"--tmp-overlay": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
-		if len(a.overlaySrcs) < 1 {
-			return errorf("--tmp-overlay requires at least one --overlay-src")
-		}
-		op := newOp(TmpOverlay, opt)
-		op.Dest, op.Sources = v[0], a.takeOverlaySrcs()
-		a.add(op)
-		return nil
-	}},
-	"--ro-overlay": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
-		if len(a.overlaySrcs) < 2 {
-			return errorf("--ro-overlay requires at least two --overlay-src")
-		}
-		op := newOp(ROOverlay, opt)
-		op.Dest, op.Sources = v[0], a.takeOverlaySrcs()
-		a.add(op)
-		return nil
-	}},
+		"--overlay": {3, takesThreeArguments, func(a *Args, opt string, v []string) error {
+			if len(a.overlaySrcs) < 1 {
+				return errorf("--overlay requires at least one --overlay-src")
+			}
+			op := newOp(Overlay, opt)
+			op.Source, op.Workdir, op.Dest, op.Sources = v[0], v[1], v[2], a.takeOverlaySrcs()
+			a.add(op)
+			return nil
+		}},
+		"--tmp-overlay": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
+			if len(a.overlaySrcs) < 1 {
+				return errorf("--tmp-overlay requires at least one --overlay-src")
+			}
+			op := newOp(TmpOverlay, opt)
+			op.Dest, op.Sources = v[0], a.takeOverlaySrcs()
+			a.add(op)
+			return nil
+		}},
+		"--ro-overlay": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
+			if len(a.overlaySrcs) < 2 {
+				return errorf("--ro-overlay requires at least two --overlay-src")
+			}
+			op := newOp(ROOverlay, opt)
+			op.Dest, op.Sources = v[0], a.takeOverlaySrcs()
+			a.add(op)
+			return nil
+		}},
 
-	"--proc":   {1, takesAnArgument, dest(Proc)},
-	"--dev":    {1, takesAnArgument, dest(Dev)},
-	"--mqueue": {1, takesAnArgument, dest(Mqueue)},
-	"--tmpfs": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
-		op := newOp(Tmpfs, opt)
-		op.Dest, op.Perms, op.Size = v[0], a.takePerms(0o755), a.takeSize()
-		a.add(op)
-		return nil
-	}},
-	"--dir": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
-		op := newOp(Dir, opt)
-		op.Dest, op.Perms = v[0], a.takePerms(0o755)
-		a.add(op)
-		return nil
-	}},
-	"--file":         {2, takesTwoArguments, data(File, 0o666)},
-	"--bind-data":    {2, takesTwoArguments, data(BindData, 0o600)},
-	"--ro-bind-data": {2, takesTwoArguments, data(ROBindData, 0o600)},
-	"--symlink": {2, takesTwoArguments, func(a *Args, opt string, v []string) error {
-		op := newOp(Symlink, opt)
-		op.Source, op.Dest = v[0], v[1]
-		a.add(op)
-		return nil
-	}},
-	"--chmod": {2, takesTwoArguments, func(a *Args, opt string, v []string) error {
-		perms, ok := parseOctal(v[0])
-		if !ok {
-			return errorf("--chmod takes an octal argument <= 07777")
-		}
-		op := newOp(Chmod, opt)
-		op.Dest, op.Perms = v[1], perms
-		a.add(op)
-		return nil
-	}},
+		"--proc":   {1, takesAnArgument, dest(Proc)},
+		"--dev":    {1, takesAnArgument, dest(Dev)},
+		"--mqueue": {1, takesAnArgument, dest(Mqueue)},
+		"--tmpfs": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
+			op := newOp(Tmpfs, opt)
+			op.Dest, op.Perms, op.Size = v[0], a.takePerms(0o755), a.takeSize()
+			a.add(op)
+			return nil
+		}},
+		"--dir": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
+			op := newOp(Dir, opt)
+			op.Dest, op.Perms = v[0], a.takePerms(0o755)
+			a.add(op)
+			return nil
+		}},
+		"--file":         {2, takesTwoArguments, data(File, 0o666)},
+		"--bind-data":    {2, takesTwoArguments, data(BindData, 0o600)},
+		"--ro-bind-data": {2, takesTwoArguments, data(ROBindData, 0o600)},
+		"--symlink": {2, takesTwoArguments, func(a *Args, opt string, v []string) error {
+			op := newOp(Symlink, opt)
+			op.Source, op.Dest = v[0], v[1]
+			a.add(op)
+			return nil
+		}},
+		"--chmod": {2, takesTwoArguments, func(a *Args, opt string, v []string) error {
+			perms, ok := parseOctal(v[0])
+			if !ok {
+				return errorf("--chmod takes an octal argument <= 07777")
+			}
+			op := newOp(Chmod, opt)
+			op.Dest, op.Perms = v[1], perms
+			a.add(op)
+			return nil
+		}},
 
-	"--exec-label": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
-		if a.ExecLabel != "" {
-			a.warnOnlyLast(opt)
-		}
-		a.ExecLabel = v[0]
-		return nil
-	}},
-	"--file-label": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
-		if a.FileLabel != "" {
-			a.warnOnlyLast(opt)
-		}
-		a.FileLabel = v[0]
-		return nil
-	}},
-	"--lock-file": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
-		a.LockFiles = append(a.LockFiles, v[0])
-		return nil
-	}},
+		"--exec-label": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
+			if a.ExecLabel != "" {
+				a.warnOnlyLast(opt)
+			}
+			a.ExecLabel = v[0]
+			return nil
+		}},
+		"--file-label": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
+			if a.FileLabel != "" {
+				a.warnOnlyLast(opt)
+			}
+			a.FileLabel = v[0]
+			return nil
+		}},
+		"--lock-file": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
+			a.LockFiles = append(a.LockFiles, v[0])
+			return nil
+		}},
 
-	"--sync-fd":         {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.SyncFD })},
-	"--block-fd":        {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.BlockFD })},
-	"--userns-block-fd": {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.UsernsBlockFD })},
-	"--info-fd":         {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.InfoFD })},
-	"--json-status-fd":  {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.JSONStatusFD })},
-	"--userns":          {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.UsernsFD })},
-	"--userns2":         {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.Userns2FD })},
-	"--pidns":           {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.PidnsFD })},
-	"--seccomp": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
-		if len(a.AddSeccompFDs) > 0 {
-			return errorf("--seccomp cannot be combined with --add-seccomp-fd")
-		}
-		return lastFD(func(a *Args) *int { return &a.SeccompFD })(a, opt, v)
-	}},
-	"--add-seccomp-fd": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
-		if a.SeccompFD != -1 {
-			return errorf("--add-seccomp-fd cannot be combined with --seccomp")
-		}
-		fd, err := parseFD(v[0])
-		if err != nil {
-			return err
-		}
-		a.AddSeccompFDs = append(a.AddSeccompFDs, fd)
-		return nil
-	}},
+		"--sync-fd":         {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.SyncFD })},
+		"--block-fd":        {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.BlockFD })},
+		"--userns-block-fd": {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.UsernsBlockFD })},
+		"--info-fd":         {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.InfoFD })},
+		"--json-status-fd":  {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.JSONStatusFD })},
+		"--userns":          {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.UsernsFD })},
+		"--userns2":         {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.Userns2FD })},
+		"--pidns":           {1, takesAnArgument, lastFD(func(a *Args) *int { return &a.PidnsFD })},
+		"--seccomp": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
+			if len(a.AddSeccompFDs) > 0 {
+				return errorf("--seccomp cannot be combined with --add-seccomp-fd")
+			}
+			return lastFD(func(a *Args) *int { return &a.SeccompFD })(a, opt, v)
+		}},
+		"--add-seccomp-fd": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
+			if a.SeccompFD != -1 {
+				return errorf("--add-seccomp-fd cannot be combined with --seccomp")
+			}
+			fd, err := parseFD(v[0])
+			if err != nil {
+				return err
+			}
+			a.AddSeccompFDs = append(a.AddSeccompFDs, fd)
+			return nil
+		}},
 
-	"--setenv": {2, takesTwoArguments, func(a *Args, _ string, v []string) error {
-		if !validEnvName(v[0]) {
-			return errorf("setenv failed")
-		}
-		a.Env = append(a.Env, EnvOp{Kind: SetEnv, Name: v[0], Value: v[1]})
-		return nil
-	}},
-	"--unsetenv": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
-		if !validEnvName(v[0]) {
-			return errorf("unsetenv failed")
-		}
-		a.Env = append(a.Env, EnvOp{Kind: UnsetEnv, Name: v[0]})
-		return nil
-	}},
-	"--uid": {1, takesAnArgument, id("uid", func(a *Args) *int { return &a.UID })},
-	"--gid": {1, takesAnArgument, id("gid", func(a *Args) *int { return &a.GID })},
-	"--hostname": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
-		if a.HostnameSet {
-			a.warnOnlyLast(opt)
-		}
-		a.Hostname, a.HostnameSet = v[0], true
-		return nil
-	}},
-	"--cap-add":  {1, takesAnArgument, capOp(true)},
-	"--cap-drop": {1, takesAnArgument, capOp(false)},
+		"--setenv": {2, takesTwoArguments, func(a *Args, _ string, v []string) error {
+			if !validEnvName(v[0]) {
+				return errorf("setenv failed")
+			}
+			a.Env = append(a.Env, EnvOp{Kind: SetEnv, Name: v[0], Value: v[1]})
+			return nil
+		}},
+		"--unsetenv": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
+			if !validEnvName(v[0]) {
+				return errorf("unsetenv failed")
+			}
+			a.Env = append(a.Env, EnvOp{Kind: UnsetEnv, Name: v[0]})
+			return nil
+		}},
+		"--uid": {1, takesAnArgument, id("uid", func(a *Args) *int { return &a.UID })},
+		"--gid": {1, takesAnArgument, id("gid", func(a *Args) *int { return &a.GID })},
+		"--hostname": {1, takesAnArgument, func(a *Args, opt string, v []string) error {
+			if a.HostnameSet {
+				a.warnOnlyLast(opt)
+			}
+			a.Hostname, a.HostnameSet = v[0], true
+			return nil
+		}},
+		"--cap-add":  {1, takesAnArgument, capOp(true)},
+		"--cap-drop": {1, takesAnArgument, capOp(false)},
 
-	"--perms": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
-		if a.nextPerms != -1 {
-			return errorf("--perms given twice for the same action")
-		}
-		perms, ok := parseOctal(v[0])
-		if !ok {
-			return errorf("--perms takes an octal argument <= 07777")
-		}
-		a.nextPerms = perms
-		return nil
-	}},
-	"--size": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
-		if a.nextSize != 0 {
-			return errorf("--size given twice for the same action")
-		}
-		size, err := parseSize(v[0])
-		if err != nil {
-			return err
-		}
-		a.nextSize = size
-		return nil
-	}},
-}
+		"--perms": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
+			if a.nextPerms != -1 {
+				return errorf("--perms given twice for the same action")
+			}
+			perms, ok := parseOctal(v[0])
+			if !ok {
+				return errorf("--perms takes an octal argument <= 07777")
+			}
+			a.nextPerms = perms
+			return nil
+		}},
+		"--size": {1, takesAnArgument, func(a *Args, _ string, v []string) error {
+			if a.nextSize != 0 {
+				return errorf("--size given twice for the same action")
+			}
+			size, err := parseSize(v[0])
+			if err != nil {
+				return err
+			}
+			a.nextSize = size
+			return nil
+		}},
+	}
+})
 
 // newOp is an operation with no descriptor and no mode yet.
 func newOp(k Kind, opt string) Op {

@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -137,8 +136,10 @@ func apply(t *tree, c Change) error {
 // and renames it over name (a directory there is removed first).
 func replace(parent int, name string, isDir bool, make func(tmp string) error) error {
 	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return err
+	// getrandom, not crypto/rand, whose packages' initialization would run
+	// at the start of every nsrun process.
+	if _, err := unix.Getrandom(b[:], 0); err != nil { // up to 256 bytes: never short
+		return fmt.Errorf("getrandom: %w", err)
 	}
 	tmp := ".nsrun-apply." + hex.EncodeToString(b[:])
 	if err := make(tmp); err != nil {

@@ -1,6 +1,9 @@
 package gitguard
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // kind is what a configuration variable's value is to git.
 type kind int
@@ -19,21 +22,24 @@ var (
 	pathVars = map[string]bool{
 		"core.hookspath": true, "core.attributesfile": true, "init.templatedir": true,
 	}
-	commandVars = map[string]bool{
-		"core.sshcommand": true, "core.pager": true, "core.editor": true, "core.askpass": true,
-		"core.gitproxy": true, "core.fsmonitor": true, "sequence.editor": true,
-		"interactive.difffilter": true, "diff.external": true, "diff.*.textconv": true,
-		"diff.*.command": true, "filter.*.clean": true, "filter.*.smudge": true,
-		"filter.*.process": true, "merge.*.driver": true, "credential.helper": true,
-		"credential.*.helper": true, "gpg.program": true, "gpg.*.program": true,
-		"gpg.ssh.defaultkeycommand": true, "pager.*": true, "difftool.*.cmd": true,
-		"difftool.*.path": true, "mergetool.*.cmd": true, "mergetool.*.path": true,
-		"browser.*.cmd": true, "browser.*.path": true, "man.*.cmd": true, "man.*.path": true,
-		"remote.*.uploadpack": true, "remote.*.receivepack": true, "sendemail.smtpserver": true,
-		"sendemail.*.smtpserver": true, "sendemail.tocmd": true, "sendemail.cccmd": true,
-		"sendemail.headercmd": true, "trailer.*.command": true, "trailer.*.cmd": true,
-		"uploadpack.packobjectshook": true, "instaweb.httpd": true, "guitool.*.cmd": true,
-	}
+	// commandVars is built on first use, not at every nsrun start.
+	commandVars = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"core.sshcommand": true, "core.pager": true, "core.editor": true, "core.askpass": true,
+			"core.gitproxy": true, "core.fsmonitor": true, "sequence.editor": true,
+			"interactive.difffilter": true, "diff.external": true, "diff.*.textconv": true,
+			"diff.*.command": true, "filter.*.clean": true, "filter.*.smudge": true,
+			"filter.*.process": true, "merge.*.driver": true, "credential.helper": true,
+			"credential.*.helper": true, "gpg.program": true, "gpg.*.program": true,
+			"gpg.ssh.defaultkeycommand": true, "pager.*": true, "difftool.*.cmd": true,
+			"difftool.*.path": true, "mergetool.*.cmd": true, "mergetool.*.path": true,
+			"browser.*.cmd": true, "browser.*.path": true, "man.*.cmd": true, "man.*.path": true,
+			"remote.*.uploadpack": true, "remote.*.receivepack": true, "sendemail.smtpserver": true,
+			"sendemail.*.smtpserver": true, "sendemail.tocmd": true, "sendemail.cccmd": true,
+			"sendemail.headercmd": true, "trailer.*.command": true, "trailer.*.cmd": true,
+			"uploadpack.packobjectshook": true, "instaweb.httpd": true, "guitool.*.cmd": true,
+		}
+	})
 )
 
 // classify says what e's value is and which words of it may be paths.
@@ -61,7 +67,7 @@ func classify(e Entry) (kind, []string) {
 			return kindCommand, commandPaths(cmd)
 		}
 		return kindOther, nil
-	case e.Sub == "" && commandVars[key] || e.Sub != "" && commandVars[wild] || wild == "pager.*" && commandVars[wild]:
+	case e.Sub == "" && commandVars()[key] || e.Sub != "" && commandVars()[wild] || wild == "pager.*" && commandVars()[wild]:
 		if _, isBool := Bool(e); isBool {
 			return kindOther, nil // core.fsmonitor=true, pager.log=false: no program named
 		}

@@ -76,6 +76,7 @@ func (s *Sandbox) Send(spec *launch.Spec, h *Hooks) error {
 // terminal's relay and lets the supervisor reap. It returns the payload.
 // The caller aborts the sandbox on an error.
 func (s *Sandbox) Await() (*os.Process, error) {
+	warmPidfd()
 	msg, err := s.next()
 	for err == nil && msg.Kind == launch.MsgListener {
 		if err = s.takeListener(msg.Code); err != nil {
@@ -116,6 +117,17 @@ func (s *Sandbox) Await() (*os.Process, error) {
 	}
 	close(s.begun)
 	return p, nil
+}
+
+// warmPidfd has the os package check, once per process, that pidfds work
+// (it forks a child to see), while the first process is still booting:
+// findPayload's os.FindProcess would check then, and the supervisor
+// reaps nothing, not even a payload that has already exited, until
+// findPayload is done.
+func warmPidfd() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Release()
+	}
 }
 
 // takeListener takes the seccomp listener the init holds as fd and serves

@@ -1,5 +1,7 @@
 package supervise
 
+import "sync"
+
 // op is what a handed-over call does.
 type op int
 
@@ -90,73 +92,78 @@ func second(dirfd, path int) func(*call) {
 }
 func linkTarget(i int) func(*call) { return func(c *call) { c.a2 = i } }
 
-// calls are the calls seccomp.LandlockOnly hands over, by name.
-var calls = map[string]call{
-	"connect": mk(opConnect, fd(0), args(1, 2)),
-	"listen":  mk(opListen, fd(0), args(1)),
+// calls are the calls seccomp.LandlockOnly hands over, by name. The
+// table is built on first use: every nsrun process (the CLI, the init)
+// would otherwise build it at start, and only a Landlock-only sandbox's
+// supervisor reads it.
+var calls = sync.OnceValue(func() map[string]call {
+	return map[string]call{
+		"connect": mk(opConnect, fd(0), args(1, 2)),
+		"listen":  mk(opListen, fd(0), args(1)),
 
-	"chmod":     mk(opChmod, pathAt(0), follow, args(1)),
-	"fchmod":    mk(opChmod, fd(0), args(1)),
-	"fchmodat":  mk(opChmod, dirfd(0), pathAt(1), follow, args(2)),
-	"fchmodat2": mk(opChmod, dirfd(0), pathAt(1), flags(3), follow, args(2)),
+		"chmod":     mk(opChmod, pathAt(0), follow, args(1)),
+		"fchmod":    mk(opChmod, fd(0), args(1)),
+		"fchmodat":  mk(opChmod, dirfd(0), pathAt(1), follow, args(2)),
+		"fchmodat2": mk(opChmod, dirfd(0), pathAt(1), flags(3), follow, args(2)),
 
-	"chown":    mk(opChown, pathAt(0), follow, args(1, 2)),
-	"lchown":   mk(opChown, pathAt(0), args(1, 2)),
-	"fchown":   mk(opChown, fd(0), args(1, 2)),
-	"fchownat": mk(opChown, dirfd(0), pathAt(1), flags(4), follow, args(2, 3)),
+		"chown":    mk(opChown, pathAt(0), follow, args(1, 2)),
+		"lchown":   mk(opChown, pathAt(0), args(1, 2)),
+		"fchown":   mk(opChown, fd(0), args(1, 2)),
+		"fchownat": mk(opChown, dirfd(0), pathAt(1), flags(4), follow, args(2, 3)),
 
-	"utime":     mk(opUtimes, pathAt(0), follow, args(1), times(timesUtimbuf)),
-	"utimes":    mk(opUtimes, pathAt(0), follow, args(1), times(timesTimeval)),
-	"futimesat": mk(opUtimes, dirfd(0), pathAt(1), follow, args(2), times(timesTimeval)),
-	// utimensat(fd, NULL, ...) acts on fd itself: see target.
-	"utimensat": mk(opUtimes, dirfd(0), pathAt(1), flags(3), follow, args(2), times(timesTimespec)),
+		"utime":     mk(opUtimes, pathAt(0), follow, args(1), times(timesUtimbuf)),
+		"utimes":    mk(opUtimes, pathAt(0), follow, args(1), times(timesTimeval)),
+		"futimesat": mk(opUtimes, dirfd(0), pathAt(1), follow, args(2), times(timesTimeval)),
+		// utimensat(fd, NULL, ...) acts on fd itself: see target.
+		"utimensat": mk(opUtimes, dirfd(0), pathAt(1), flags(3), follow, args(2), times(timesTimespec)),
 
-	// a name, b value, c size, d flags.
-	"setxattr":  mk(opSetxattr, pathAt(0), follow, args(1, 2, 3, 4)),
-	"lsetxattr": mk(opSetxattr, pathAt(0), args(1, 2, 3, 4)),
-	"fsetxattr": mk(opSetxattr, fd(0), args(1, 2, 3, 4)),
-	// setxattrat(dfd, path, at_flags, name, struct xattr_args *, size).
-	"setxattrat": mk(opSetxattr, dirfd(0), pathAt(1), flags(2), follow, args(3, 4, 5)),
+		// a name, b value, c size, d flags.
+		"setxattr":  mk(opSetxattr, pathAt(0), follow, args(1, 2, 3, 4)),
+		"lsetxattr": mk(opSetxattr, pathAt(0), args(1, 2, 3, 4)),
+		"fsetxattr": mk(opSetxattr, fd(0), args(1, 2, 3, 4)),
+		// setxattrat(dfd, path, at_flags, name, struct xattr_args *, size).
+		"setxattrat": mk(opSetxattr, dirfd(0), pathAt(1), flags(2), follow, args(3, 4, 5)),
 
-	"removexattr":   mk(opRemovexattr, pathAt(0), follow, args(1)),
-	"lremovexattr":  mk(opRemovexattr, pathAt(0), args(1)),
-	"fremovexattr":  mk(opRemovexattr, fd(0), args(1)),
-	"removexattrat": mk(opRemovexattr, dirfd(0), pathAt(1), flags(2), follow, args(3)),
+		"removexattr":   mk(opRemovexattr, pathAt(0), follow, args(1)),
+		"lremovexattr":  mk(opRemovexattr, pathAt(0), args(1)),
+		"fremovexattr":  mk(opRemovexattr, fd(0), args(1)),
+		"removexattrat": mk(opRemovexattr, dirfd(0), pathAt(1), flags(2), follow, args(3)),
 
-	"ioctl": mk(opIoctl, fd(0), args(1, 2)),
+		"ioctl": mk(opIoctl, fd(0), args(1, 2)),
 
-	"prlimit64":          mk(opPid),
-	"sched_setaffinity":  mk(opPid),
-	"sched_setscheduler": mk(opPid),
-	"sched_setparam":     mk(opPid),
-	"sched_setattr":      mk(opPid),
-	"setpriority":        mk(opPidWhich, which(0)),
-	"ioprio_set":         mk(opPidWhich, which(1)),
+		"prlimit64":          mk(opPid),
+		"sched_setaffinity":  mk(opPid),
+		"sched_setscheduler": mk(opPid),
+		"sched_setparam":     mk(opPid),
+		"sched_setattr":      mk(opPid),
+		"setpriority":        mk(opPidWhich, which(0)),
+		"ioprio_set":         mk(opPidWhich, which(1)),
 
-	// b is the mode.
-	"creat":   mk(opOpen, pathAt(0), args(none, 1)),
-	"open":    mk(opOpen, pathAt(0), flags(1), args(none, 2)),
-	"openat":  mk(opOpen, dirfd(0), pathAt(1), flags(2), args(none, 3)),
-	"openat2": mk(opOpen, dirfd(0), pathAt(1), how, args(none, 2)),
-	// a is the mode.
-	"mkdir":   mk(opMkdir, pathAt(0), args(1)),
-	"mkdirat": mk(opMkdir, dirfd(0), pathAt(1), args(2)),
-	"mknod":   mk(opMknod, pathAt(0), args(1)),
-	"mknodat": mk(opMknod, dirfd(0), pathAt(1), args(2)),
-	// symlink(target, linkpath), symlinkat(target, newdirfd, linkpath).
-	"symlink":   mk(opSymlink, pathAt(1), linkTarget(0)),
-	"symlinkat": mk(opSymlink, dirfd(1), pathAt(2), linkTarget(0)),
-	"unlink":    mk(opUnlink, pathAt(0)),
-	"rmdir":     mk(opUnlink, pathAt(0), rmdir),
-	"unlinkat":  mk(opUnlink, dirfd(0), pathAt(1), flags(2)),
-	"rename":    mk(opRename, pathAt(0), second(none, 1)),
-	"renameat":  mk(opRename, dirfd(0), pathAt(1), second(2, 3)),
-	"renameat2": mk(opRename, dirfd(0), pathAt(1), second(2, 3), flags(4)),
-	"link":      mk(opLink, pathAt(0), second(none, 1)),
-	"linkat":    mk(opLink, dirfd(0), pathAt(1), second(2, 3), flags(4)),
-	// a is the length.
-	"truncate": mk(opTruncate, pathAt(0), follow, args(1)),
-}
+		// b is the mode.
+		"creat":   mk(opOpen, pathAt(0), args(none, 1)),
+		"open":    mk(opOpen, pathAt(0), flags(1), args(none, 2)),
+		"openat":  mk(opOpen, dirfd(0), pathAt(1), flags(2), args(none, 3)),
+		"openat2": mk(opOpen, dirfd(0), pathAt(1), how, args(none, 2)),
+		// a is the mode.
+		"mkdir":   mk(opMkdir, pathAt(0), args(1)),
+		"mkdirat": mk(opMkdir, dirfd(0), pathAt(1), args(2)),
+		"mknod":   mk(opMknod, pathAt(0), args(1)),
+		"mknodat": mk(opMknod, dirfd(0), pathAt(1), args(2)),
+		// symlink(target, linkpath), symlinkat(target, newdirfd, linkpath).
+		"symlink":   mk(opSymlink, pathAt(1), linkTarget(0)),
+		"symlinkat": mk(opSymlink, dirfd(1), pathAt(2), linkTarget(0)),
+		"unlink":    mk(opUnlink, pathAt(0)),
+		"rmdir":     mk(opUnlink, pathAt(0), rmdir),
+		"unlinkat":  mk(opUnlink, dirfd(0), pathAt(1), flags(2)),
+		"rename":    mk(opRename, pathAt(0), second(none, 1)),
+		"renameat":  mk(opRename, dirfd(0), pathAt(1), second(2, 3)),
+		"renameat2": mk(opRename, dirfd(0), pathAt(1), second(2, 3), flags(4)),
+		"link":      mk(opLink, pathAt(0), second(none, 1)),
+		"linkat":    mk(opLink, dirfd(0), pathAt(1), second(2, 3), flags(4)),
+		// a is the length.
+		"truncate": mk(opTruncate, pathAt(0), follow, args(1)),
+	}
+})
 
 // selfTarget reports whether a pid-taking call names only the calling
 // thread or its process: 0, the caller's tid or its tgid, compared as the

@@ -32,7 +32,7 @@ func TestSelfTargetOnlyTheCaller(t *testing.T) {
 		{"ioprio_set", [6]uint64{0, 0}, false},      // not a valid which
 		{"sched_setattr", [6]uint64{tgid, 0}, true}, //
 	} {
-		if got := selfTarget(calls[tc.name], tc.args, tid, tgid); got != tc.want {
+		if got := selfTarget(calls()[tc.name], tc.args, tid, tgid); got != tc.want {
 			t.Errorf("%s %v: %v, want %v", tc.name, tc.args[:2], got, tc.want)
 		}
 	}
@@ -46,7 +46,7 @@ func TestEveryHandedCallIsKnown(t *testing.T) {
 			continue
 		}
 		for _, name := range r.Names {
-			if _, ok := calls[name]; !ok {
+			if _, ok := calls()[name]; !ok {
 				t.Errorf("the filter hands over %s, which the supervisor does not know", name)
 			}
 		}

@@ -87,7 +87,7 @@ type Supervisor struct {
 // Start begins answering the listener's notifications.
 func Start(cfg Config) (*Supervisor, error) {
 	s := &Supervisor{cfg: cfg, byNR: map[int32]call{}, again: map[uint64]bool{}}
-	for name, c := range calls {
+	for name, c := range calls() {
 		if nr, ok := seccomp.Number(cfg.Goarch, name); ok {
 			s.byNR[int32(nr)] = c
 		}
