@@ -179,7 +179,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		return fail(err)
 	}
 	getfd := pidfdGetfdAllowed()
-	unixMode := llUnixMode(l.Landlock.Handled.FS, p.AllowHostUnixSockets, getfd)
+	unixMode := plan.PickUnixMode(l.Landlock.Handled.FS, p.AllowHostUnixSockets, getfd)
 	narrowed := landlock.Narrowed(grants, l.Landlock.Handled.FS)
 	// Giving the payload the descriptor an open returns takes 5.14
 	// (SECCOMP_ADDFD_FLAG_SEND).
@@ -209,15 +209,15 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	}
 	report.Landlock, report.Seccomp = LandlockReport(l.LandlockReport), SeccompReport(l.SeccompReport)
 	report.Filesystem.Overruled = c.overruledReport(overruled)
-	facts := llFacts{Handled: l.Landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, Unix: unixMode, Entries: entries}
+	facts := plan.LandlockOnlyFacts{Handled: l.Landlock.Handled, ABI: abi, NetNone: p.Net == NetNone, Unix: unixMode, Entries: entries}
 	for _, r := range user {
 		if r.Access == Deny && r.Dir {
 			facts.DeniedDirs = append(facts.DeniedDirs, r.Canon)
 		}
 	}
 	facts.Cgroup = x.facts.CgroupDir
-	report.Compensations, report.NotEnforced = llReport(facts)
-	if w := narrowedWarning(narrowed, facts.DeniedDirs, entries); w != "" {
+	report.Compensations, report.NotEnforced = plan.LandlockOnlyReport(facts)
+	if w := plan.NarrowedWarning(narrowed, facts.DeniedDirs, entries); w != "" {
 		c.warnf("%s", w)
 	}
 	env = withTmpdir(env, tmp)
@@ -284,33 +284,6 @@ func protected(rules []canonRule) []string {
 	return out
 }
 
-// llUnix is how a Landlock-only sandbox keeps the payload from the host's
-// unix sockets.
-type llUnix int
-
-const (
-	llUnixLandlock  llUnix = iota // Landlock's resolve_unix (ABI 9)
-	llUnixChecked                 // the supervisor checks every connect; datagram sockets refused
-	llUnixPairsOnly               // connects cannot be checked: only socketpair's streams
-	llUnixOpen                    // --allow-host-unix-sockets: nothing
-)
-
-// llUnixMode picks the mechanism: Landlock's where the kernel has it; the
-// supervisor's checks where it can take the payload's sockets
-// (pidfd_getfd, which container profiles refuse without CAP_SYS_PTRACE);
-// refusing unconnected unix sockets otherwise.
-func llUnixMode(handled landlock.FS, allowHost, getfd bool) llUnix {
-	switch {
-	case allowHost:
-		return llUnixOpen
-	case handled&landlock.ResolveUnix != 0:
-		return llUnixLandlock
-	case getfd:
-		return llUnixChecked
-	}
-	return llUnixPairsOnly
-}
-
 // pidfdGetfdAllowed reports whether this process may take another's
 // descriptors (tried on itself): Docker's and Kubernetes' default seccomp
 // profiles allow pidfd_getfd only with CAP_SYS_PTRACE.
@@ -332,12 +305,12 @@ func pidfdGetfdAllowed() bool {
 // inet sockets for the payload (its port rules, so the kernel decides as it
 // would for the payload), where writing is allowed, and whether it checks
 // listen() (the one listener of the task tree is this filter's).
-func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode llUnix, entries, listen bool) (*launch.SupervisorSpec, error) {
+func supervisorFor(rs *landlock.Ruleset, writable []supervise.Rule, mode plan.UnixMode, entries, listen bool) (*launch.SupervisorSpec, error) {
 	o := seccomp.LandlockOnlyOptions{Entries: entries, Listen: listen}
 	switch mode {
-	case llUnixChecked:
+	case plan.UnixChecked:
 		o.Connect, o.Unix = true, seccomp.UnixNoDatagram
-	case llUnixPairsOnly:
+	case plan.UnixPairsOnly:
 		o.Unix = seccomp.UnixPairsOnly
 	}
 	prof := seccomp.LandlockOnly(o)

@@ -104,3 +104,23 @@ func hasOverlay(p *Policy) bool {
 // mountAccess is a rule's access as the mount plan names it: the two
 // enumerations are kept in the same order (TestAccessAgreesWithMounts).
 func mountAccess(a Access) mounts.Access { return mounts.Access(a) }
+
+// checkHostProc refuses ProcHost where Landlock cannot keep the payload
+// out of other processes' /proc entries (plan.CheckHostProc).
+func checkHostProc(p *Policy, l plan.LandlockReport) error {
+	if p.Proc != ProcHost {
+		return nil
+	}
+	return raise(plan.CheckHostProc(p.Landlock == LandlockOff, l))
+}
+
+// withDefaultRlimits adds core=0 unless the caller set core: a crashing
+// payload must not write a core file of its memory where it can.
+func withDefaultRlimits(rs []Rlimit) []Rlimit {
+	for _, r := range rs {
+		if r.Name == "core" {
+			return rs
+		}
+	}
+	return append(append([]Rlimit(nil), rs...), Rlimit{Name: "core"})
+}

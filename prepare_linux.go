@@ -432,7 +432,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHostProc(p, LandlockReport(l.LandlockReport)); err != nil {
+	if err := checkHostProc(p, l.LandlockReport); err != nil {
 		return nil, err
 	}
 	// Last, as it listens on the host for --publish.
@@ -470,7 +470,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	prep.report.Landlock, prep.report.Seccomp = LandlockReport(l.LandlockReport), SeccompReport(l.SeccompReport)
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
 	if p.Proc == ProcHost {
-		prep.report.NotEnforced = append(prep.report.NotEnforced, hostProcNotEnforced)
+		prep.report.NotEnforced = append(prep.report.NotEnforced, plan.HostProcNotEnforced)
 	}
 	return prep, nil
 }

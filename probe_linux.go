@@ -64,13 +64,13 @@ func probeLandlockOnly(abi int) ProbeLandlockOnly {
 	}
 	noNet := landlock.BindTCP | landlock.ConnectTCP | landlock.BindUDP | landlock.ConnectSendUDP
 	d := landlock.Decide(landlock.Request{FS: fs, Net: noNet, Scope: landlock.AbstractUnixSocket | landlock.Signal}, abi, 0)
-	facts := llFacts{Handled: d.Handled, ABI: abi, NetNone: true, Unix: llUnixMode(d.Handled.FS, false, pidfdGetfdAllowed())}
+	facts := plan.LandlockOnlyFacts{Handled: d.Handled, ABI: abi, NetNone: true, Unix: plan.PickUnixMode(d.Handled.FS, false, pidfdGetfdAllowed())}
 	if cg := cgroup.NewKill(); cg != nil {
 		facts.Cgroup = filepath.Dir(cg.Dir()) + "/nsrun-*"
 		cg.Remove()
 	}
 	out := ProbeLandlockOnly{OK: true, Enforced: landlockEnforced(d.Handled)}
-	out.Compensations, out.NotEnforced = llReport(facts)
+	out.Compensations, out.NotEnforced = plan.LandlockOnlyReport(facts)
 	out.Detail = fmt.Sprintf("Landlock ABI %d, with nsrun's seccomp filter and supervisor for what it does not check; partial (no namespaces)", abi)
 	return out
 }

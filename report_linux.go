@@ -89,3 +89,27 @@ func plural(n uint64, one, many string) string {
 	}
 	return many
 }
+
+// limitsReport describes the limits for the report.
+func limitsReport(p *Policy, rs []Rlimit) map[string]string {
+	m := map[string]string{}
+	show := func(v uint64) string {
+		if v == RlimitInfinity {
+			return "unlimited"
+		}
+		return fmt.Sprint(v)
+	}
+	for _, r := range rs {
+		m[r.Name] = show(r.Soft) + ":" + show(r.Hard)
+	}
+	if p.TmpfsSize > 0 {
+		m["tmpfs_size"] = fmt.Sprint(p.TmpfsSize)
+	}
+	files, _ := cgroup.Files(cgroupLimits(p))
+	for _, k := range []string{"memory.max", "pids.max", "cpu.max"} {
+		if v, ok := files[k]; ok {
+			m[k] = v
+		}
+	}
+	return m
+}

@@ -1,4 +1,4 @@
-package nsrun
+package plan
 
 import (
 	"fmt"
@@ -7,32 +7,59 @@ import (
 	"github.com/nsrun/nsrun/landlock"
 )
 
-// llFacts decide what a Landlock-only sandbox's report says it made up
+// UnixMode is how a Landlock-only sandbox keeps the payload from the host's
+// unix sockets.
+type UnixMode int
+
+const (
+	UnixLandlock  UnixMode = iota // Landlock's resolve_unix (ABI 9)
+	UnixChecked                   // the supervisor checks every connect; datagram sockets refused
+	UnixPairsOnly                 // connects cannot be checked: only socketpair's streams
+	UnixOpen                      // --allow-host-unix-sockets: nothing
+)
+
+// PickUnixMode picks the mechanism: Landlock's where the kernel has it; the
+// supervisor's checks where it can take the payload's sockets
+// (pidfd_getfd, which container profiles refuse without CAP_SYS_PTRACE);
+// refusing unconnected unix sockets otherwise.
+func PickUnixMode(handled landlock.FS, allowHost, getfd bool) UnixMode {
+	switch {
+	case allowHost:
+		return UnixOpen
+	case handled&landlock.ResolveUnix != 0:
+		return UnixLandlock
+	case getfd:
+		return UnixChecked
+	}
+	return UnixPairsOnly
+}
+
+// LandlockOnlyFacts decide what a Landlock-only sandbox's report says it made up
 // for and what it left open.
-type llFacts struct {
+type LandlockOnlyFacts struct {
 	Handled    landlock.Request // what Landlock enforces
 	ABI        int
 	NetNone    bool
-	Unix       llUnix
+	Unix       UnixMode
 	Entries    bool     // the supervisor makes entries where Landlock cannot
 	Cgroup     string   // the cgroup every process of the sandbox is in, or ""
 	DeniedDirs []string // denied directories, whose names can be listed
 }
 
-// llReport lists the compensations a Landlock-only sandbox applies (what
+// LandlockOnlyReport lists the compensations a Landlock-only sandbox applies (what
 // stands in for what Landlock lacks) and the gaps that remain, each a line
 // a user can read: the reason "enforcement" is "partial".
-func llReport(f llFacts) (compensations, gaps []string) {
+func LandlockOnlyReport(f LandlockOnlyFacts) (compensations, gaps []string) {
 	switch f.Unix {
-	case llUnixLandlock:
+	case UnixLandlock:
 		compensations = append(compensations, "unix sockets: Landlock (resolve_unix) lets the payload connect only to sockets in its writable paths")
-	case llUnixChecked:
+	case UnixChecked:
 		compensations = append(compensations,
 			fmt.Sprintf("unix sockets: nsrun's supervisor (seccomp user notification) resolves every connect() address itself and connects only to sockets in the writable paths and the private temporary directory (Landlock ABI %d has no resolve_unix; ABI 9 has)", f.ABI),
 			"unix datagram sockets refused (seccomp, EACCES): a datagram can be addressed to any socket path")
-	case llUnixPairsOnly:
+	case UnixPairsOnly:
 		compensations = append(compensations, "unix sockets refused (seccomp, EACCES), socketpair's streams excepted: this process may not take another's descriptors (pidfd_getfd; a container gives it with CAP_SYS_PTRACE), so connects cannot be checked")
-	case llUnixOpen:
+	case UnixOpen:
 		gaps = append(gaps, "host unix sockets (docker.sock, the ssh agent, D-Bus) are reachable (--allow-host-unix-sockets)")
 	}
 	if f.Entries {
@@ -67,12 +94,12 @@ func llReport(f llFacts) (compensations, gaps []string) {
 	return compensations, gaps
 }
 
-// narrowedWarning is the one line saying what the policy asked for and
+// NarrowedWarning is the one line saying what the policy asked for and
 // Landlock cannot express: writable directories on the way to a read-only
 // or denied path, whose entries the supervisor makes (or, where it cannot,
 // nothing can be created, removed or renamed directly in them), and
 // denied directories whose names can be listed.
-func narrowedWarning(narrowed []landlock.Narrow, denied []string, entries bool) string {
+func NarrowedWarning(narrowed []landlock.Narrow, denied []string, entries bool) string {
 	var dirs, unreadable []string
 	for _, n := range narrowed {
 		if n.Lost&landlock.Bind == 0 {
