@@ -36,9 +36,12 @@ var allowedImports = map[string][]string{
 		"internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo"},
 	// The Linux parent side: the running sandbox as its parent holds it; it
 	// imports neither the root nor internal/plan, which the root composes.
-	"internal/sandbox": {"internal/launch", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp",
+	"internal/sandbox": {"internal/launch", "internal/rawinit", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp",
 		"internal/absent", "internal/fdpass", "internal/procfs", "internal/changes", "internal/supervise"},
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
+	// The runtime-free init (prototype, issue 27): the spec in, a program
+	// of raw system calls out.
+	"internal/rawinit": {"internal/launch", "mounts", "landlock", "seccomp"},
 
 	// Kernel mechanisms: only the leaf helpers below.
 	"cgroup":   {"internal/mountinfo"},

@@ -120,6 +120,14 @@ func (s *Sandbox) newLaunch(a *Attr) (*startup, error) {
 // releases the rest. A failed start of the init in new namespaces is
 // explained by what the host allows (ns.Explain).
 func (s *Sandbox) Fork() error {
+	if rawRequested(s.direct) {
+		s.rawPending = true // started by Send, from the spec
+		return nil
+	}
+	return s.fork()
+}
+
+func (s *Sandbox) fork() error {
 	l := s.launch
 	var err error
 	why := ""

@@ -26,9 +26,15 @@ func (s *Sandbox) Send(spec *launch.Spec, h *Hooks) error {
 		spec.TTY = s.term.spec(s.term.foregroundAtStart())
 	}
 	spec.ExtraFiles = s.launch.extraAt
-	b, err := launch.EncodeSpec(spec)
+	raw, err := s.startDeferred(spec)
 	if err != nil {
 		return err
+	}
+	var b []byte
+	if !raw {
+		if b, err = launch.EncodeSpec(spec); err != nil {
+			return err
+		}
 	}
 	// With cgroup v1 the init must be moved into its cgroups before it
 	// reads the spec (and so before the payload exists).
@@ -51,7 +57,7 @@ func (s *Sandbox) Send(spec *launch.Spec, h *Hooks) error {
 	}
 	// The init reads the whole spec before it writes anything, so writing
 	// it here cannot deadlock; an init that died makes it fail with EPIPE.
-	if _, err := s.lifeline.Write(b); err != nil {
+	if _, err := s.lifeline.Write(b); len(b) > 0 && err != nil {
 		return &Error{Code: launch.ExitSetup, Op: "launch.Send spec to init", Err: err}
 	}
 	s.specIsSent()

@@ -79,6 +79,7 @@ func (s *Sandbox) Finish(awaitIO func(copied <-chan struct{}, cut func()) bool) 
 // if Fork started it, is killed and reaped, and everything is released.
 func (s *Sandbox) Abort() {
 	if !s.forked {
+		s.dropDeferred()
 		closeFiles(s.lifeline, s.statusFile, s.netSock)
 		s.stdio.closeParentEnds()
 		s.removeTmp()

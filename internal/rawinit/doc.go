@@ -1,0 +1,32 @@
+// Package rawinit is a prototype of a sandbox init that runs without a Go
+// runtime (issue 27): the parent compiles a finished launch.Spec into a
+// flat list of operations, each a raw system call with its arguments
+// computed beforehand, clones a child into the new namespaces, and the
+// child runs that list with raw system calls only. Nothing is re-executed:
+// no second Go runtime starts and no package is initialized for the init.
+//
+// What it guarantees: the child code allocates nothing, never grows its
+// stack, takes no lock and writes no pointer (every function it runs is
+// //go:nosplit and //go:norace, and the linker checks the nosplit chain);
+// every operation that fails is reported by its step and errno on the
+// status pipe, in launch.Msg terms, and the sandbox is not run.
+//
+// What it covers, and what it refuses (Compile says which, by name): the
+// mounts of a plan made of the root bind, binds, tmpfs, /dev, procfs and
+// sysfs; pivot_root; lo up; the hostname; rlimits; Landlock (paths, ports,
+// scopes); the capability drop and NO_NEW_PRIVS; seccomp filters that do
+// not notify; then, as pid 1, the payload's clone and exec (searching PATH
+// as execvp does), signal forwarding, reaping and the exit status with
+// the usage of everything reaped. It refuses a pty, ExtraFiles, the
+// filtered network, loopback addresses, seccomp listeners, overlays,
+// mirrors, pins, files and denied files in the plan, the remount path for
+// kernels without mount_setattr, and the Landlock-only supervisor (which
+// must run Go code for the payload's whole life and stays a Go stage).
+//
+// Kernel minimums: those of the Go init it stands in for, plus clone3
+// (5.3) and close_range with CLOSE_RANGE_CLOEXEC (5.11); mount_setattr
+// (5.12) is required, not worked around.
+//
+// Linux on amd64 and arm64 only (the raw system calls and the layouts of
+// the structures it fills).
+package rawinit

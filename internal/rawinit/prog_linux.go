@@ -1,0 +1,273 @@
+package rawinit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// opCode says what one operation does.
+type opCode uint8
+
+const (
+	// opSys makes the system call Nr with Args; its result goes to
+	// register Dst (-1: none). An errno in OK counts as success (the
+	// register gets -1); errno Skip jumps to To; any other fails the step.
+	opSys opCode = iota + 1
+	// opCmp compares (word at Args[0] & Args[1]) with Args[2], Args[3]
+	// bytes wide (4 or 8). With Eq it acts when they are equal, else when
+	// they differ: it jumps to To, or fails with errno Args[4] if To < 0.
+	opCmp
+	// opJumpReg jumps to To when register Args[0] is non-zero.
+	opJumpReg
+	// opJump jumps to To.
+	opJump
+	// opStore32 stores register Args[0] at Args[1] as an int32.
+	opStore32
+	// opLoad32 loads the int32 at Args[0] into register Dst.
+	opLoad32
+	// opExit ends the process with status Args[0].
+	opExit
+	// opPayload starts the payload's side of a clone: signal handlers
+	// reset and the mask of the thread that cloned restored; from here a
+	// failure is written to the descriptor in register Args[0] (the exec
+	// pipe) and the process exits 127.
+	opPayload
+	// opExecWait reads the exec pipe in register Args[0]: end of file
+	// means the payload executed; else the payload's failure becomes this
+	// process's.
+	opExecWait
+	// opStarted reports the payload started: pid in register Args[0],
+	// its pidfd in register Args[1].
+	opStarted
+	// opSupervise is pid 1's loop: payload pid in register Args[0], a
+	// signalfd in register Args[1]; it never returns.
+	opSupervise
+)
+
+var opNames = map[opCode]string{opSys: "sys", opCmp: "cmp", opJumpReg: "jumpreg", opJump: "jump", opStore32: "store32",
+	opLoad32: "load32", opExit: "exit", opPayload: "payload", opExecWait: "execwait", opStarted: "started", opSupervise: "supervise"}
+
+// argKind says what an argument's value is.
+type argKind uint8
+
+const (
+	argImm argKind = iota // the value itself
+	argReg                // a register, set by an earlier op
+	argBuf                // the address of a buffer, plus Off
+)
+
+// Arg is one argument of an op.
+type Arg struct {
+	Kind argKind
+	V    uintptr // the value, the register, or the buffer's index
+	Off  uintptr // for argBuf: bytes into the buffer
+}
+
+func imm(v uintptr) Arg         { return Arg{Kind: argImm, V: v} }
+func immInt(v int) Arg          { return Arg{Kind: argImm, V: uintptr(v)} }
+func reg(r int) Arg             { return Arg{Kind: argReg, V: uintptr(r)} }
+func buf(b int) Arg             { return Arg{Kind: argBuf, V: uintptr(b)} }
+func bufAt(b int, off int) Arg  { return Arg{Kind: argBuf, V: uintptr(b), Off: uintptr(off)} }
+func (a Arg) isZero() bool      { return a == Arg{} }
+func (a Arg) withOff(o int) Arg { a.Off += uintptr(o); return a }
+
+// Op is one operation of a Program.
+type Op struct {
+	Code opCode
+	Nr   uintptr // opSys: the system call
+	Args [6]Arg
+	Dst  int // register for the result; -1: none
+	OK   [2]syscall.Errno
+	Skip syscall.Errno
+	Eq   bool
+	To   int // jump target (an op index); -1: none
+	Step int // index into Program.Steps
+}
+
+// Buffer is memory the child reads or writes: bytes, or (Ptrs) a
+// NULL-terminated table of the addresses of other buffers.
+type Buffer struct {
+	Data   []byte
+	Fixups []Fixup // addresses of other buffers written into Data
+	Ptrs   []int
+	Size   int // bytes to reserve when Data is shorter (scratch)
+	Name   string
+}
+
+// Fixup has the linker write the address of buffer Buf at Off.
+type Fixup struct{ Off, Buf int }
+
+// Program is what the child runs: ops over buffers, with a description of
+// each step for errors.
+type Program struct {
+	Ops   []Op
+	Bufs  []Buffer
+	Steps []string
+	Regs  int
+}
+
+// builder appends ops to a Program.
+type builder struct {
+	p       *Program
+	step    int
+	strs    map[string]int
+	root    int  // the register of the new root while mounting
+	statBuf *Arg // the buffer fstat fills
+}
+
+func newBuilder() *builder {
+	return &builder{p: &Program{}, strs: map[string]int{}}
+}
+
+// begin starts a new step: what the following ops do, as an error names
+// it.
+func (b *builder) begin(format string, args ...any) {
+	b.p.Steps = append(b.p.Steps, fmt.Sprintf(format, args...))
+	b.step = len(b.p.Steps) - 1
+}
+
+func (b *builder) newReg() int {
+	b.p.Regs++
+	return b.p.Regs - 1
+}
+
+// str is a NUL-terminated string buffer, shared among ops.
+func (b *builder) str(s string) Arg {
+	if i, ok := b.strs[s]; ok {
+		return buf(i)
+	}
+	b.p.Bufs = append(b.p.Bufs, Buffer{Data: append([]byte(s), 0), Name: strconv.Quote(s)})
+	i := len(b.p.Bufs) - 1
+	b.strs[s] = i
+	return buf(i)
+}
+
+// data is a buffer with these bytes.
+func (b *builder) data(name string, d []byte) Arg {
+	b.p.Bufs = append(b.p.Bufs, Buffer{Data: d, Name: name})
+	return buf(len(b.p.Bufs) - 1)
+}
+
+// scratch is a zeroed buffer of size bytes.
+func (b *builder) scratch(name string, size int) Arg {
+	b.p.Bufs = append(b.p.Bufs, Buffer{Size: size, Name: name})
+	return buf(len(b.p.Bufs) - 1)
+}
+
+// table is a NULL-terminated array of string pointers (argv, envp).
+func (b *builder) table(name string, ss []string) Arg {
+	ptrs := make([]int, len(ss))
+	for i, s := range ss {
+		ptrs[i] = int(b.str(s).V)
+	}
+	b.p.Bufs = append(b.p.Bufs, Buffer{Ptrs: ptrs, Name: name})
+	return buf(len(b.p.Bufs) - 1)
+}
+
+func (b *builder) add(op Op) int {
+	op.Step = b.step
+	if op.To == 0 {
+		op.To = -1
+	}
+	b.p.Ops = append(b.p.Ops, op)
+	return len(b.p.Ops) - 1
+}
+
+// sys adds a system call whose result is not kept.
+func (b *builder) sys(nr uintptr, args ...Arg) int {
+	op := Op{Code: opSys, Nr: nr, Dst: -1}
+	copy(op.Args[:], args)
+	return b.add(op)
+}
+
+// sysTo adds a system call whose result goes to a new register.
+func (b *builder) sysTo(nr uintptr, args ...Arg) (int, int) {
+	r := b.newReg()
+	i := b.sys(nr, args...)
+	b.p.Ops[i].Dst = r
+	return i, r
+}
+
+// ok lets op i succeed on these errnos.
+func (b *builder) ok(i int, errnos ...syscall.Errno) {
+	copy(b.p.Ops[i].OK[:], errnos)
+}
+
+// label is the index the next op will have.
+func (b *builder) label() int { return len(b.p.Ops) }
+
+// String renders op i, for tests and for -v.
+func (p *Program) String() string {
+	var sb strings.Builder
+	for i := range p.Ops {
+		fmt.Fprintf(&sb, "%d %s\n", i, p.Render(i))
+	}
+	return sb.String()
+}
+
+// Render describes op i: its call and arguments, buffers by name.
+func (p *Program) Render(i int) string {
+	op := p.Ops[i]
+	var sb strings.Builder
+	sb.WriteString(opNames[op.Code])
+	if op.Code == opSys {
+		sb.WriteString(" " + sysName(op.Nr))
+	}
+	n := 6
+	for n > 0 && op.Args[n-1].isZero() {
+		n--
+	}
+	for _, a := range op.Args[:n] {
+		sb.WriteString(" " + p.renderArg(a))
+	}
+	if op.Dst >= 0 {
+		fmt.Fprintf(&sb, " -> r%d", op.Dst)
+	}
+	for _, e := range op.OK {
+		if e != 0 {
+			fmt.Fprintf(&sb, " ok=%s", errName(e))
+		}
+	}
+	if op.Skip != 0 {
+		fmt.Fprintf(&sb, " %s->%d", errName(op.Skip), op.To)
+	} else if op.To >= 0 {
+		if op.Code == opCmp {
+			fmt.Fprintf(&sb, " eq=%v", op.Eq)
+		}
+		fmt.Fprintf(&sb, " ->%d", op.To)
+	} else if op.Code == opCmp {
+		fmt.Fprintf(&sb, " eq=%v fail", op.Eq)
+	}
+	return sb.String()
+}
+
+func (p *Program) renderArg(a Arg) string {
+	switch a.Kind {
+	case argReg:
+		return fmt.Sprintf("r%d", a.V)
+	case argBuf:
+		s := p.Bufs[a.V].Name
+		if a.Off != 0 {
+			s += fmt.Sprintf("+%d", a.Off)
+		}
+		return s
+	}
+	if int(a.V) < 0 {
+		return strconv.Itoa(int(a.V))
+	}
+	return fmt.Sprintf("%#x", a.V)
+}
+
+func errName(e syscall.Errno) string {
+	for name, v := range errnoNames {
+		if v == e {
+			return name
+		}
+	}
+	return strconv.Itoa(int(e))
+}
+
+var errnoNames = map[string]syscall.Errno{"ENOENT": syscall.ENOENT, "EEXIST": syscall.EEXIST, "EINVAL": syscall.EINVAL,
+	"ENOTDIR": syscall.ENOTDIR, "EACCES": syscall.EACCES, "ESTALE": syscall.ESTALE, "ELOOP": syscall.ELOOP}

@@ -1,0 +1,403 @@
+package rawinit
+
+import (
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/launch"
+)
+
+// The runtime's fork hooks, which syscall.forkAndExecInChild1 calls and
+// the runtime pushes to package syscall for packages such as gVisor (go
+// doc runtime: "Do not remove or change the type signature", issue
+// 67401): BeforeFork blocks signals and poisons the stack guard, so that
+// any attempt of the child to grow its stack dies loudly; AfterFork undoes
+// it in the parent; AfterForkInChild resets the signal handlers and
+// restores the mask before an exec.
+//
+//go:linkname runtime_BeforeFork syscall.runtime_BeforeFork
+func runtime_BeforeFork()
+
+//go:linkname runtime_AfterFork syscall.runtime_AfterFork
+func runtime_AfterFork()
+
+//go:linkname runtime_AfterForkInChild syscall.runtime_AfterForkInChild
+func runtime_AfterForkInChild()
+
+// lop is a linked op: buffers resolved to addresses, registers marked.
+type lop struct {
+	a       [6]uintptr
+	nr      uintptr
+	ok0     uintptr
+	ok1     uintptr
+	skip    uintptr
+	dst     int32
+	to      int32
+	step    int32
+	regMask uint8
+	code    opCode
+	eq      bool
+}
+
+// record is what the init writes on the status pipe; Decode turns it into
+// a launch.Msg.
+type record struct {
+	Kind   uint32
+	Step   uint32
+	Errno  uint32
+	Code   uint32
+	Signal uint32
+	Pid    uint32
+	Pidfd  uint32
+	_      uint32
+	UserUS int64
+	SysUS  int64
+	MaxRSS int64
+}
+
+const recordSize = int(unsafe.Sizeof(record{}))
+
+const (
+	recError = iota + 1
+	recStarted
+	recExit
+)
+
+type pollfd struct {
+	fd      int32
+	events  int16
+	revents int16
+}
+
+// machine is the linked program and every byte the child writes: the
+// child lives on a copy of it and never allocates.
+type machine struct {
+	ops       []lop
+	regs      []uintptr
+	arena     []uint64
+	mem       []byte // arena, by byte
+	inPayload bool
+	failFD    uintptr
+	rec       record
+	execErr   [2]uint32 // errno, step: from the payload on its exec pipe
+	pfd       [2]pollfd
+	ctl       [8]byte
+	siginfo   [128]byte
+	ru        unix.Rusage
+	ws        uint32
+}
+
+// link lays the buffers out in one arena and resolves the ops.
+func link(p *Program) *machine {
+	offs := make([]int, len(p.Bufs))
+	size := 0
+	for i, b := range p.Bufs {
+		offs[i] = size
+		n := max(len(b.Data), b.Size)
+		if b.Ptrs != nil {
+			n = 8 * (len(b.Ptrs) + 1)
+		}
+		size += (n + 7) &^ 7
+	}
+	m := &machine{arena: make([]uint64, size/8+1), regs: make([]uintptr, p.Regs+1)}
+	base := uintptr(unsafe.Pointer(&m.arena[0]))
+	mem := unsafe.Slice((*byte)(unsafe.Pointer(&m.arena[0])), len(m.arena)*8)
+	m.mem = mem
+	for i, b := range p.Bufs {
+		copy(mem[offs[i]:], b.Data)
+		for j, q := range b.Ptrs {
+			*(*uintptr)(unsafe.Pointer(&mem[offs[i]+8*j])) = base + uintptr(offs[q])
+		}
+		for _, f := range b.Fixups {
+			*(*uintptr)(unsafe.Pointer(&mem[offs[i]+f.Off])) = base + uintptr(offs[f.Buf])
+		}
+	}
+	m.ops = make([]lop, len(p.Ops))
+	for i, op := range p.Ops {
+		l := lop{code: op.Code, nr: op.Nr, dst: int32(op.Dst), to: int32(op.To), step: int32(op.Step), eq: op.Eq,
+			ok0: uintptr(op.OK[0]), ok1: uintptr(op.OK[1]), skip: uintptr(op.Skip)}
+		for j, a := range op.Args {
+			switch a.Kind {
+			case argImm:
+				l.a[j] = a.V
+			case argReg:
+				l.a[j] = a.V
+				l.regMask |= 1 << j
+			case argBuf:
+				l.a[j] = base + uintptr(offs[a.V]) + a.Off
+				if op.Code != opSys {
+					// The runner's own loads and stores index mem.
+					l.a[j] -= base
+				}
+			}
+		}
+		m.ops[i] = l
+	}
+	return m
+}
+
+// The child's code: every function below runs in the cloned child,
+// without the runtime, and must be nosplit and norace.
+
+//go:nosplit
+//go:norace
+func (m *machine) run() {
+	pc := 0
+	for pc < len(m.ops) {
+		op := &m.ops[pc]
+		pc++
+		var a [6]uintptr
+		for i := 0; i < 6; i++ {
+			a[i] = op.a[i]
+			if op.regMask&(1<<i) != 0 {
+				a[i] = m.regs[op.a[i]]
+			}
+		}
+		switch op.code {
+		case opSys:
+			r, _, e := syscall.RawSyscall6(op.nr, a[0], a[1], a[2], a[3], a[4], a[5])
+			if e != 0 {
+				switch uintptr(e) {
+				case op.ok0, op.ok1:
+					r = ^uintptr(0)
+				case op.skip:
+					pc = int(op.to)
+					continue
+				default:
+					m.fail(op.step, uintptr(e))
+				}
+			}
+			if op.dst >= 0 {
+				m.regs[op.dst] = r
+			}
+		case opCmp:
+			var v uintptr
+			if a[3] == 4 {
+				v = uintptr(*(*uint32)(unsafe.Pointer(&m.mem[a[0]])))
+			} else {
+				v = *(*uintptr)(unsafe.Pointer(&m.mem[a[0]]))
+			}
+			if (v&a[1] == a[2]) == op.eq {
+				if op.to < 0 {
+					m.fail(op.step, a[4])
+				}
+				pc = int(op.to)
+			}
+		case opJumpReg:
+			if (a[0] == 0) == op.eq {
+				pc = int(op.to)
+			}
+		case opJump:
+			pc = int(op.to)
+		case opStore32:
+			*(*int32)(unsafe.Pointer(&m.mem[a[1]])) = int32(a[0])
+		case opLoad32:
+			m.regs[op.dst] = uintptr(*(*int32)(unsafe.Pointer(&m.mem[a[0]])))
+		case opExit:
+			exit(a[0])
+		case opPayload:
+			runtime_AfterForkInChild()
+			m.inPayload, m.failFD = true, a[0]
+		case opExecWait:
+			m.execWait(a[0])
+		case opStarted:
+			m.rec = record{Kind: recStarted, Pid: uint32(a[0]), Pidfd: uint32(a[1])}
+			m.send()
+		case opSupervise:
+			m.supervise(a[0], a[1])
+		}
+	}
+	exit(launch.ExitSetup)
+}
+
+//go:nosplit
+//go:norace
+func exit(code uintptr) {
+	for {
+		syscall.RawSyscall(unix.SYS_EXIT_GROUP, code, 0, 0)
+	}
+}
+
+// fail reports step's errno and ends the process: the init on the status
+// pipe, the payload on its exec pipe.
+//
+//go:nosplit
+//go:norace
+func (m *machine) fail(step int32, errno uintptr) {
+	if m.inPayload {
+		m.execErr[0], m.execErr[1] = uint32(errno), uint32(step)
+		syscall.RawSyscall(unix.SYS_WRITE, m.failFD, uintptr(unsafe.Pointer(&m.execErr[0])), 8)
+		exit(launch.ExitNotFound)
+	}
+	code := uint32(launch.ExitSetup)
+	m.rec = record{Kind: recError, Step: uint32(step), Errno: uint32(errno), Code: code}
+	m.send()
+	exit(uintptr(code))
+}
+
+//go:nosplit
+//go:norace
+func (m *machine) send() {
+	for {
+		_, _, e := syscall.RawSyscall(unix.SYS_WRITE, launch.StatusFD, uintptr(unsafe.Pointer(&m.rec)), uintptr(recordSize))
+		if e != unix.EINTR {
+			return
+		}
+	}
+}
+
+// execWait reads the payload's exec pipe: end of file once it executed,
+// else its errno and step, which end the init as the payload's failure.
+//
+//go:nosplit
+//go:norace
+func (m *machine) execWait(fd uintptr) {
+	for {
+		n, _, e := syscall.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&m.execErr[0])), 8)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 || n == 0 {
+			return
+		}
+		errno := m.execErr[0]
+		code := uint32(launch.ExitNotExecutable)
+		if errno == uint32(unix.ENOENT) || errno == uint32(unix.ENOTDIR) {
+			code = launch.ExitNotFound
+		}
+		m.rec = record{Kind: recError, Step: m.execErr[1], Errno: errno, Code: code}
+		m.send()
+		exit(uintptr(code))
+	}
+}
+
+// supervise is pid 1 once the payload runs: it passes signals on to the
+// payload, reaps every child, and once the payload has ended (and the
+// parent knows its pid: launch.CtlStarted) kills the rest, reports and
+// exits with the payload's status. The parent's end of the lifeline going
+// away, or launch.CtlKill, ends the sandbox.
+//
+//go:nosplit
+//go:norace
+func (m *machine) supervise(pid, sfd uintptr) {
+	known, pending := false, false
+	m.pfd[0] = pollfd{fd: int32(sfd), events: unix.POLLIN}
+	m.pfd[1] = pollfd{fd: launch.SpecFD, events: unix.POLLIN}
+	for {
+		m.pfd[0].revents, m.pfd[1].revents = 0, 0
+		_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&m.pfd[0])), 2, 0, 0, 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			m.endAll(pid)
+			exit(launch.ExitSetup)
+		}
+		if m.pfd[1].revents != 0 {
+			n, _, e := syscall.RawSyscall(unix.SYS_READ, launch.SpecFD, uintptr(unsafe.Pointer(&m.ctl[0])), 1)
+			switch {
+			case e == unix.EINTR:
+			case e != 0 || n == 0:
+				m.endAll(pid) // the parent is gone
+				exit(launch.ExitSetup)
+			case m.ctl[0] == launch.CtlStarted:
+				known = true
+				if pending {
+					m.reap(pid)
+				}
+			case m.ctl[0] == launch.CtlKill:
+				if !m.endAll(pid) {
+					m.ws = uint32(unix.SIGKILL)
+				}
+				m.report()
+			}
+		}
+		if m.pfd[0].revents != 0 {
+			n, _, e := syscall.RawSyscall(unix.SYS_READ, sfd, uintptr(unsafe.Pointer(&m.siginfo[0])), 128)
+			if e != 0 || n < 128 {
+				continue
+			}
+			sig := *(*uint32)(unsafe.Pointer(&m.siginfo[0]))
+			switch {
+			case sig != uint32(unix.SIGCHLD):
+				syscall.RawSyscall(unix.SYS_KILL, pid, uintptr(sig), 0)
+			case !known:
+				pending = true
+			default:
+				m.reap(pid)
+			}
+		}
+	}
+}
+
+// reap collects every child that has ended; if the payload has, it ends
+// the rest and reports.
+//
+//go:nosplit
+//go:norace
+func (m *machine) reap(pid uintptr) {
+	for {
+		var ws uint32
+		got, _, e := syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), unix.WNOHANG|unix.WALL, 0, 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 || got == 0 {
+			return
+		}
+		if got == pid && ws&0x7f != 0x7f { // exited or killed, not stopped
+			m.ws = ws
+			m.endAll(pid)
+			m.report()
+		}
+	}
+}
+
+// endAll kills every other process of the PID namespace and reaps them
+// all, reporting whether the payload was among them (its status in
+// m.ws).
+//
+//go:nosplit
+//go:norace
+func (m *machine) endAll(pid uintptr) bool {
+	flags := uintptr(unix.WALL)
+	if _, _, e := syscall.RawSyscall(unix.SYS_KILL, ^uintptr(0), uintptr(unix.SIGKILL), 0); e != 0 && e != unix.ESRCH {
+		flags |= unix.WNOHANG
+	}
+	reaped := false
+	for {
+		var ws uint32
+		got, _, e := syscall.RawSyscall6(unix.SYS_WAIT4, ^uintptr(0), uintptr(unsafe.Pointer(&ws)), flags, 0, 0, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 || got == 0 {
+			return reaped
+		}
+		if got == pid {
+			m.ws, reaped = ws, true
+		}
+	}
+}
+
+// report sends how the payload ended, with what every process reaped
+// used, and exits with its status.
+//
+//go:nosplit
+//go:norace
+func (m *machine) report() {
+	ws := m.ws
+	m.rec = record{Kind: recExit, Code: (ws >> 8) & 0xff}
+	if sig := ws & 0x7f; sig != 0 {
+		m.rec.Signal, m.rec.Code = sig, 128+sig
+	}
+	if _, _, e := syscall.RawSyscall(unix.SYS_GETRUSAGE, ^uintptr(0) /* RUSAGE_CHILDREN */, uintptr(unsafe.Pointer(&m.ru)), 0); e == 0 {
+		m.rec.UserUS = int64(m.ru.Utime.Sec)*1e6 + int64(m.ru.Utime.Usec)
+		m.rec.SysUS = int64(m.ru.Stime.Sec)*1e6 + int64(m.ru.Stime.Usec)
+		m.rec.MaxRSS = int64(m.ru.Maxrss)
+	}
+	m.send()
+	exit(uintptr(m.rec.Code))
+}

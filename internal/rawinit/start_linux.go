@@ -1,0 +1,218 @@
+package rawinit
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/launch"
+)
+
+// Attr is how the parent starts the init: syscall.SysProcAttr's fields
+// that the Go init is started with.
+type Attr struct {
+	Files       []uintptr // as syscall.ProcAttr.Files; ^uintptr(0): closed
+	Cloneflags  uintptr
+	Setsid      bool
+	UseCgroupFD bool
+	CgroupFD    int
+	UIDs, GIDs  []syscall.SysProcIDMap
+	PidFD       *int // set to the init's pidfd
+}
+
+// Init is a started raw init.
+type Init struct {
+	Pid  int
+	prog *Program
+	args []string
+}
+
+// cloneArgs is struct clone_args up to cgroup (CLONE_ARGS_SIZE_VER2).
+type cloneArgs struct {
+	flags, pidfd, childTID, parentTID, exitSignal, stack, stackSize, tls, setTID, setTIDSize, cgroup uint64
+}
+
+// Start compiles spec, clones the init into new namespaces and writes
+// its id maps; the init then builds the sandbox and starts the payload,
+// reporting on the status pipe (read it through Status). The calling
+// goroutine must be locked to its thread and keep it until the init has
+// ended: the init's parent-death signal follows that thread. A spec that
+// Supports refuses is ErrUnsupported, and nothing was started.
+func Start(spec *launch.Spec, a *Attr) (*Init, error) {
+	capLast, err := readCapLast()
+	if err != nil {
+		return nil, err
+	}
+	var sync [2]int
+	if err := unix.Pipe2(sync[:], unix.O_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("pipe2: %w", err)
+	}
+	files := make([]int, len(a.Files))
+	for i, f := range a.Files {
+		files[i] = int(f)
+		if f == ^uintptr(0) {
+			files[i] = -1
+		}
+	}
+	prog, err := Compile(Input{Spec: spec, Files: files, SyncR: sync[0], SyncW: sync[1], Setsid: a.Setsid, CapLast: capLast})
+	if err != nil {
+		unix.Close(sync[0])
+		unix.Close(sync[1])
+		return nil, err
+	}
+	m := link(prog)
+	var pidfd int32 = -1
+	args := &cloneArgs{flags: uint64(a.Cloneflags), exitSignal: uint64(unix.SIGCHLD)}
+	if a.PidFD != nil {
+		args.flags |= unix.CLONE_PIDFD
+		args.pidfd = uint64(uintptr(unsafe.Pointer(&pidfd)))
+	}
+	if a.UseCgroupFD {
+		args.flags |= unix.CLONE_INTO_CGROUP
+		args.cgroup = uint64(a.CgroupFD)
+	}
+	pid, errno := forkInit(m, args)
+	unix.Close(sync[0])
+	if errno != 0 {
+		unix.Close(sync[1])
+		return nil, fmt.Errorf("clone3: %w", errno)
+	}
+	if a.PidFD != nil {
+		*a.PidFD = int(pidfd)
+	}
+	if err := writeMaps(int(pid), a.UIDs, a.GIDs); err != nil {
+		unix.Close(sync[1]) // the init ends on the end of file
+		_ = unix.Kill(int(pid), unix.SIGKILL)
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(int(pid), &ws, 0, nil)
+		if a.PidFD != nil && *a.PidFD >= 0 {
+			unix.Close(*a.PidFD)
+			*a.PidFD = -1
+		}
+		return nil, err
+	}
+	_, err = unix.Write(sync[1], []byte{0})
+	unix.Close(sync[1])
+	if err != nil {
+		return nil, fmt.Errorf("release the init: %w", err)
+	}
+	return &Init{Pid: int(pid), prog: prog, args: spec.Args}, nil
+}
+
+// forkInit clones the child, which runs m and never returns.
+//
+//go:noinline
+//go:norace
+//go:nocheckptr
+func forkInit(m *machine, args *cloneArgs) (uintptr, syscall.Errno) {
+	runtime_BeforeFork()
+	pid, _, e := syscall.RawSyscall(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
+	if e != 0 || pid != 0 {
+		runtime_AfterFork()
+		return pid, e
+	}
+	m.run()
+	exit(launch.ExitSetup)
+	return 0, 0
+}
+
+func writeMaps(pid int, uids, gids []syscall.SysProcIDMap) error {
+	dir := "/proc/" + strconv.Itoa(pid) + "/"
+	if err := os.WriteFile(dir+"uid_map", formatMap(uids), 0); err != nil {
+		return fmt.Errorf("write uid_map: %w", err)
+	}
+	if err := os.WriteFile(dir+"setgroups", []byte("deny"), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("write setgroups: %w", err)
+	}
+	if err := os.WriteFile(dir+"gid_map", formatMap(gids), 0); err != nil {
+		return fmt.Errorf("write gid_map: %w", err)
+	}
+	return nil
+}
+
+func formatMap(m []syscall.SysProcIDMap) []byte {
+	var b []byte
+	for _, e := range m {
+		b = fmt.Appendf(b, "%d %d %d\n", e.ContainerID, e.HostID, e.Size)
+	}
+	return b
+}
+
+func readCapLast() (int, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err != nil {
+		return 0, fmt.Errorf("read cap_last_cap: %w", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("parse cap_last_cap %q: %w", b, err)
+	}
+	return n, nil
+}
+
+// Status reads the init's records from r (the status pipe) and gives
+// them as launch.Frame'd launch.Msg, as the Go init writes them.
+func (i *Init) Status(r io.Reader) io.Reader {
+	return &statusReader{r: r, init: i}
+}
+
+type statusReader struct {
+	r       io.Reader
+	init    *Init
+	pending []byte
+}
+
+func (s *statusReader) Read(p []byte) (int, error) {
+	if len(s.pending) == 0 {
+		var b [recordSize]byte
+		if _, err := io.ReadFull(s.r, b[:]); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = io.EOF
+			}
+			return 0, err
+		}
+		msg := s.init.Decode(b[:])
+		f, err := launch.Frame(&msg, "status")
+		if err != nil {
+			return 0, err
+		}
+		s.pending = f
+	}
+	n := copy(p, s.pending)
+	s.pending = s.pending[n:]
+	return n, nil
+}
+
+// Decode turns one record into the launch.Msg the Go init would have
+// sent.
+func (i *Init) Decode(b []byte) launch.Msg {
+	u32 := func(off int) uint32 { return binary.NativeEndian.Uint32(b[off:]) }
+	i64 := func(off int) int64 { return int64(binary.NativeEndian.Uint64(b[off:])) }
+	switch u32(0) {
+	case recStarted:
+		return launch.Msg{Kind: launch.MsgStarted, Pid: int(u32(20)), Code: int(int32(u32(24)))}
+	case recExit:
+		return launch.Msg{Kind: launch.MsgExit, Code: int(u32(12)), Signal: int(u32(16)),
+			Usage: &launch.Usage{UserUS: i64(32), SystemUS: i64(40), MaxRSSKiB: i64(48)}}
+	case recError:
+		step, errno := int(u32(4)), syscall.Errno(u32(8))
+		what := "step " + strconv.Itoa(step)
+		if step < len(i.prog.Steps) {
+			what = i.prog.Steps[step]
+		}
+		text := errno.Error()
+		if errno == syscall.ESTALE {
+			text = "the path now names another file than the one checked"
+		}
+		return launch.Msg{Kind: launch.MsgError, Code: int(u32(12)), Errno: int(errno), Msg: what + ": " + text}
+	}
+	return launch.Msg{Kind: launch.MsgError, Code: launch.ExitSetup, Msg: fmt.Sprintf("raw init: unknown record %d", u32(0))}
+}

@@ -1,0 +1,76 @@
+package sandbox
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+
+	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/rawinit"
+	"github.com/nsrun/nsrun/ns"
+)
+
+// The runtime-free init (internal/rawinit, issue 27) is a prototype,
+// chosen with NSRUN_INIT=raw: the Go init stays the default and the
+// reference. The raw init is compiled from the finished spec, so Fork
+// leaves the start to Send; a spec it does not support gets the Go init
+// then, as -v says.
+func rawRequested(direct bool) bool {
+	return !direct && os.Getenv("NSRUN_INIT") == "raw"
+}
+
+// startDeferred starts the init Fork left for the spec, and reports
+// whether it is the raw one (which reads no spec).
+func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
+	if !s.rawPending {
+		return false, nil
+	}
+	s.rawPending = false
+	if why := rawinit.Supports(spec); why != nil {
+		s.logf("the Go init: %v", why)
+		return false, s.fork()
+	}
+	l := s.launch
+	started := make(chan error, 1)
+	go s.startRaw(spec, started)
+	err = <-started
+	s.forked = err == nil
+	runtime.KeepAlive(s.stdio)
+	closeFiles(l.specR, l.statusW, l.netChild)
+	s.stdio.closeChildEnds()
+	s.term.started()
+	if err != nil {
+		return true, &Error{Code: launch.ExitSetup, Op: "create namespaces and start the init", Err: ns.Explain(err, ns.ReadSettings(), s.hostUID)}
+	}
+	s.logf("the raw init started")
+	s.status = bufio.NewReader(s.rawInit.Status(s.statusFile))
+	return true, nil
+}
+
+// startRaw starts the raw init from a locked thread and keeps that thread
+// until the sandbox is gone, as forkAndHold does.
+func (s *Sandbox) startRaw(spec *launch.Spec, started chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	sys := s.launch.attr.Sys
+	init, err := rawinit.Start(spec, &rawinit.Attr{Files: s.launch.attr.Files, Cloneflags: sys.Cloneflags, Setsid: sys.Setsid,
+		UseCgroupFD: sys.UseCgroupFD, CgroupFD: sys.CgroupFD, UIDs: sys.UidMappings, GIDs: sys.GidMappings, PidFD: &s.pidfd})
+	if err == nil {
+		s.pid, s.waitPid, s.rawInit = init.Pid, init.Pid, init
+	}
+	started <- err
+	if err != nil {
+		return
+	}
+	<-s.release
+}
+
+// dropDeferred closes what only a deferred init needed, when the sandbox
+// is aborted before it started.
+func (s *Sandbox) dropDeferred() {
+	if s.rawPending {
+		s.rawPending = false
+		closeFiles(s.launch.specR, s.launch.statusW, s.launch.netChild)
+		s.stdio.closeChildEnds()
+	}
+}
