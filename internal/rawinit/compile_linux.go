@@ -31,7 +31,15 @@ type Input struct {
 	Setsid       bool
 	// CapLast is /proc/sys/kernel/cap_last_cap.
 	CapLast int
+	// Args and Environ are where the parent's argv and environment are
+	// (/proc/self/stat): the init overwrites its copy of them, so that
+	// its /proc/1/cmdline says launch.InitStage alone, as the Go init's
+	// does, and neither shows the caller's.
+	Args, Environ Area
 }
+
+// Area is a range of the parent's memory.
+type Area struct{ Start, Len uintptr }
 
 // ErrUnsupported is what Compile fails with for a spec this prototype
 // does not build; the error names the setting.
@@ -172,6 +180,9 @@ func (b *builder) prologue(in Input) []int {
 	b.sys(unix.SYS_CLOSE, immInt(in.SyncW))
 	_, n := b.sysTo(unix.SYS_READ, immInt(in.SyncR), b.scratch("byte", 8), imm(1))
 	gone := b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(n)}, Eq: true}) // end of file: no maps
+	if in.Args.Len > 0 || in.Environ.Len > 0 {
+		b.hideArgs(in.Args, in.Environ)
+	}
 	b.begin("place the init's descriptors")
 	for _, mv := range placeFiles(in.Files) {
 		if mv.to < 0 {
@@ -188,6 +199,8 @@ func (b *builder) prologue(in Input) []int {
 		b.begin("setsid")
 		b.sys(unix.SYS_SETSID)
 	}
+	b.begin("prctl PR_SET_NAME")
+	b.sys(unix.SYS_PRCTL, imm(unix.PR_SET_NAME), b.str(launch.InitStage))
 	b.begin("prctl PR_SET_PDEATHSIG")
 	b.sys(unix.SYS_PRCTL, imm(unix.PR_SET_PDEATHSIG), imm(uintptr(unix.SIGKILL)))
 	// The parent may have died before the signal was set: its end of the
@@ -388,10 +401,12 @@ func (b *builder) apply(op mounts.Op) {
 		tree := b.cloneSource(op)
 		b.moveTo(tree, target, "")
 		b.close(tree)
-		b.begin("reopen %s after mounting", op.Path)
-		_, m := b.openNoSymlinks(reg(b.root), op.Path, true, false)
-		b.checkID(m, op.ID)
-		b.close(m)
+		if op.ID != (mounts.Identity{}) {
+			b.begin("reopen %s after mounting", op.Path)
+			_, m := b.openNoSymlinks(reg(b.root), op.Path, true, false)
+			b.checkID(m, op.ID)
+			b.close(m)
+		}
 	case mounts.OpTmpfs:
 		b.begin("tmpfs on %s", op.Path)
 		opts := [][2]string{{"mode", "755"}}
@@ -606,7 +621,7 @@ func (b *builder) dropPrivileges(capLast int) {
 	data := b.scratch("cap data", 24)
 	b.sys(unix.SYS_CAPGET, h, data)
 	// Without CAP_SETPCAP the bounding set and securebits stay.
-	noSetpcap := b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{data.withOff(4), imm(1 << unix.CAP_SETPCAP), imm(0), imm(4)}})
+	noSetpcap := b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{data, imm(1 << unix.CAP_SETPCAP), imm(0), imm(4)}})
 	for c := 0; c <= capLast; c++ {
 		b.begin("prctl PR_CAPBSET_DROP %d", c)
 		b.ok(b.sys(unix.SYS_PRCTL, imm(unix.PR_CAPBSET_DROP), immInt(c)), syscall.EINVAL)
@@ -716,4 +731,31 @@ func candidates(name string, env []string) []string {
 		out = append(out, path.Join(dir, name))
 	}
 	return out
+}
+
+// hideArgs overwrites the init's copy of the caller's argv with
+// launch.InitStage and its environment with zeros, in one
+// process_vm_writev of its own memory.
+func (b *builder) hideArgs(args, environ Area) {
+	b.begin("hide the caller's arguments")
+	_, self := b.sysTo(unix.SYS_GETPID)
+	fill := func(a Area, content string) (local, remote []byte, fix int) {
+		d := make([]byte, a.Len)
+		copy(d, content)
+		if len(d) > 0 {
+			d[len(d)-1] = 0
+		}
+		b.p.Bufs = append(b.p.Bufs, Buffer{Data: d, Name: fmt.Sprintf("fill%d", len(b.p.Bufs))})
+		l, r := make([]byte, 16), make([]byte, 16)
+		binary.NativeEndian.PutUint64(l[8:], uint64(a.Len))
+		binary.NativeEndian.PutUint64(r, uint64(a.Start))
+		binary.NativeEndian.PutUint64(r[8:], uint64(a.Len))
+		return l, r, len(b.p.Bufs) - 1
+	}
+	al, ar, af := fill(args, launch.InitStage)
+	el, er, ef := fill(environ, "")
+	b.p.Bufs = append(b.p.Bufs, Buffer{Data: append(al, el...), Name: "local iovecs", Fixups: []Fixup{{Off: 0, Buf: af}, {Off: 16, Buf: ef}}})
+	local := buf(len(b.p.Bufs) - 1)
+	remote := b.data("remote iovecs", append(ar, er...))
+	b.sys(unix.SYS_PROCESS_VM_WRITEV, reg(self), local, imm(2), remote, imm(2), imm(0))
 }

@@ -171,6 +171,9 @@ func (b *builder) add(op Op) int {
 	if op.To == 0 {
 		op.To = -1
 	}
+	if op.Code != opLoad32 && op.Code != opSys {
+		op.Dst = -1
+	}
 	b.p.Ops = append(b.p.Ops, op)
 	return len(b.p.Ops) - 1
 }
@@ -233,7 +236,7 @@ func (p *Program) Render(i int) string {
 	if op.Skip != 0 {
 		fmt.Fprintf(&sb, " %s->%d", errName(op.Skip), op.To)
 	} else if op.To >= 0 {
-		if op.Code == opCmp {
+		if op.Code == opCmp || op.Code == opJumpReg {
 			fmt.Fprintf(&sb, " eq=%v", op.Eq)
 		}
 		fmt.Fprintf(&sb, " ->%d", op.To)

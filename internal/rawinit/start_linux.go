@@ -62,7 +62,9 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 			files[i] = -1
 		}
 	}
-	prog, err := Compile(Input{Spec: spec, Files: files, SyncR: sync[0], SyncW: sync[1], Setsid: a.Setsid, CapLast: capLast})
+	in := Input{Spec: spec, Files: files, SyncR: sync[0], SyncW: sync[1], Setsid: a.Setsid, CapLast: capLast}
+	in.Args, in.Environ = argAreas()
+	prog, err := Compile(in)
 	if err != nil {
 		unix.Close(sync[0])
 		unix.Close(sync[1])
@@ -215,4 +217,34 @@ func (i *Init) Decode(b []byte) launch.Msg {
 		return launch.Msg{Kind: launch.MsgError, Code: int(u32(12)), Errno: int(errno), Msg: what + ": " + text}
 	}
 	return launch.Msg{Kind: launch.MsgError, Code: launch.ExitSetup, Msg: fmt.Sprintf("raw init: unknown record %d", u32(0))}
+}
+
+// argAreas reads where this process's argv and environment are
+// (/proc/self/stat fields 48 to 51); none where it cannot tell.
+func argAreas() (args, environ Area) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return
+	}
+	f := strings.Fields(string(b[i+1:])) // from field 3 on
+	if len(f) < 49 {
+		return
+	}
+	n := make([]uint64, 4)
+	for j := range n {
+		if n[j], err = strconv.ParseUint(f[45+j], 10, 64); err != nil {
+			return
+		}
+	}
+	if n[1] > n[0] {
+		args = Area{Start: uintptr(n[0]), Len: uintptr(n[1] - n[0])}
+	}
+	if n[3] > n[2] {
+		environ = Area{Start: uintptr(n[2]), Len: uintptr(n[3] - n[2])}
+	}
+	return
 }

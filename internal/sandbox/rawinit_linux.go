@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"runtime"
+	"time"
 
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/rawinit"
@@ -42,7 +43,7 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	if err != nil {
 		return true, &Error{Code: launch.ExitSetup, Op: "create namespaces and start the init", Err: ns.Explain(err, ns.ReadSettings(), s.hostUID)}
 	}
-	s.logf("the raw init started")
+	s.logf("the raw init started at %.2f ms", ms(time.Since(s.started)))
 	s.status = bufio.NewReader(s.rawInit.Status(s.statusFile))
 	return true, nil
 }

@@ -1,0 +1,309 @@
+package rawinit
+
+import (
+	"encoding/binary"
+	"errors"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/seccomp"
+)
+
+func smallSpec() *launch.Spec {
+	return &launch.Spec{Args: []string{"true"}, Env: []string{"PATH=/bin:/usr/bin"}, Dir: "/w", Hostname: "box", Loopback: true,
+		Rlimits: []launch.Rlimit{{Name: "core"}},
+		Plan: &mounts.Plan{Root: mounts.Op{Kind: mounts.OpBind, Path: "/", Source: "/", ReadOnly: true, ID: mounts.Identity{Dev: 1, Ino: 2}},
+			Ops: []mounts.Op{{Kind: mounts.OpTmpfs, Path: "/tmp", Mode: 0o1777, Optional: true}, {Kind: mounts.OpBind, Path: "/w", Source: "/w"}}},
+		Landlock: &landlock.Ruleset{Handled: landlock.Request{FS: 0xffff}, Paths: []landlock.PathRule{{Path: "/w", Access: 0xffff, Dir: true}}},
+	}
+}
+
+// TestCompile holds every op of a small spec, with its arguments: the
+// order of the steps (maps, descriptors, lo, mounts, pivot_root,
+// dumpable, hostname, rlimits, Landlock, capabilities, chdir, the
+// payload), where each jumps, and which errnos each lets pass.
+func TestCompile(t *testing.T) {
+	p, err := Compile(Input{Spec: smallSpec(), Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `
+0 sys close 0xa
+1 sys read 0x9 byte 0x1 -> r0
+2 jumpreg r0 eq=true ->92
+3 sys dup3 0x7 0x3
+4 sys dup3 0x8 0x4
+5 sys close_range 0x5 0xffffffff
+6 sys close_range 0x3 0xffffffff 0x4
+7 sys setsid
+8 sys prctl 0xf "nsrun-init"
+9 sys prctl 0x1 0x9
+10 sys ppoll pollfd lifeline 0x1 timespec 0 -> r1
+11 jumpreg r1 eq=false ->92
+12 sys socket 0x2 0x80002 -> r2
+13 sys ioctl r2 0x8914 ifreq lo up
+14 sys close r2
+15 sys mount "" "/" "" 0x44000 ""
+16 sys openat2 -100 "/" how{0x280000,0x6} 0x18 -> r3
+17 sys fstat r3 stat
+18 cmp stat -1 0x1 0x8 0x74 eq=false fail
+19 cmp stat+8 -1 0x2 0x8 0x74 eq=false fail
+20 sys open_tree r3 "" 0x89001 -> r4
+21 sys mount_setattr r4 "" 0x9000 attr{0x7} 0x20
+22 sys close r3
+23 sys move_mount r4 "" -100 "/" 0x4
+24 sys openat2 r4 "tmp" how{0x280000,0x16} 0x18 -> r5 ENOENT->37
+25 sys fsopen "tmpfs" 0x1 -> r6
+26 sys fsconfig r6 0x1 "source" "tmpfs"
+27 sys fsconfig r6 0x1 "mode" "755"
+28 sys fsconfig r6 0x6
+29 sys fsmount r6 0x1 0x6 -> r7
+30 sys close r6
+31 sys openat r7 "." 0x90000 -> r8
+32 sys fchmod r8 0x3ff
+33 sys close r8
+34 sys move_mount r7 "" r5 "" 0x44
+35 sys close r7
+36 sys close r5
+37 sys openat2 r4 "w" how{0x280000,0x16} 0x18 -> r9
+38 sys openat2 -100 "/w" how{0x280000,0x6} 0x18 -> r10
+39 sys open_tree r10 "" 0x89001 -> r11
+40 sys mount_setattr r11 "" 0x9000 attr{0x6} 0x20
+41 sys close r10
+42 sys move_mount r11 "" r9 "" 0x44
+43 sys close r11
+44 sys close r9
+45 sys fchdir r4
+46 sys pivot_root "." "."
+47 sys umount2 "." 0x2
+48 sys chdir "/"
+49 sys close r4
+50 sys prctl 0x4
+51 sys sethostname "box" 0x3
+52 sys prlimit64 0x0 0x4 rlimit core
+53 sys landlock_create_ruleset ruleset attr 0x8 -> r12
+54 sys openat2 -100 "/w" how{0x2a0000,0x6} 0x18 -> r13 ENOENT->64
+55 sys fstat r13 stat
+56 cmp stat+24 0xf000 0xa000 0x4 eq=true ->63
+57 cmp stat+24 0xf000 0x4000 0x4 eq=true ->61
+58 store32 r13 beneath{0xc007}+8
+59 sys landlock_add_rule r12 0x1 beneath{0xc007}
+60 jump ->63
+61 store32 r13 beneath{0xffff}+8
+62 sys landlock_add_rule r12 0x1 beneath{0xffff}
+63 sys close r13
+64 sys prctl 0x26 0x1
+65 sys landlock_restrict_self r12
+66 sys close r12
+67 sys prctl 0x26 0x1
+68 sys capget cap header cap data
+69 cmp cap data 0x100 0x0 0x4 eq=true ->73
+70 sys prctl 0x18 ok=EINVAL
+71 sys prctl 0x18 0x1 ok=EINVAL
+72 sys prctl 0x1c 0xef
+73 sys prctl 0x2f 0x4
+74 sys capset cap header cap zero
+75 sys chdir "/w"
+76 sys signalfd4 -1 sigset 0x8 0x80000 -> r14
+77 sys pipe2 pipe fds 0x80000
+78 load32 pipe fds -> r15
+79 load32 pipe fds+4 -> r16
+80 sys clone 0x1011 0x0 pidfd -> r17
+81 jumpreg r17 eq=false ->86
+82 payload r16
+83 sys execve "/bin/true" argv envp ok=ENOENT ok=ENOTDIR
+84 sys execve "/usr/bin/true" argv envp
+85 exit 0x7f
+86 sys close r16
+87 execwait r15
+88 sys close r15
+89 load32 pidfd -> r18
+90 started r17 r18
+91 supervise r17 r14
+92 exit 0x7d
+`
+	got := "\n" + p.String()
+	if got != want {
+		t.Errorf("program:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSupports: what the prototype cannot build is refused by name, so
+// the launcher falls back to the Go init.
+func TestSupports(t *testing.T) {
+	notify := seccomp.Program{{Code: 0x06, K: 0x7fc00000}}
+	for _, c := range []struct {
+		name string
+		edit func(*launch.Spec)
+		want string
+	}{
+		{"small", func(*launch.Spec) {}, ""},
+		{"tty", func(s *launch.Spec) { s.TTY = &launch.TTYSpec{} }, "a pseudo-terminal"},
+		{"extra files", func(s *launch.Spec) { s.ExtraFiles = []int{7} }, "ExtraFiles"},
+		{"network", func(s *launch.Spec) { s.Net = true }, "the filtered network"},
+		{"addresses", func(s *launch.Spec) { s.LoopbackAddrs = []string{"127.0.0.2"} }, "loopback addresses"},
+		{"listener", func(s *launch.Spec) { s.HoldListener = true }, "a held seccomp listener"},
+		{"notifying filter", func(s *launch.Spec) { s.Seccomp = []seccomp.Program{notify} }, "a seccomp filter that notifies"},
+		{"supervisor", func(s *launch.Spec) { s.Supervisor = &launch.SupervisorSpec{} }, "the Landlock-only supervisor"},
+		{"remount", func(s *launch.Spec) { s.Plan.Remount = true }, "remounting"},
+		{"overlay", func(s *launch.Spec) { s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpOverlay, Path: "/o"}) }, "mount kind"},
+		{"file", func(s *launch.Spec) { s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: "/etc/passwd"}) }, "mount kind"},
+		{"mirror", func(s *launch.Spec) { s.Plan.Ops[1].Mirror = []mounts.Mountpoint{{Rel: "x"}} }, "a mirror on /w"},
+		{"overlay root", func(s *launch.Spec) { s.Plan.Root.Kind = mounts.OpOverlay }, "a root that is not a bind"},
+		{"tmpfs link", func(s *launch.Spec) { s.Plan.Ops[0].Mountpoints = []mounts.Mountpoint{{Rel: "l", Link: "/x"}} }, "a symlink in the tmpfs"},
+		{"device", func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpDev, Path: "/dev", Devices: []mounts.Node{{Path: "kvm"}}})
+		}, "devices in /dev"},
+		{"rlimit", func(s *launch.Spec) { s.Rlimits = []launch.Rlimit{{Name: "rtprio"}} }, "rlimit rtprio"},
+		{"no command", func(s *launch.Spec) { s.Args = nil }, "an empty command"},
+	} {
+		s := smallSpec()
+		c.edit(s)
+		err := Supports(s)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want ErrUnsupported naming %q", c.name, err, c.want)
+		}
+		if _, err := Compile(Input{Spec: s}); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s: Compile: %v", c.name, err)
+		}
+	}
+}
+
+// TestPlaceFiles: each descriptor ends at its index, none is overwritten
+// before it is moved, and -1 closes that number.
+func TestPlaceFiles(t *testing.T) {
+	for _, c := range []struct {
+		files []int
+		want  []move
+	}{
+		{[]int{0, 1, 2}, nil},
+		{[]int{5, 6, 7}, []move{{5, 0}, {6, 1}, {7, 2}}},
+		{[]int{1, 0}, []move{{0, 2}, {1, 0}, {2, 1}}},
+		{[]int{0, 1, 2, -1, 9}, []move{{3, -1}, {9, 4}}},
+		{[]int{3, 3, 0}, []move{{0, 4}, {3, 0}, {3, 1}, {4, 2}}},
+	} {
+		got := placeFiles(c.files)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("placeFiles(%v) = %v, want %v", c.files, got, c.want)
+		}
+		// Simulate: every descriptor must end where asked.
+		fds := map[int]int{} // number -> the file (its number in the parent)
+		for _, f := range c.files {
+			if f >= 0 {
+				fds[f] = f
+			}
+		}
+		for _, m := range got {
+			if m.to < 0 {
+				delete(fds, m.from)
+				continue
+			}
+			fds[m.to] = fds[m.from]
+		}
+		for i, f := range c.files {
+			if got, ok := fds[i]; f >= 0 && (!ok || got != f) {
+				t.Errorf("placeFiles(%v): %d holds %d, want %d", c.files, i, got, f)
+			}
+			if _, ok := fds[i]; f < 0 && ok {
+				t.Errorf("placeFiles(%v): %d is open", c.files, i)
+			}
+		}
+	}
+}
+
+func TestCandidates(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{"/bin/true", nil, []string{"/bin/true"}},
+		{"./x", []string{"PATH=/a"}, []string{"./x"}},
+		{"true", nil, []string{"/usr/local/bin/true", "/usr/bin/true", "/bin/true"}},
+		{"true", []string{"PATH=/a:", "PATH=/b::/c"}, []string{"/b/true", "true", "/c/true"}},
+	} {
+		if got := candidates(c.name, c.env); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("candidates(%q, %v) = %v, want %v", c.name, c.env, got, c.want)
+		}
+	}
+}
+
+// TestDecode: the records become the messages the Go init sends.
+func TestDecode(t *testing.T) {
+	init := &Init{prog: &Program{Steps: []string{"bind /w on /w", "exec true"}}}
+	rec := func(r record) []byte {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)
+	}
+	for _, c := range []struct {
+		r    record
+		want launch.Msg
+	}{
+		{record{Kind: recStarted, Pid: 2, Pidfd: 8}, launch.Msg{Kind: launch.MsgStarted, Pid: 2, Code: 8}},
+		{record{Kind: recExit, Code: 3, UserUS: 10, SysUS: 20, MaxRSS: 30},
+			launch.Msg{Kind: launch.MsgExit, Code: 3, Usage: &launch.Usage{UserUS: 10, SystemUS: 20, MaxRSSKiB: 30}}},
+		{record{Kind: recExit, Code: 137, Signal: 9}, launch.Msg{Kind: launch.MsgExit, Code: 137, Signal: 9, Usage: &launch.Usage{}}},
+		{record{Kind: recError, Step: 0, Errno: uint32(syscall.ENOENT), Code: 125},
+			launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ENOENT), Msg: "bind /w on /w: no such file or directory"}},
+		{record{Kind: recError, Step: 0, Errno: uint32(syscall.ESTALE), Code: 125},
+			launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ESTALE), Msg: "bind /w on /w: the path now names another file than the one checked"}},
+		{record{Kind: recError, Step: 1, Errno: uint32(syscall.EACCES), Code: 126},
+			launch.Msg{Kind: launch.MsgError, Code: 126, Errno: int(syscall.EACCES), Msg: "exec true: permission denied"}},
+	} {
+		if got := init.Decode(rec(c.r)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Decode(%+v) = %+v, want %+v", c.r, got, c.want)
+		}
+	}
+}
+
+// TestLink: buffers land in one arena, tables and fixups point at the
+// buffers they name, and the runner's own loads index the arena.
+func TestLink(t *testing.T) {
+	b := newBuilder()
+	argv := b.table("argv", []string{"a", "bc"})
+	target := b.data("target", []byte{1, 2, 3, 4})
+	b.p.Bufs = append(b.p.Bufs, Buffer{Data: make([]byte, 16), Name: "holder", Fixups: []Fixup{{Off: 8, Buf: int(target.V)}}})
+	b.sys(1, argv)
+	r := b.newReg()
+	b.add(Op{Code: opLoad32, Args: [6]Arg{target}, Dst: r})
+	m := link(b.p)
+	base := uintptr(unsafe.Pointer(&m.arena[0]))
+	addr := m.ops[0].a[0]
+	ptr0 := binary.NativeEndian.Uint64(m.mem[addr-base:])
+	ptr1 := binary.NativeEndian.Uint64(m.mem[addr-base+8:])
+	if s := string(m.mem[ptr0-uint64(base):][:2]); s != "a\x00" {
+		t.Errorf("argv[0] = %q", s)
+	}
+	if s := string(m.mem[ptr1-uint64(base):][:3]); s != "bc\x00" {
+		t.Errorf("argv[1] = %q", s)
+	}
+	if end := binary.NativeEndian.Uint64(m.mem[addr-base+16:]); end != 0 {
+		t.Errorf("argv not NULL-terminated: %#x", end)
+	}
+	off := m.ops[1].a[0]
+	if got := m.mem[off : off+4]; !reflect.DeepEqual(got, []byte{1, 2, 3, 4}) {
+		t.Errorf("load32 offset %d reads %v", off, got)
+	}
+	holder := len(b.p.Bufs) - 1
+	_ = holder
+	found := false
+	for i := 0; i+16 <= len(m.mem); i += 8 {
+		if uintptr(binary.NativeEndian.Uint64(m.mem[i+8:])) == base+off && i != int(off) {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the fixup does not hold the target's address")
+	}
+}
