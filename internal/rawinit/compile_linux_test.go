@@ -153,7 +153,9 @@ func TestSupports(t *testing.T) {
 		{"supervisor", func(s *launch.Spec) { s.Supervisor = &launch.SupervisorSpec{} }, "the Landlock-only supervisor"},
 		{"remount", func(s *launch.Spec) { s.Plan.Remount = true }, "remounting"},
 		{"overlay", func(s *launch.Spec) { s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpOverlay, Path: "/o"}) }, "mount kind"},
-		{"file", func(s *launch.Spec) { s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: "/etc/passwd"}) }, "mount kind"},
+		{"file", func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: "/etc/passwd"})
+		}, "mount kind"},
 		{"mirror", func(s *launch.Spec) { s.Plan.Ops[1].Mirror = []mounts.Mountpoint{{Rel: "x"}} }, "a mirror on /w"},
 		{"overlay root", func(s *launch.Spec) { s.Plan.Root.Kind = mounts.OpOverlay }, "a root that is not a bind"},
 		{"tmpfs link", func(s *launch.Spec) { s.Plan.Ops[0].Mountpoints = []mounts.Mountpoint{{Rel: "l", Link: "/x"}} }, "a symlink in the tmpfs"},

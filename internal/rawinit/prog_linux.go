@@ -69,7 +69,6 @@ func imm(v uintptr) Arg         { return Arg{Kind: argImm, V: v} }
 func immInt(v int) Arg          { return Arg{Kind: argImm, V: uintptr(v)} }
 func reg(r int) Arg             { return Arg{Kind: argReg, V: uintptr(r)} }
 func buf(b int) Arg             { return Arg{Kind: argBuf, V: uintptr(b)} }
-func bufAt(b int, off int) Arg  { return Arg{Kind: argBuf, V: uintptr(b), Off: uintptr(off)} }
 func (a Arg) isZero() bool      { return a == Arg{} }
 func (a Arg) withOff(o int) Arg { a.Off += uintptr(o); return a }
 

@@ -1,0 +1,138 @@
+//go:build linux
+
+package integration
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The runtime-free init (NSRUN_INIT=raw, internal/rawinit) against the Go
+// init, the reference: the same plans, run by both, must build the same
+// sandbox. Each case prints what it built from inside (the mounts, the
+// capabilities, NO_NEW_PRIVS and the filters, the limits, the hostname,
+// the processes, Landlock's answers to allowed and denied writes, a
+// filtered system call) and ends in an exit status; the two runs must
+// agree on all of it, and -v must show that the raw init ran (a spec it
+// does not support would silently get the Go init).
+func TestRawInitAgrees(t *testing.T) {
+	need(t)
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "noexec.sh"), "#!/bin/sh\n")
+	probe := strings.Join([]string{
+		`grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status`,
+		// Mount IDs and device numbers differ from run to run.
+		`awk '{ $1 = $2 = $3 = ""; print }' /proc/self/mountinfo`,
+		`cat /proc/self/limits`,
+		`hostname; pwd; id; umask`,
+		`ls -1 /dev; stat -c '%n %F %a' /dev/* /dev/pts/ptmx`,
+		`tr -d '\0' < /proc/1/cmdline; echo`,
+		`ps -eo args`, // pids differ: the Go init's threads take some
+		`touch /etc/rawinit-probe; echo touch /etc: $?`,
+		`touch /usr/rawinit-probe; echo touch /usr: $?`,
+		`echo hi > ` + ws + `/written && cat ` + ws + `/written`,
+		`echo hi > /tmp/t && cat /tmp/t`,
+		`unshare -r true; echo unshare: $?`,
+		`ip -o link 2>/dev/null | awk '{print $2, $3}'`,
+		`cat /proc/sys/kernel/hostname`,
+	}, "; ")
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"probe", []string{"--rw", ws, "--", "/bin/sh", "-c", probe}},
+		{"hostname and limits", []string{"--rw", ws, "--hostname", "box", "--rlimit", "nofile=64", "--", "/bin/sh", "-c", "hostname; ulimit -n; ulimit -c"}},
+		{"exit status", []string{"--rw", ws, "--", "/bin/sh", "-c", "exit 3"}},
+		{"killed by a signal", []string{"--rw", ws, "--", "/bin/sh", "-c", "kill -TERM $$"}},
+		{"found in PATH", []string{"--rw", ws, "--", "true"}},
+		{"not found", []string{"--rw", ws, "--", "rawinit-no-such-command"}},
+		{"not found by path", []string{"--rw", ws, "--", "/nonexistent/x"}},
+		{"not executable", []string{"--rw", ws, "--", ws + "/noexec.sh"}},
+		{"a directory", []string{"--rw", ws, "--", "/usr"}},
+		{"orphans are ended", []string{"--rw", ws, "--", "/bin/sh", "-c", "sleep 60 & echo started"}},
+		{"read-only workspace", []string{"--ro", ws, "--", "/bin/sh", "-c", "touch " + ws + "/x; echo $?"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			goRun := runEnv(t, ws, []string{"NSRUN_INIT=go"}, c.args...)
+			rawRun := runEnv(t, ws, []string{"NSRUN_INIT=raw"}, append([]string{"-v"}, c.args...)...)
+			if !strings.Contains(rawRun.stderr, "the raw init started") {
+				t.Fatalf("the raw init did not run:\n%s", rawRun.stderr)
+			}
+			rawRun.stderr = withoutLog(rawRun.stderr)
+			// The Go init says why lookPath failed in its own words.
+			if goRun.code == 127 || goRun.code == 126 {
+				if goRun.code != rawRun.code || rawRun.stdout != goRun.stdout {
+					t.Errorf("go init: %v\nraw init: %v", goRun, rawRun)
+				}
+				return
+			}
+			if goRun.String() != rawRun.String() {
+				t.Errorf("go init:\n%v\n\nraw init:\n%v\n\n%s", goRun, rawRun, firstDiff(goRun.String(), rawRun.String()))
+			}
+		})
+	}
+}
+
+// withoutLog drops nsrun's -v lines.
+func withoutLog(stderr string) string {
+	var keep []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, "nsrun: ") || strings.HasPrefix(l, "nsrun: error") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return "first difference, line " + itoa(i+1) + ":\n go: " + al[i] + "\nraw: " + bl[i]
+		}
+	}
+	return "one is a prefix of the other"
+}
+
+// TestRawInitForwardsSignals: the raw init, as pid 1, passes a signal
+// sent to nsrun on to the payload, and reports the status it then ends
+// with; the Go init does the same.
+func TestRawInitForwardsSignals(t *testing.T) {
+	need(t)
+	for _, init := range []string{"go", "raw"} {
+		cmd := exec.Command(nsrunBin, "--", "/bin/sh", "-c", `trap 'exit 7' TERM; echo ready; while :; do sleep 0.1; done`)
+		cmd.Env = append(os.Environ(), "NSRUN_INIT="+init)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		if line != "ready\n" {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("%s init: %q instead of ready", init, line)
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatalf("%s init: the payload did not end on SIGTERM", init)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 7 {
+			t.Errorf("%s init: exit %d after SIGTERM, want 7 (the payload's trap)", init, code)
+		}
+	}
+}
