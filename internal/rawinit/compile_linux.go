@@ -683,7 +683,11 @@ func (b *builder) payload(spec *launch.Spec) {
 	b.add(Op{Code: opPayload, Args: [6]Arg{reg(wr)}})
 	argv, envp := b.table("argv", spec.Args), b.table("envp", spec.Env)
 	cands := candidates(spec.Args[0], spec.Env)
+	if !strings.Contains(spec.Args[0], "/") {
+		b.p.Path = searchPath(spec.Env)
+	}
 	b.begin("exec %s", spec.Args[0])
+	b.p.ExecStep = b.step
 	for i, c := range cands {
 		op := b.sys(unix.SYS_EXECVE, b.str(c), argv, envp)
 		if i < len(cands)-1 {
@@ -717,14 +721,8 @@ func candidates(name string, env []string) []string {
 	if strings.Contains(name, "/") {
 		return []string{name}
 	}
-	pathEnv := "/usr/local/bin:/usr/bin:/bin"
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
-		}
-	}
 	var out []string
-	for _, dir := range strings.Split(pathEnv, ":") {
+	for _, dir := range strings.Split(searchPath(env), ":") {
 		if dir == "" {
 			dir = "."
 		}
@@ -758,4 +756,15 @@ func (b *builder) hideArgs(args, environ Area) {
 	local := buf(len(b.p.Bufs) - 1)
 	remote := b.data("remote iovecs", append(ar, er...))
 	b.sys(unix.SYS_PROCESS_VM_WRITEV, reg(self), local, imm(2), remote, imm(2), imm(0))
+}
+
+// searchPath is the payload's PATH, or the Go init's default without one.
+func searchPath(env []string) string {
+	p := "/usr/local/bin:/usr/bin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			p = v
+		}
+	}
+	return p
 }

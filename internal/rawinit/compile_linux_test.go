@@ -244,7 +244,7 @@ func TestCandidates(t *testing.T) {
 
 // TestDecode: the records become the messages the Go init sends.
 func TestDecode(t *testing.T) {
-	init := &Init{prog: &Program{Steps: []string{"bind /w on /w", "exec true"}}}
+	init := &Init{prog: &Program{Steps: []string{"bind /w on /w", "exec true"}, ExecStep: 1, Path: "/bin"}, args: []string{"true"}}
 	rec := func(r record) []byte {
 		return unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)
 	}
@@ -259,7 +259,9 @@ func TestDecode(t *testing.T) {
 		{record{Kind: recError, Step: 0, Errno: uint32(syscall.ENOENT), Code: 125},
 			launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ENOENT), Msg: "bind /w on /w: no such file or directory"}},
 		{record{Kind: recError, Step: 0, Errno: uint32(syscall.ESTALE), Code: 125},
-			launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ESTALE), Msg: "bind /w on /w: the path now names another file than the one checked"}},
+			launch.Msg{Kind: launch.MsgError, Code: 125, Msg: "bind /w on /w: the path now names another file than the one checked"}},
+		{record{Kind: recError, Step: 1, Errno: uint32(syscall.ENOENT), Code: 127},
+			launch.Msg{Kind: launch.MsgError, Code: 127, Msg: "true: command not found in PATH /bin"}},
 		{record{Kind: recError, Step: 1, Errno: uint32(syscall.EACCES), Code: 126},
 			launch.Msg{Kind: launch.MsgError, Code: 126, Errno: int(syscall.EACCES), Msg: "exec true: permission denied"}},
 	} {

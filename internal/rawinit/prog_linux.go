@@ -105,6 +105,10 @@ type Program struct {
 	Bufs  []Buffer
 	Steps []string
 	Regs  int
+	// ExecStep is the step of the payload's exec; Path is the PATH it
+	// searches when the command has no slash, "" when it has one.
+	ExecStep int
+	Path     string
 }
 
 // builder appends ops to a Program.

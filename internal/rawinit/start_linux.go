@@ -210,11 +210,16 @@ func (i *Init) Decode(b []byte) launch.Msg {
 		if step < len(i.prog.Steps) {
 			what = i.prog.Steps[step]
 		}
-		text := errno.Error()
-		if errno == syscall.ESTALE {
-			text = "the path now names another file than the one checked"
+		m := launch.Msg{Kind: launch.MsgError, Code: int(u32(12)), Errno: int(errno), Msg: what + ": " + errno.Error()}
+		switch {
+		case errno == syscall.ESTALE:
+			// The init's own finding, no errno of the kernel's (as the Go
+			// init says it).
+			m.Errno, m.Msg = 0, what+": the path now names another file than the one checked"
+		case step == i.prog.ExecStep && i.prog.Path != "" && (errno == syscall.ENOENT || errno == syscall.ENOTDIR):
+			m.Errno, m.Msg = 0, i.args[0]+": command not found in PATH "+i.prog.Path
 		}
-		return launch.Msg{Kind: launch.MsgError, Code: int(u32(12)), Errno: int(errno), Msg: what + ": " + text}
+		return m
 	}
 	return launch.Msg{Kind: launch.MsgError, Code: launch.ExitSetup, Msg: fmt.Sprintf("raw init: unknown record %d", u32(0))}
 }

@@ -1,0 +1,353 @@
+package rawinit
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/landlock"
+	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/seccomp"
+)
+
+// The differential test: the same specs, built by the Go init (nsrun's
+// nsrun-init stage, the reference) and by the raw init, must give the same
+// sandbox and the same messages. Unlike the CLI's plans (TestRawInitAgrees
+// in integration), these are made by hand so that each layer is the only
+// one that decides something: Landlock refuses a write that the mounts
+// allow, a mount point is missing, a source changed identity.
+
+// outcome is what one init built, seen from outside.
+type outcome struct {
+	out   string   // the payload's output
+	kinds []string // the messages' kinds, in order
+	last  launch.Msg
+	init  string // how the init ended
+}
+
+var nsrunBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("/var/tmp", "rawinit-test-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "nsrun")
+	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/nsrun")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &exec.Error{Name: "go build: " + string(out), Err: err}
+	}
+	return bin, nil
+})
+
+func needSandboxes(t *testing.T) {
+	t.Helper()
+	if err := exec.Command("unshare", "-Ur", "true").Run(); err != nil {
+		if os.Getenv("NSRUN_INTEGRATION") == "1" {
+			t.Fatalf("user namespaces: %v", err)
+		}
+		t.Skipf("no user namespaces here: %v", err)
+	}
+}
+
+// pipes are the init's descriptors: stdin /dev/null, stdout and stderr
+// one pipe, the spec pipe (lifeline) and the status pipe.
+type pipes struct {
+	specR, specW, statusR, statusW, outR, outW, null *os.File
+}
+
+func newPipes(t *testing.T) *pipes {
+	var p pipes
+	var err error
+	if p.specR, p.specW, err = os.Pipe(); err != nil {
+		t.Fatal(err)
+	}
+	if p.statusR, p.statusW, err = os.Pipe(); err != nil {
+		t.Fatal(err)
+	}
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		t.Fatal(err)
+	}
+	if p.null, err = os.Open(os.DevNull); err != nil {
+		t.Fatal(err)
+	}
+	return &p
+}
+
+func (p *pipes) files() []uintptr {
+	return []uintptr{p.null.Fd(), p.outW.Fd(), p.outW.Fd(), p.specR.Fd(), p.statusW.Fd()}
+}
+
+func (p *pipes) closeChildEnds() {
+	p.specR.Close()
+	p.statusW.Close()
+	p.outW.Close()
+	p.null.Close()
+}
+
+// follow reads the messages, tells the init when the payload started,
+// and collects the output, until the init is gone.
+func (p *pipes) follow(status io.Reader, wait func() string) outcome {
+	var o outcome
+	var out bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(&out, p.outR)
+		close(copied)
+	}()
+	for {
+		var m launch.Msg
+		if err := launch.ReadFrame(status, &m, "status"); err != nil {
+			break
+		}
+		o.kinds = append(o.kinds, m.Kind)
+		switch m.Kind {
+		case launch.MsgStarted:
+			_, _ = p.specW.Write([]byte{launch.CtlStarted})
+		case launch.MsgExit, launch.MsgError:
+			o.last = m
+		}
+	}
+	o.init = wait()
+	p.specW.Close()
+	<-copied
+	p.outR.Close()
+	p.statusR.Close()
+	o.out = out.String()
+	return o
+}
+
+func describe(ws unix.WaitStatus) string {
+	if ws.Signaled() {
+		return "killed by " + ws.Signal().String()
+	}
+	return "exit " + strconv.Itoa(ws.ExitStatus())
+}
+
+func idMaps() (uids, gids []syscall.SysProcIDMap) {
+	return ns.Maps(os.Getuid(), os.Getuid(), os.Getgid(), os.Getgid())
+}
+
+func runGoInit(t *testing.T, spec *launch.Spec) outcome {
+	bin, err := nsrunBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPipes(t)
+	uids, gids := idMaps()
+	attr := &syscall.ProcAttr{Env: []string{}, Files: p.files(), Sys: &syscall.SysProcAttr{Setsid: true,
+		Cloneflags: ns.CloneFlags(false), UidMappings: uids, GidMappings: gids, AmbientCaps: ns.SetupCaps}}
+	pid, err := syscall.ForkExec(bin, []string{launch.InitStage}, attr)
+	p.closeChildEnds()
+	if err != nil {
+		t.Fatalf("start the Go init: %v", err)
+	}
+	b, err := launch.EncodeSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.specW.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	return p.follow(p.statusR, func() string {
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(pid, &ws, 0, nil)
+		return describe(ws)
+	})
+}
+
+func runRawInit(t *testing.T, spec *launch.Spec) outcome {
+	p := newPipes(t)
+	uids, gids := idMaps()
+	type res struct {
+		init *Init
+		err  error
+	}
+	started, done := make(chan res), make(chan struct{})
+	go func() {
+		// The init's parent-death signal follows this thread.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		init, err := Start(spec, &Attr{Files: p.files(), Cloneflags: ns.CloneFlags(false), Setsid: true, UIDs: uids, GIDs: gids})
+		started <- res{init, err}
+		<-done
+	}()
+	r := <-started
+	defer close(done)
+	p.closeChildEnds()
+	if r.err != nil {
+		t.Fatalf("start the raw init: %v", r.err)
+	}
+	return p.follow(r.init.Status(p.statusR), func() string {
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(r.init.Pid, &ws, 0, nil)
+		return describe(ws)
+	})
+}
+
+// baseSpec is a sandbox over the host's root, read-only, with /dev, /proc,
+// a /tmp and the directory ws writable, in which Landlock lets the payload
+// read ws but write only ws/w; the default seccomp profile; limits, a
+// hostname and lo.
+func baseSpec(t *testing.T, ws string, script string) *launch.Spec {
+	root := identity(t, "/")
+	prog, err := seccomp.Compile(seccomp.Default(seccomp.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abi, _, err := landlock.ABI()
+	if err != nil {
+		t.Skipf("no Landlock: %v", err)
+	}
+	handled := landlock.Request{FS: landlock.FS(0x1fff)} // ABI 1 to 3
+	if abi >= 5 {
+		handled.FS = 0xffff
+	}
+	if abi >= 6 {
+		handled.Scope = 3
+	}
+	all := handled.FS
+	read := landlock.FS(0xd) // execute, read file, read dir
+	return &launch.Spec{
+		Args: []string{"/bin/sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: ws,
+		Hostname: "box", Loopback: true,
+		Rlimits: []launch.Rlimit{{Name: "core"}, {Name: "nofile", Soft: 64, Hard: 64}},
+		Plan: &mounts.Plan{
+			Root: mounts.Op{Kind: mounts.OpBind, Path: "/", Source: "/", ID: root, ReadOnly: true, Dir: true},
+			Ops: []mounts.Op{
+				{Kind: mounts.OpDev, Path: "/dev", Dir: true},
+				{Kind: mounts.OpProc, Path: "/proc", ReadOnly: true, Dir: true},
+				{Kind: mounts.OpTmpfs, Path: "/tmp", Mode: 0o1777, Dir: true},
+				{Kind: mounts.OpBind, Path: ws, Source: ws, ID: identity(t, ws), Dir: true},
+			},
+		},
+		Landlock: &landlock.Ruleset{Handled: handled, Paths: []landlock.PathRule{
+			{Path: "/", Access: read, Dir: true},
+			{Path: "/dev", Access: all, Dir: true},
+			{Path: "/proc", Access: read | 0x2, Dir: true},
+			{Path: "/tmp", Access: all, Dir: true},
+			{Path: ws, Access: read, Dir: true},
+			{Path: ws + "/w", Access: all, Dir: true},
+		}},
+		Seccomp: []seccomp.Program{prog.Program},
+	}
+}
+
+func identity(t *testing.T, p string) mounts.Identity {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	return mounts.Identity{Dev: st.Dev, Ino: st.Ino}
+}
+
+func TestDifferential(t *testing.T) {
+	needSandboxes(t)
+	ws, err := os.MkdirTemp("/var/tmp", "rawinit-ws-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	if err := os.Mkdir(ws+"/w", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	probe := strings.Join([]string{
+		`grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status`,
+		`awk '{ $1 = $2 = $3 = ""; print }' /proc/self/mountinfo`,
+		`cat /proc/self/limits`,
+		`hostname; pwd; id`,
+		`ls -1 /dev`,
+		// The mounts let both writes through; Landlock refuses the first.
+		`echo x > ` + ws + `/denied; echo denied write: $?`,
+		`echo y > ` + ws + `/w/allowed; echo allowed write: $?`,
+		`cat ` + ws + `/w/allowed`,
+		`ls ` + ws,
+		`touch /etc/x; echo read-only mount: $?`,
+		`tr -d '\0' < /proc/1/cmdline; echo`,
+		`ps -eo args`,
+		`exit 3`,
+	}, "; ")
+	missing := func(s *launch.Spec) {
+		s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpTmpfs, Path: "/rawinit-no-such-dir", Mode: 0o755, Dir: true})
+	}
+	cases := []struct {
+		name   string
+		script string
+		edit   func(*launch.Spec)
+		// errText is what both error messages say, where the two inits
+		// word the rest differently.
+		errText string
+		// contains is what the output of both must hold: each layer
+		// decided.
+		contains []string
+	}{
+		{name: "probe", script: probe, contains: []string{"denied: Permission denied\ndenied write: 2", "allowed write: 0", "read-only mount: 1",
+			"NoNewPrivs:\t1", "Seccomp:\t2", "CapEff:\t0000000000000000", "CapBnd:\t0000000000000000",
+			"Max open files            64", "\nbox\n", "\nnsrun-init\n"}},
+		{name: "killed", script: "kill -KILL $$"},
+		{name: "optional mount point missing", script: "ls /rawinit-no-such-dir; echo $?", edit: func(s *launch.Spec) {
+			missing(s)
+			s.Plan.Ops[len(s.Plan.Ops)-1].Optional = true
+		}},
+		{name: "mount point missing", script: "true", edit: missing, errText: "/rawinit-no-such-dir"},
+		{name: "source changed", script: "true", edit: func(s *launch.Spec) { s.Plan.Ops[3].ID.Ino++ },
+			errText: "names another file than the one checked"},
+		{name: "root changed", script: "true", edit: func(s *launch.Spec) { s.Plan.Root.ID.Ino++ },
+			errText: "names another file than the one checked"},
+		{name: "landlock rule changed", script: "true", edit: func(s *launch.Spec) {
+			s.Landlock.Paths[4].ID = landlock.Identity{Dev: 1, Ino: 1}
+		}, errText: ws},
+		{name: "not found", script: "", edit: func(s *launch.Spec) { s.Args = []string{"/rawinit/none"} }, errText: "/rawinit/none"},
+		{name: "not found in PATH", script: "", edit: func(s *launch.Spec) { s.Args = []string{"rawinit-none"} }, errText: "rawinit-none"},
+		{name: "not executable", script: "", edit: func(s *launch.Spec) { s.Args = []string{"/etc/passwd"} }, errText: "/etc/passwd"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec := func() *launch.Spec {
+				s := baseSpec(t, ws, c.script)
+				if c.edit != nil {
+					c.edit(s)
+				}
+				return s
+			}
+			if err := Supports(spec()); err != nil {
+				t.Fatal(err)
+			}
+			goRun, rawRun := runGoInit(t, spec()), runRawInit(t, spec())
+			_ = os.Remove(ws + "/w/allowed")
+			if goRun.out != rawRun.out {
+				t.Errorf("output:\n go: %s\nraw: %s", goRun.out, rawRun.out)
+			}
+			if strings.Join(goRun.kinds, " ") != strings.Join(rawRun.kinds, " ") {
+				t.Errorf("messages: go %v, raw %v", goRun.kinds, rawRun.kinds)
+			}
+			g, r := goRun.last, rawRun.last
+			if g.Kind != r.Kind || g.Code != r.Code || g.Signal != r.Signal || g.Errno != r.Errno || goRun.init != rawRun.init {
+				t.Errorf("how it ended:\n go: %+v, init %s\nraw: %+v, init %s", g, goRun.init, r, rawRun.init)
+			}
+			if (g.Usage == nil) != (r.Usage == nil) {
+				t.Errorf("usage: go %+v, raw %+v", g.Usage, r.Usage)
+			}
+			for _, w := range c.contains {
+				if !strings.Contains(goRun.out, w) || !strings.Contains(rawRun.out, w) {
+					t.Errorf("the output of both should hold %q:\n go: %s\nraw: %s", w, goRun.out, rawRun.out)
+				}
+			}
+			if c.errText != "" && (!strings.Contains(g.Msg, c.errText) || !strings.Contains(r.Msg, c.errText)) {
+				t.Errorf("messages do not both say %q:\n go: %s\nraw: %s", c.errText, g.Msg, r.Msg)
+			}
+			t.Logf("go: %s %+v\nraw: %s %+v", goRun.init, g, rawRun.init, r)
+		})
+	}
+}
