@@ -118,9 +118,15 @@ func supportsOp(op mounts.Op, root bool) error {
 			}
 		}
 	default:
-		return unsupported(fmt.Sprintf("mount kind %d on %s", op.Kind, op.Path))
+		return unsupported(kindNames[op.Kind] + " on " + op.Path)
 	}
 	return nil
+}
+
+var kindNames = map[mounts.OpKind]string{
+	mounts.OpEmptyFile: "a denied file", mounts.OpHostProc: "the host's /proc", mounts.OpPinLink: "a pinned symlink",
+	mounts.OpHostSys: "the host's /sys", mounts.OpFile: "a file of the sandbox's own", mounts.OpOverlay: "an overlay",
+	mounts.OpMirror: "a mirror",
 }
 
 var rlimits = map[string]int{

@@ -152,10 +152,10 @@ func TestSupports(t *testing.T) {
 		{"notifying filter", func(s *launch.Spec) { s.Seccomp = []seccomp.Program{notify} }, "a seccomp filter that notifies"},
 		{"supervisor", func(s *launch.Spec) { s.Supervisor = &launch.SupervisorSpec{} }, "the Landlock-only supervisor"},
 		{"remount", func(s *launch.Spec) { s.Plan.Remount = true }, "remounting"},
-		{"overlay", func(s *launch.Spec) { s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpOverlay, Path: "/o"}) }, "mount kind"},
+		{"overlay", func(s *launch.Spec) { s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpOverlay, Path: "/o"}) }, "an overlay on /o"},
 		{"file", func(s *launch.Spec) {
 			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: "/etc/passwd"})
-		}, "mount kind"},
+		}, "a file of the sandbox's own on /etc/passwd"},
 		{"mirror", func(s *launch.Spec) { s.Plan.Ops[1].Mirror = []mounts.Mountpoint{{Rel: "x"}} }, "a mirror on /w"},
 		{"overlay root", func(s *launch.Spec) { s.Plan.Root.Kind = mounts.OpOverlay }, "a root that is not a bind"},
 		{"tmpfs link", func(s *launch.Spec) { s.Plan.Ops[0].Mountpoints = []mounts.Mountpoint{{Rel: "l", Link: "/x"}} }, "a symlink in the tmpfs"},
