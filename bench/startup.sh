@@ -27,9 +27,10 @@ echo
 	"${rows[@]}" \
 	"bwrap=$bwrap_cmd /bin/true" \
 	"nsrun=$nsrun --rw $ws -- /bin/true" \
+	"nsrun, the raw init (prototype)=NSRUN_INIT=raw $nsrun --rw $ws -- /bin/true" \
 	"nsrun --isolation landlock=$nsrun --isolation landlock --rw $ws -- /bin/true" \
 	"nsrun --preset agent, in a repository=$nsrun --preset agent -- /bin/true" \
 	"floor: a bare Go re-exec=$out/floor /bin/true"
 cd - >/dev/null
 echo
-echo "Each round runs every command once, in an order that rotates between rounds. CPU: every process of the run, counted by cgroup accounting where the bench runs as root (rusage, which hyperfine reports, leaves out bwrap's sandbox); the runner's own share of a run (starting and waiting for the command) is in every row, as the no-op rows show. bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\` (WS a directory under /var/tmp). floor: \`bench/floor\`, the least a launcher of nsrun's design does (a Go program re-executing itself into the same seven namespaces, mounting /proc and a /tmp, executing the command; no rules, Landlock, seccomp or capability drop)."
+echo "Each round runs every command once, in an order that rotates between rounds. CPU: every process of the run, counted by cgroup accounting where the bench runs as root (rusage, which hyperfine reports, leaves out bwrap's sandbox); the runner's own share of a run (starting and waiting for the command) is in every row, as the no-op rows show. bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\` (WS a directory under /var/tmp). the raw init: the same with \`NSRUN_INIT=raw\` (the runtime-free init prototype, \`internal/rawinit\`). floor: \`bench/floor\`, the least a launcher of nsrun's design does (a Go program re-executing itself into the same seven namespaces, mounting /proc and a /tmp, executing the command; no rules, Landlock, seccomp or capability drop)."

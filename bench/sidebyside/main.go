@@ -13,7 +13,8 @@
 //	sidebyside -runs 40 -warmup 3 -baseline bwrap \
 //	    'bwrap=bwrap --unshare-all ... /bin/true' 'nsrun=bin/nsrun -- /bin/true'
 //
-// Each argument is NAME=COMMAND; COMMAND is split on spaces, no shell.
+// Each argument is NAME=COMMAND; COMMAND is split on spaces, no shell;
+// leading VAR=value words of COMMAND are added to its environment.
 package main
 
 import (
@@ -104,7 +105,14 @@ func measure(cmds []*command, acct *accounting, runs, warmup int) error {
 // run runs c once, its output discarded, and returns its wall time, the
 // CPU of all its processes (with accounting) and its rusage, in ms.
 func (c *command) run(acct *accounting) (wall, cpu, ru float64, err error) {
-	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	// Leading VAR=value words set the command's environment, as a shell
+	// would, without the exec of env(1) that would be counted.
+	args, env := c.Args, os.Environ()
+	for len(args) > 1 && strings.Contains(args[0], "=") && !strings.Contains(args[0], "/") {
+		env, args = append(env, args[0]), args[1:]
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = env
 	var before int64
 	if acct != nil {
 		if before, err = acct.usage(); err != nil {

@@ -31,6 +31,13 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 		s.logf("the Go init: %v", why)
 		return false, s.fork()
 	}
+	// The raw init is forked with this whole address space, as the Go
+	// init is without the fork helper: past the helper's threshold the
+	// copy costs more than the second runtime saves.
+	if why := useForkHelper(); why != "" {
+		s.logf("the Go init: %s", why)
+		return false, s.fork()
+	}
 	l := s.launch
 	started := make(chan error, 1)
 	go s.startRaw(spec, started)
