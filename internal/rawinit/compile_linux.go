@@ -155,6 +155,7 @@ func Compile(in Input) (*Program, error) {
 	}
 	for _, r := range spec.Rlimits {
 		b.begin("rlimit %s=%d:%d", r.Name, r.Soft, r.Hard)
+		b.p.Explain[b.step], b.p.Rlimits[b.step] = "rlimit", r
 		lim := make([]byte, 16)
 		binary.NativeEndian.PutUint64(lim, r.Soft)
 		binary.NativeEndian.PutUint64(lim[8:], r.Hard)
@@ -437,6 +438,7 @@ func (b *builder) apply(op mounts.Op) {
 		b.dev(op, target)
 	case mounts.OpProc:
 		b.begin("mount proc on %s", op.Path)
+		b.p.Explain[b.step] = "proc"
 		proc := b.newFS("proc", nil, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 		b.moveTo(proc, target, "")
 		if op.ReadOnly {
@@ -453,6 +455,7 @@ func (b *builder) apply(op mounts.Op) {
 		b.close(proc)
 	case mounts.OpSys:
 		b.begin("mount sysfs on %s", op.Path)
+		b.p.Explain[b.step] = "sys"
 		sys := b.newFS("sysfs", nil, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 		b.moveTo(sys, target, "")
 		b.close(sys)

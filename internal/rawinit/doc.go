@@ -23,6 +23,15 @@
 // kernels without mount_setattr, and the Landlock-only supervisor (which
 // must run Go code for the payload's whole life and stays a Go stage).
 //
+// What it cannot do, as a clone without exec: its memory is a copy of the
+// parent's, the caller's heap and environment included (only the argv and
+// environment areas are overwritten). Like the Go init it is made
+// non-dumpable after the mounts and the payload holds no capability, so
+// nothing in the sandbox can read it; but what the Go init never held (the
+// variables the policy kept from the payload) is there. Its fork copies
+// the parent's page tables, which grows with the parent's heap: past the
+// fork helper's threshold internal/sandbox gives the spec to the Go init.
+//
 // Kernel minimums: those of the Go init it stands in for, plus clone3
 // (5.3) and close_range with CLOSE_RANGE_CLOEXEC (5.11); mount_setattr
 // (5.12) is required, not worked around.

@@ -2,6 +2,8 @@ package rawinit
 
 import (
 	"fmt"
+
+	"github.com/nsrun/nsrun/internal/launch"
 	"strconv"
 	"strings"
 	"syscall"
@@ -109,6 +111,11 @@ type Program struct {
 	// searches when the command has no slash, "" when it has one.
 	ExecStep int
 	Path     string
+	// Explain names the steps whose EPERM the Go init explains: a
+	// refused procfs or sysfs ("proc", "sys"), an rlimit ("rlimit").
+	Explain map[int]string
+	// Rlimits are the limits set at each rlimit step.
+	Rlimits map[int]launch.Rlimit
 }
 
 // builder appends ops to a Program.
@@ -121,7 +128,7 @@ type builder struct {
 }
 
 func newBuilder() *builder {
-	return &builder{p: &Program{}, strs: map[string]int{}}
+	return &builder{p: &Program{Explain: map[int]string{}, Rlimits: map[int]launch.Rlimit{}}, strs: map[string]int{}}
 }
 
 // begin starts a new step: what the following ops do, as an error names

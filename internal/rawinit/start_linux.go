@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/mounts"
 )
 
 // Attr is how the parent starts the init: syscall.SysProcAttr's fields
@@ -26,6 +27,10 @@ type Attr struct {
 	CgroupFD    int
 	UIDs, GIDs  []syscall.SysProcIDMap
 	PidFD       *int // set to the init's pidfd
+	// BeforeRelease, if set, runs once the init's maps are written and
+	// before it starts building: a cgroup v1 membership must be in place
+	// before the payload exists.
+	BeforeRelease func(pid int) error
 }
 
 // Init is a started raw init.
@@ -81,7 +86,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 		args.flags |= unix.CLONE_INTO_CGROUP
 		args.cgroup = uint64(a.CgroupFD)
 	}
-	pid, errno := forkInit(m, args)
+	pid, errno := forkInit(m, args, !a.UseCgroupFD)
 	unix.Close(sync[0])
 	if errno != 0 {
 		unix.Close(sync[1])
@@ -90,7 +95,11 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	if a.PidFD != nil {
 		*a.PidFD = int(pidfd)
 	}
-	if err := writeMaps(int(pid), a.UIDs, a.GIDs); err != nil {
+	err = writeMaps(int(pid), a.UIDs, a.GIDs)
+	if err == nil && a.BeforeRelease != nil {
+		err = a.BeforeRelease(int(pid))
+	}
+	if err != nil {
 		unix.Close(sync[1]) // the init ends on the end of file
 		_ = unix.Kill(int(pid), unix.SIGKILL)
 		var ws unix.WaitStatus
@@ -114,9 +123,15 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 //go:noinline
 //go:norace
 //go:nocheckptr
-func forkInit(m *machine, args *cloneArgs) (uintptr, syscall.Errno) {
+func forkInit(m *machine, args *cloneArgs, mayClone bool) (uintptr, syscall.Errno) {
 	runtime_BeforeFork()
 	pid, _, e := syscall.RawSyscall(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
+	if e == unix.ENOSYS && mayClone {
+		// A seccomp profile refuses clone3 (nsrun's own, in a nested
+		// sandbox): clone takes the same flags but a cgroup, and puts
+		// the pidfd where parent_tid points.
+		pid, _, e = syscall.RawSyscall6(unix.SYS_CLONE, uintptr(args.flags)|uintptr(args.exitSignal), 0, uintptr(args.pidfd), 0, 0, 0)
+	}
 	if e != 0 || pid != 0 {
 		runtime_AfterFork()
 		return pid, e
@@ -218,6 +233,8 @@ func (i *Init) Decode(b []byte) launch.Msg {
 			m.Errno, m.Msg = 0, what+": the path now names another file than the one checked"
 		case step == i.prog.ExecStep && i.prog.Path != "" && (errno == syscall.ENOENT || errno == syscall.ENOTDIR):
 			m.Errno, m.Msg = 0, i.args[0]+": command not found in PATH "+i.prog.Path
+		case errno == syscall.EPERM:
+			m.Msg += explain(i.prog.Explain[step], i.prog.Rlimits[step])
 		}
 		return m
 	}
@@ -252,4 +269,24 @@ func argAreas() (args, environ Area) {
 		environ = Area{Start: uintptr(n[2]), Len: uintptr(n[3] - n[2])}
 	}
 	return
+}
+
+// explain is what the Go init adds to an EPERM at these steps (package
+// mounts' ErrProcRefused and ErrSysRefused and launch's advice, launch's
+// rlimit message).
+func explain(kind string, r launch.Rlimit) string {
+	switch kind {
+	case "proc":
+		return " (" + mounts.ErrProcRefused.Error() + ": the host's /proc is partly masked or over-mounted, as when nested in a container: the kernel refuses a new procfs then)" +
+			"; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)"
+	case "sys":
+		return " (" + mounts.ErrSysRefused.Error() + ": the /sys in view is partly masked or over-mounted, as in a container, or the network namespace is not the sandbox's: the kernel refuses a new sysfs then)" +
+			"; --sys host binds that /sys read-only instead (it shows the host's network interfaces and cgroup tree)"
+	case "rlimit":
+		var cur unix.Rlimit
+		if res, ok := rlimits[r.Name]; ok && unix.Getrlimit(res, &cur) == nil {
+			return fmt.Sprintf(" (cannot raise the hard limit above %d)", cur.Max)
+		}
+	}
+	return ""
 }

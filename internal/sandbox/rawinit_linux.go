@@ -62,7 +62,15 @@ func (s *Sandbox) startRaw(spec *launch.Spec, started chan<- error) {
 	defer runtime.UnlockOSThread()
 	sys := s.launch.attr.Sys
 	init, err := rawinit.Start(spec, &rawinit.Attr{Files: s.launch.attr.Files, Cloneflags: sys.Cloneflags, Setsid: sys.Setsid,
-		UseCgroupFD: sys.UseCgroupFD, CgroupFD: sys.CgroupFD, UIDs: sys.UidMappings, GIDs: sys.GidMappings, PidFD: &s.pidfd})
+		UseCgroupFD: sys.UseCgroupFD, CgroupFD: sys.CgroupFD, UIDs: sys.UidMappings, GIDs: sys.GidMappings, PidFD: &s.pidfd,
+		// The raw init reads no spec: with cgroup v1 it joins its
+		// cgroups before it is let go (Send's Enter is then a repeat).
+		BeforeRelease: func(pid int) error {
+			if s.cgroup == nil {
+				return nil
+			}
+			return s.cgroup.Enter(pid)
+		}})
 	if err == nil {
 		s.pid, s.waitPid, s.rawInit = init.Pid, init.Pid, init
 	}
