@@ -32,6 +32,14 @@
 // the parent's page tables, which grows with the parent's heap: past the
 // fork helper's threshold internal/sandbox gives the spec to the Go init.
 //
+// Nor can it give the payload the soft RLIMIT_NOFILE the caller started
+// with: the Go runtime raises its own soft limit at start and restores the
+// original in each process it execs (the Go init, and its payload), but
+// keeps that original to itself, and the raw init is not exec'd. Unless
+// the spec sets nofile, the payload starts with the raised soft limit
+// (under `prlimit --nofile=1024:4096`: 4095, where the Go init's payload
+// has 1024).
+//
 // Kernel minimums: those of the Go init it stands in for, plus clone3
 // (5.3) and close_range with CLOSE_RANGE_CLOEXEC (5.11); mount_setattr
 // (5.12) is required, not worked around.
