@@ -33,8 +33,10 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	}
 	// The raw init is forked with this whole address space, as the Go
 	// init is without the fork helper: past the helper's threshold the
-	// copy costs more than the second runtime saves.
-	if why := useForkHelper(); why != "" {
+	// copy costs more than the second runtime saves. (NSRUN_FORK_HELPER=1
+	// forces the helper on the Go init's path only: the raw init has
+	// none.)
+	if why := useForkHelper(); why != "" && os.Getenv("NSRUN_FORK_HELPER") != "1" {
 		s.logf("the Go init: %s", why)
 		return false, s.fork()
 	}
