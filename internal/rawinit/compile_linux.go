@@ -31,6 +31,9 @@ type Input struct {
 	Setsid       bool
 	// CapLast is /proc/sys/kernel/cap_last_cap.
 	CapLast int
+	// Vfork has the init vfork the payload on a stack of its own instead
+	// of forking it (amd64).
+	Vfork bool
 	// Args and Environ are where the parent's argv and environment are
 	// (/proc/self/stat): the init overwrites its copy of them, so that
 	// its /proc/1/cmdline says launch.InitStage alone, as the Go init's
@@ -142,6 +145,7 @@ func Compile(in Input) (*Program, error) {
 		return nil, err
 	}
 	b := newBuilder()
+	b.vfork = in.Vfork
 	toExit := b.prologue(in)
 	if spec.Loopback {
 		b.loopback()
@@ -686,8 +690,18 @@ func (b *builder) payload(spec *launch.Spec) {
 	// libcs to fall back), and the filters are loaded by now. With
 	// CLONE_PIDFD the pidfd goes where parent_tid points, the third
 	// argument on every architecture.
-	_, pid := b.sysTo(unix.SYS_CLONE, imm(unix.CLONE_PIDFD|uintptr(unix.SIGCHLD)), imm(0), pidfd, imm(0), imm(0))
-	parent := b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(pid)}})
+	var pid, parent int
+	if b.vfork {
+		// CLONE_VM|CLONE_VFORK on a stack of its own: no copy of the
+		// init's address space (the caller's), which grows with it.
+		pid = b.newReg()
+		vf := b.add(Op{Code: opVfork, Args: [6]Arg{imm(unix.CLONE_PIDFD | unix.CLONE_VM | unix.CLONE_VFORK | uintptr(unix.SIGCHLD)), pidfd}, Dst: pid})
+		parent = b.add(Op{Code: opJump})
+		b.p.Ops[vf].To = b.label()
+	} else {
+		_, pid = b.sysTo(unix.SYS_CLONE, imm(unix.CLONE_PIDFD|uintptr(unix.SIGCHLD)), imm(0), pidfd, imm(0), imm(0))
+		parent = b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(pid)}})
+	}
 	// The payload.
 	b.add(Op{Code: opPayload, Args: [6]Arg{reg(wr)}})
 	argv, envp := b.table("argv", spec.Args), b.table("envp", spec.Env)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -311,3 +312,39 @@ func TestLink(t *testing.T) {
 		t.Error("the fixup does not hold the target's address")
 	}
 }
+
+// TestCompileVfork: with Vfork the payload is cloned with CLONE_VM and
+// CLONE_VFORK (on the init's own stack for it), starts at the op after
+// the init's jump, and the init goes on past the payload's ops.
+func TestCompileVfork(t *testing.T) {
+	p, err := Compile(Input{Spec: smallSpec(), Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, CapLast: 1, Vfork: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(p.String()), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.Contains(l, " vfork ") {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no vfork:\n%s", p)
+	}
+	want := []string{
+		itoa(at) + " vfork 0x5111 pidfd -> r17 ->" + itoa(at+2),
+		itoa(at+1) + " jump ->" + itoa(at+6),
+		itoa(at+2) + " payload r16",
+		itoa(at+3) + ` sys execve "/bin/true" argv envp ok=ENOENT ok=ENOTDIR`,
+		itoa(at+4) + ` sys execve "/usr/bin/true" argv envp`,
+		itoa(at+5) + " exit 0x7f",
+		itoa(at+6) + " sys close r16",
+	}
+	for i, w := range want {
+		if lines[at+i] != w {
+			t.Errorf("op %d: %q, want %q", at+i, lines[at+i], w)
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -17,7 +17,10 @@
 // scopes); the capability drop and NO_NEW_PRIVS; seccomp filters that do
 // not notify; then, as pid 1, the payload's clone and exec (searching PATH
 // as execvp does), signal forwarding, reaping and the exit status with
-// the usage of everything reaped. It refuses a pty, ExtraFiles, the
+// the usage of everything reaped. On amd64 the payload is vforked
+// (CLONE_VM|CLONE_VFORK) onto a stack of its own by a few lines of Go
+// assembly, so that its clone copies nothing; NSRUN_RAW_FORK=1, and other
+// architectures, fork it with a copy of the init's address space. It refuses a pty, ExtraFiles, the
 // filtered network, loopback addresses, seccomp listeners, overlays,
 // mirrors, pins, files and denied files in the plan, the remount path for
 // kernels without mount_setattr, and the Landlock-only supervisor (which

@@ -43,13 +43,17 @@ const (
 	// opStarted reports the payload started: pid in register Args[0],
 	// its pidfd in register Args[1].
 	opStarted
+	// opVfork clones the payload with flags Args[0] (CLONE_VM|CLONE_VFORK
+	// among them) and parent_tid Args[1] on a stack of its own; the
+	// payload runs from op To, the init goes on with its pid in Dst.
+	opVfork
 	// opSupervise is pid 1's loop: payload pid in register Args[0], a
 	// signalfd in register Args[1]; it never returns.
 	opSupervise
 )
 
 var opNames = map[opCode]string{opSys: "sys", opCmp: "cmp", opJumpReg: "jumpreg", opJump: "jump", opStore32: "store32",
-	opLoad32: "load32", opExit: "exit", opPayload: "payload", opExecWait: "execwait", opStarted: "started", opSupervise: "supervise"}
+	opLoad32: "load32", opExit: "exit", opPayload: "payload", opExecWait: "execwait", opStarted: "started", opSupervise: "supervise", opVfork: "vfork"}
 
 // argKind says what an argument's value is.
 type argKind uint8
@@ -125,6 +129,7 @@ type builder struct {
 	strs    map[string]int
 	root    int  // the register of the new root while mounting
 	statBuf *Arg // the buffer fstat fills
+	vfork   bool
 }
 
 func newBuilder() *builder {
@@ -181,7 +186,7 @@ func (b *builder) add(op Op) int {
 	if op.To == 0 {
 		op.To = -1
 	}
-	if op.Code != opLoad32 && op.Code != opSys {
+	if op.Code != opLoad32 && op.Code != opSys && op.Code != opVfork {
 		op.Dst = -1
 	}
 	b.p.Ops = append(b.p.Ops, op)

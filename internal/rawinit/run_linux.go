@@ -85,6 +85,7 @@ type machine struct {
 	pfd       [2]pollfd
 	ctl       [8]byte
 	siginfo   [128]byte
+	stack     [16 << 10]byte // the vforked payload's, until its exec
 	ru        unix.Rusage
 	ws        uint32
 }
@@ -127,7 +128,7 @@ func link(p *Program) *machine {
 				l.regMask |= 1 << j
 			case argBuf:
 				l.a[j] = base + uintptr(offs[a.V]) + a.Off
-				if op.Code != opSys {
+				if op.Code != opSys && op.Code != opVfork {
 					// The runner's own loads and stores index mem.
 					l.a[j] -= base
 				}
@@ -143,8 +144,49 @@ func link(p *Program) *machine {
 
 //go:nosplit
 //go:norace
-func (m *machine) run() {
-	pc := 0
+func (m *machine) run() { m.runAt(0) }
+
+// payloadMain is where the vforked payload starts, on its own stack, at
+// op pc.
+//
+//lint:ignore U1000 called by vforkPayload (vfork_amd64.s)
+//go:nosplit
+//go:norace
+func payloadMain(m *machine, pc uintptr) {
+	m.runPayload(int(pc))
+	exit(launch.ExitNotFound)
+}
+
+// runPayload is runAt for the payload's ops (opPayload, system calls
+// without registers, opExit): a loop of its own, so that the linker's
+// nosplit check sees no cycle through vforkPayload.
+//
+//go:nosplit
+//go:norace
+func (m *machine) runPayload(pc int) {
+	for pc < len(m.ops) {
+		op := &m.ops[pc]
+		pc++
+		switch op.code {
+		case opPayload:
+			runtime_AfterForkInChild()
+			m.inPayload, m.failFD = true, m.regs[op.a[0]]
+		case opSys:
+			_, _, e := syscall.RawSyscall6(op.nr, op.a[0], op.a[1], op.a[2], op.a[3], op.a[4], op.a[5])
+			if e != 0 && uintptr(e) != op.ok0 && uintptr(e) != op.ok1 {
+				m.fail(op.step, uintptr(e))
+			}
+		case opExit:
+			exit(op.a[0])
+		default:
+			m.fail(op.step, uintptr(unix.EINVAL))
+		}
+	}
+}
+
+//go:nosplit
+//go:norace
+func (m *machine) runAt(pc int) {
 	for pc < len(m.ops) {
 		op := &m.ops[pc]
 		pc++
@@ -193,6 +235,16 @@ func (m *machine) run() {
 			pc = int(op.to)
 		case opStore32:
 			*(*int32)(unsafe.Pointer(&m.mem[a[1]])) = int32(a[0])
+		case opVfork:
+			top := uintptr(unsafe.Pointer(&m.stack[len(m.stack)-64])) &^ 15
+			pid, e := vforkPayload(a[0], top, a[1], m, uintptr(op.to))
+			// The payload ran on this memory until its exec: it is the
+			// init's again.
+			m.inPayload = false
+			if e != 0 {
+				m.fail(op.step, e)
+			}
+			m.regs[op.dst] = pid
 		case opLoad32:
 			m.regs[op.dst] = uintptr(*(*int32)(unsafe.Pointer(&m.mem[a[0]])))
 		case opExit:

@@ -69,6 +69,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	}
 	in := Input{Spec: spec, Files: files, SyncR: sync[0], SyncW: sync[1], Setsid: a.Setsid, CapLast: capLast}
 	in.Args, in.Environ = argAreas()
+	in.Vfork = canVfork && os.Getenv("NSRUN_RAW_FORK") != "1"
 	prog, err := Compile(in)
 	if err != nil {
 		unix.Close(sync[0])
