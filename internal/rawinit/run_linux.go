@@ -149,7 +149,7 @@ func (m *machine) run() { m.runAt(0) }
 // payloadMain is where the vforked payload starts, on its own stack, at
 // op pc.
 //
-//lint:ignore U1000 called by vforkPayload (vfork_amd64.s)
+//lint:ignore U1000 called by vforkPayload (vfork_linux_amd64.s)
 //go:nosplit
 //go:norace
 func payloadMain(m *machine, pc uintptr) {

@@ -1,7 +1,7 @@
 package rawinit
 
 // canVfork: the payload is vforked from the init on a stack of its own
-// (vfork_amd64.s), not forked with a copy of the init's address space.
+// (vfork_linux_amd64.s), not forked with a copy of the init's address space.
 const canVfork = true
 
 func vforkPayload(flags, stack, ptid uintptr, m *machine, pc uintptr) (pid, errno uintptr)
