@@ -37,16 +37,18 @@ type Sandbox struct {
 	direct  bool      // the Landlock-only stage, not an init in namespaces
 	hostUID int       // to explain a failed fork
 
-	launch     *startup      // the first process's start: its pipes' child ends until Fork
-	forked     bool          // Fork started the first process
+	launch     *startup   // the first process's start: its pipes' child ends until Fork
+	forked     bool       // Fork started the first process
+	pid        int        // the init (or the Landlock-only stage)
+	waitPid    int        // the child to reap: pid, or the fork helper that forked it
+	helperHold *os.File   // keeps the fork helper from reaping the init yet
+	pidfd      int        // -1 when the kernel gave none
+	stageArgs  []string   // the stage's arguments after its name
+	extra      []*os.File // the ExtraFiles
+
 	rawPending bool          // NSRUN_INIT=raw: Send starts the init (rawinit_linux.go)
 	rawInit    *rawinit.Init // the raw init, once started
-	pid        int           // the init (or the Landlock-only stage)
-	waitPid    int           // the child to reap: pid, or the fork helper that forked it
-	helperHold *os.File      // keeps the fork helper from reaping the init yet
-	pidfd      int           // -1 when the kernel gave none
-	stageArgs  []string      // the stage's arguments after its name
-	extra      []*os.File    // the ExtraFiles
+
 	stdio      *stdio
 	lifeline   *os.File // write end of the spec pipe; the init dies when it closes
 	status     *bufio.Reader
