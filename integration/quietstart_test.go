@@ -186,3 +186,24 @@ eval "$(pyenv init -)"
 	expect(t, "stderr", r.stderr, "")
 	expect(t, "the host's HOME", homeState(t, home), before)
 }
+
+// hostShims is the version managers' shims directories of this process's
+// environment, as nsrun finds them: a plain sandbox shows each writable,
+// in a layer of its own.
+func hostShims() map[string]bool {
+	out := map[string]bool{}
+	home := os.Getenv("HOME")
+	for _, t := range []struct{ v, dir string }{{"PYENV_ROOT", ".pyenv"}, {"RBENV_ROOT", ".rbenv"}, {"NODENV_ROOT", ".nodenv"}} {
+		for _, root := range []string{os.Getenv(t.v), filepath.Join(home, t.dir)} {
+			if !filepath.IsAbs(root) {
+				continue
+			}
+			if dir, err := filepath.EvalSymlinks(filepath.Join(root, "shims")); err == nil {
+				if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+					out[dir] = true
+				}
+			}
+		}
+	}
+	return out
+}
