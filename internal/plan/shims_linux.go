@@ -1,10 +1,13 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
@@ -80,8 +83,8 @@ func ShimLayer(dir string, rules []Rule) (ok bool, why string) {
 }
 
 // AddShimLayers adds to in an overlay, discarded with the sandbox, over
-// each of dirs that ShimLayer picks and the kernel can take as a lower
-// layer (nothing mounted below it), so that a shell's start-up can
+// each of dirs that ShimLayer picks and the kernel takes as a lower layer
+// (nothing mounted below it, a file system of lowerFS), so that a shell's start-up can
 // regenerate shims without error and without reaching the host. It says
 // what it did, and why not, through logf.
 func AddShimLayers(in *mounts.Input, dirs []string, rules []Rule, logf func(string, ...any)) {
@@ -91,6 +94,9 @@ func AddShimLayers(in *mounts.Input, dirs []string, rules []Rule, logf func(stri
 			if err := mountsBelow(dir); err != nil {
 				ok, why = false, err.Error()
 			}
+		}
+		if ok {
+			ok, why = shimLower(dir)
 		}
 		var fi os.FileInfo
 		if ok {
@@ -106,6 +112,30 @@ func AddShimLayers(in *mounts.Input, dirs []string, rules []Rule, logf func(stri
 		in.Rules = append(in.Rules, mounts.Rule{Path: dir, Access: mounts.Overlay, Dir: true, ID: Identity(fi)})
 		logf("%s: writable, in a layer of the sandbox's own that is discarded (a version manager's shims)", dir)
 	}
+}
+
+// lowerFS are the file systems a shims directory may lie on to get its
+// layer: those a user namespace's overlay takes as a lower layer on every
+// kernel nsrun runs on. Elsewhere (an overlay already, which the kernel
+// stacks two deep at most; FUSE, network file systems) the directory stays
+// read-only rather than risk a sandbox that cannot be built for it.
+var lowerFS = map[int64]string{
+	unix.EXT4_SUPER_MAGIC:  "ext4",
+	unix.XFS_SUPER_MAGIC:   "xfs",
+	unix.BTRFS_SUPER_MAGIC: "btrfs",
+	unix.TMPFS_MAGIC:       "tmpfs",
+}
+
+// shimLower says whether dir's file system is one of lowerFS.
+func shimLower(dir string) (bool, string) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return false, fmt.Sprintf("statfs: %v", err)
+	}
+	if _, ok := lowerFS[int64(st.Type)]; !ok {
+		return false, fmt.Sprintf("it lies on a file system (type %#x) nsrun does not overlay by itself", st.Type)
+	}
+	return true, ""
 }
 
 func lookupEnv(env []string, name string) string {

@@ -88,3 +88,12 @@ func TestAddShimLayers(t *testing.T) {
 		t.Errorf("logged %q", logged)
 	}
 }
+
+func TestShimLowerFileSystems(t *testing.T) {
+	if ok, why := shimLower("/proc/self"); ok || !strings.Contains(why, "type 0x9fa0") {
+		t.Errorf("/proc: got %v %q, want a refusal naming procfs' type", ok, why)
+	}
+	if ok, why := shimLower("/dev/shm"); !ok {
+		t.Errorf("a tmpfs: %s", why)
+	}
+}
