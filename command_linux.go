@@ -74,7 +74,7 @@ func (c *Cmd) start() error {
 	if err := checkTTYMode(c.TTY); err != nil {
 		return fail(err)
 	}
-	if p.Root == "" && p.Home == HomeInherit {
+	if p.ShimLayers && p.Root == "" && p.Home == HomeInherit {
 		// Before the fork: an overlay wants the init's capabilities.
 		env := c.Env
 		if env == nil {

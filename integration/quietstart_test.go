@@ -113,6 +113,10 @@ func TestQuietShellStart(t *testing.T) {
 	expect(t, "nsrun's stderr", r.stderr, "")
 	expect(t, "the host's HOME", homeState(t, home), before)
 
+	// As bwrap, nsrun shows what the command line composes, no more.
+	r = runBase(t, "/", nil, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}, "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--",
+		"/bin/sh", "-c", `touch "$HOME/.pyenv/shims/x" 2>/dev/null; echo $?`)
+	expect(t, "as bwrap, a write into the shims (1: refused)", r.stdout, "1")
 	// --ro on the directory keeps it read-only, as asked.
 	r = shellStart(t, home, "--ro", shims)
 	expect(t, "with --ro on the shims", r.stdout, "pyenv: cannot rehash: "+shims+" isn't writable\nstarted\npython")
