@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every benchmark, printed and written to docs/BENCHMARKS.md above its
-# "where the time goes" section, which is kept.
+# "kept by bench/all.sh" line, below which the page is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 doc=docs/BENCHMARKS.md
