@@ -24,6 +24,7 @@ import (
 func TestRawInitAgrees(t *testing.T) {
 	need(t)
 	ws := workspace(t)
+	base := noShims(workspace(t))
 	writeFile(t, filepath.Join(ws, "noexec.sh"), "#!/bin/sh\n")
 	probe := strings.Join([]string{
 		`grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status`,
@@ -60,8 +61,8 @@ func TestRawInitAgrees(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			goRun := runEnv(t, ws, []string{"NSRUN_INIT=go"}, c.args...)
-			rawRun := runEnv(t, ws, []string{"NSRUN_INIT=raw"}, append([]string{"-v"}, c.args...)...)
+			goRun := runBase(t, ws, base, []string{"NSRUN_INIT=go"}, c.args...)
+			rawRun := runBase(t, ws, base, []string{"NSRUN_INIT=raw"}, append([]string{"-v"}, c.args...)...)
 			if !strings.Contains(rawRun.stderr, "the raw init started") {
 				t.Fatalf("the raw init did not run:\n%s", rawRun.stderr)
 			}
@@ -108,7 +109,7 @@ func TestRawInitForwardsSignals(t *testing.T) {
 	need(t)
 	for _, init := range []string{"go", "raw"} {
 		cmd := exec.Command(nsrunBin, "--", "/bin/sh", "-c", `trap 'exit 7' TERM; echo ready; while :; do sleep 0.1; done`)
-		cmd.Env = append(os.Environ(), "NSRUN_INIT="+init)
+		cmd.Env = append(noShims(workspace(t)), "NSRUN_INIT="+init)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -146,6 +147,11 @@ func TestRawInitForwardsSignals(t *testing.T) {
 // explanations.
 func TestRawInitRunsTheSuite(t *testing.T) {
 	t.Setenv("NSRUN_INIT", "raw")
+	// No shims layer (an overlay) in the plans.
+	t.Setenv("HOME", workspace(t))
+	for _, v := range []string{"PYENV_ROOT", "RBENV_ROOT", "NODENV_ROOT"} {
+		t.Setenv(v, "")
+	}
 	for _, c := range []struct {
 		name string
 		f    func(*testing.T)
@@ -163,4 +169,20 @@ func TestRawInitRunsTheSuite(t *testing.T) {
 	} {
 		t.Run(c.name, c.f)
 	}
+}
+
+// noShims is this process's environment with home as HOME and no version
+// manager's root: a version manager's shims get a layer of their own, an
+// overlay, which the raw init does not build (the Go init would).
+func noShims(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "HOME", "PYENV_ROOT", "RBENV_ROOT", "NODENV_ROOT":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home)
 }
