@@ -108,7 +108,7 @@ func (c *command) run(acct *accounting) (wall, cpu, ru float64, err error) {
 	// Leading VAR=value words set the command's environment, as a shell
 	// would, without the exec of env(1) that would be counted.
 	args, env := c.Args, os.Environ()
-	for len(args) > 1 && strings.Contains(args[0], "=") && !strings.Contains(args[0], "/") {
+	for len(args) > 1 && isAssignment(args[0]) {
 		env, args = append(env, args[0]), args[1:]
 	}
 	cmd := exec.Command(args[0], args[1:]...)
@@ -286,4 +286,19 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "sidebyside:", err)
 	os.Exit(1)
+}
+
+// isAssignment says whether w is NAME=value with NAME a shell variable's
+// name.
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if r != '_' && !(r >= 'A' && r <= 'Z') && !(r >= 'a' && r <= 'z') && !(i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
