@@ -149,7 +149,8 @@ func TestRawInitRunsTheSuite(t *testing.T) {
 	t.Setenv("NSRUN_INIT", "raw")
 	// No shims layer (an overlay) in the plans.
 	t.Setenv("HOME", workspace(t))
-	for _, v := range []string{"PYENV_ROOT", "RBENV_ROOT", "NODENV_ROOT"} {
+	// And no forced fork helper, which only the Go init has.
+	for _, v := range []string{"PYENV_ROOT", "RBENV_ROOT", "NODENV_ROOT", "NSRUN_FORK_HELPER"} {
 		t.Setenv(v, "")
 	}
 	for _, c := range []struct {
@@ -171,15 +172,16 @@ func TestRawInitRunsTheSuite(t *testing.T) {
 	}
 }
 
-// noShims is this process's environment with home as HOME and no version
-// manager's root: a version manager's shims get a layer of their own, an
-// overlay, which the raw init does not build (the Go init would).
+// noShims is this process's environment with home as HOME, no version
+// manager's root and no NSRUN_FORK_HELPER: a version manager's shims get a
+// layer of their own, an overlay, which the raw init does not build, and
+// only the Go init has the fork helper.
 func noShims(home string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "HOME", "PYENV_ROOT", "RBENV_ROOT", "NODENV_ROOT":
+		case "HOME", "PYENV_ROOT", "RBENV_ROOT", "NODENV_ROOT", "NSRUN_FORK_HELPER":
 			continue
 		}
 		env = append(env, kv)

@@ -33,10 +33,9 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	}
 	// The raw init is forked with this whole address space, as the Go
 	// init is without the fork helper: past the helper's threshold the
-	// copy costs more than the second runtime saves. (NSRUN_FORK_HELPER=1
-	// forces the helper on the Go init's path only: the raw init has
-	// none.)
-	if why := useForkHelper(); why != "" && os.Getenv("NSRUN_FORK_HELPER") != "1" {
+	// copy costs more than the second runtime saves; NSRUN_FORK_HELPER=1
+	// asks for the helper, which only the Go init has.
+	if why := useForkHelper(); why != "" {
 		s.logf("the Go init: %s", why)
 		return false, s.fork()
 	}
