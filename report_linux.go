@@ -113,3 +113,17 @@ func limitsReport(p *Policy, rs []Rlimit) map[string]string {
 	}
 	return m
 }
+
+// overruledReport lists the rules that did not take effect as written,
+// and warns about each one a caller set.
+func (c *Cmd) overruledReport(overruled []Overruled) []string {
+	var out []string
+	for _, o := range overruled {
+		if o.Rule.Source == SourceInternal {
+			continue // nsrun's own defaults give way by design
+		}
+		out = append(out, o.String())
+		c.warnf("%s", o)
+	}
+	return out
+}
