@@ -2,7 +2,6 @@ package nsrun
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
-	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/seccomp"
 )
 
@@ -49,31 +47,6 @@ type extras struct {
 	facts sandboxFacts
 }
 
-// idMap is who the sandbox's user is inside, and who it is on the host.
-type idMap struct {
-	uid, gid         int
-	hostUID, hostGID int
-}
-
-// policyIDs is the ids of p's sandbox: the caller's unless p sets others.
-func policyIDs(p *Policy) (idMap, error) {
-	ids := idMap{hostUID: os.Getuid(), hostGID: os.Getgid()}
-	ids.uid, ids.gid = ids.hostUID, ids.hostGID
-	if p.UID != nil {
-		ids.uid = *p.UID
-	}
-	if p.GID != nil {
-		ids.gid = *p.GID
-	}
-	if err := ns.CheckID(int64(ids.uid)); err != nil {
-		return ids, &IDError{Kind: "uid", Err: err}
-	}
-	if err := ns.CheckID(int64(ids.gid)); err != nil {
-		return ids, &IDError{Kind: "gid", Err: err}
-	}
-	return ids, nil
-}
-
 // cleanup removes what preparing created.
 func (p *prepared) cleanup() {
 	_ = p.tmpDir.Remove()
@@ -82,10 +55,6 @@ func (p *prepared) cleanup() {
 	}
 	p.net.cleanup()
 }
-
-// reservedPaths are built by nsrun itself in a sandbox with namespaces:
-// rules cannot change them.
-var reservedPaths = []string{"/dev", "/proc", "/sys"}
 
 // payloadEnv is the environment after Policy.Home (private: privateDir)
 // and with NSRUN_SANDBOX saying which kind of sandbox the payload is in.
@@ -97,109 +66,6 @@ func payloadEnv(p *Policy, env []string, hs *homeSetup, privateDir, kind string)
 		env = homeEnv(env, hs.dir, hs.identity, p.KeepEnv)
 	}
 	return setEnv(env, "NSRUN_SANDBOX", kind)
-}
-
-// checkInput refuses what is wrong with the Cmd and its policy as given:
-// the command, the values, the rules (canonical, without conflicts, off
-// the paths nsrun builds) and the environment patterns. It reads the host
-// (rules name its files) but changes nothing there, and warns about rules
-// that name a file through a symlink or one with other names.
-func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
-	if len(c.Args) == 0 || c.Args[0] == "" {
-		return nil, "", &SetupError{Code: ExitSetup, Msg: "no command given"}
-	}
-	if err := p.checkValues(); err != nil {
-		return nil, "", err
-	}
-	user, cwd, err := canonicalRules(p.Rules, p.Root != "" && p.Isolation == IsolationFull)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := checkConflicts(user); err != nil {
-		return nil, "", err
-	}
-	for _, cr := range user {
-		r := cr.Rule
-		for _, res := range reservedPaths {
-			isDev := (r.Access == Device || r.Access == BlockDevice) && res == "/dev"
-			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) && !isDev {
-				hint := ""
-				if res == "/sys" {
-					hint = " (--sys host shows the host's, read-only)"
-				}
-				return nil, "", &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
-			}
-		}
-		if cr.info == nil {
-			continue // a directory or symlink of the sandbox's own
-		}
-		if r.From == "" {
-			if abs := paths.Abs(r.Path, cwd); abs != cr.Canon {
-				if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-					c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
-				}
-			}
-		}
-		if n := plan.LinkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
-			// A rule protects a path; another name of the same file is
-			// another path, which a writable rule may cover.
-			c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
-		}
-	}
-	for _, pat := range append(append([]string{}, p.UnsetEnv...), p.KeepEnv...) {
-		if err := CheckEnvPattern(pat); err != nil {
-			return nil, "", &SetupError{Code: ExitSetup, Op: fmt.Sprintf("environment pattern %q", pat), Err: err}
-		}
-	}
-	return user, cwd, nil
-}
-
-// inputError names what is wrong with input that cannot start (an id that
-// cannot be mapped, no command) without touching the host: what prepare
-// would refuse first in the policy (its rules, values and settings) comes
-// before the bad id, as the options are read.
-func (c *Cmd) inputError(idErr error) error {
-	p := c.policy()
-	user, cwd, err := c.checkInput(p)
-	if err != nil {
-		return err
-	}
-	if p.Home == HomePersistent {
-		if _, err := persistentHomeDir(p.HomeDir, Homes(), cwd); err != nil {
-			return &SetupError{Code: ExitSetup, Msg: err.Error()}
-		}
-	}
-	if p.ProtectGit {
-		if err := gitShownElsewhere(user); err != nil {
-			return err
-		}
-	}
-	if p.Isolation == IsolationLandlock {
-		if err := p.landlockOnlyIdentity(); err != nil {
-			return err
-		}
-	} else {
-		if _, _, err := p.fullRoot(cwd); err != nil {
-			return err
-		}
-		if err := p.checkNetwork(); err != nil {
-			return err
-		}
-	}
-	return idErr
-}
-
-// gitShownElsewhere refuses a writable directory shown at another place
-// than its own under git's protection: the protection finds repositories
-// and keeps their names where the host has them; shown elsewhere, they
-// would be left unprotected.
-func gitShownElsewhere(rules []canonRule) error {
-	for _, cr := range rules {
-		if cr.mapped() && cr.Dir && writable(cr.Access) {
-			return &RuleError{Rule: cr.Rule, Err: errors.New("git protection (the agent preset) covers writable directories shown at their own place only: use --rw " + cr.host)}
-		}
-	}
-	return nil
 }
 
 // sandboxFacts is what planning needs to know of the sandbox started
@@ -299,29 +165,6 @@ func (c *Cmd) prepare(f sandboxFacts) (*prepared, error) {
 		}
 	}
 	return prep, nil
-}
-
-// fullRoot refuses what full isolation cannot give, and returns the root
-// the sandbox is built over: "/" or p.Root, canonical, with its file info.
-func (p *Policy) fullRoot(cwd string) (string, os.FileInfo, error) {
-	if p.AllowHostUnixSockets {
-		return "", nil, &SetupError{Code: ExitSetup, Msg: "--allow-host-unix-sockets is for --isolation landlock: with namespaces, the host's unix sockets are out of reach through the private /run and --deny"}
-	}
-	if p.Root == "" {
-		info, err := os.Stat("/")
-		if err != nil {
-			return "", nil, fmt.Errorf("stat /: %w", err)
-		}
-		return "/", info, nil
-	}
-	root, info, err := paths.Canonical(p.Root, cwd)
-	if err == nil && !info.IsDir() {
-		err = fmt.Errorf("%s is %s, not a directory", root, paths.FileKind(info.Mode()))
-	}
-	if err != nil {
-		return "", nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
-	}
-	return root, info, nil
 }
 
 func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
