@@ -283,3 +283,56 @@ func (p *Policy) fullRoot(cwd string) (string, os.FileInfo, error) {
 	}
 	return root, info, nil
 }
+
+// homeSetup is what a Policy's Home needs before planning: the persistent
+// directory (made and checked) with its rule, and the git identity file.
+type homeSetup struct {
+	dir      string      // the persistent HOME, "" for none
+	rules    []canonRule // the rules that show it and the identity file
+	identity string      // a git configuration file with the caller's identity, or ""
+}
+
+// setupHome makes the persistent home directory if the policy has one and
+// writes the caller's git identity where the payload's git will read it
+// (plan.MakeHome), with the rules that show them.
+func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
+	hs := &homeSetup{}
+	if p.Home == HomeInherit {
+		return hs, nil
+	}
+	homes := Homes()
+	r := plan.HomeRequest{Cwd: cwd}
+	if p.Home == HomePersistent {
+		dir, err := persistentHomeDir(p.HomeDir, homes, cwd)
+		if err != nil {
+			return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}
+		}
+		r.Persistent = dir
+	}
+	if len(homes) > 0 {
+		r.CallerHome, r.StateDir = homes[0], StateDir(homes[0])
+	}
+	h, err := plan.MakeHome(r)
+	if err != nil {
+		return nil, raise(err)
+	}
+	if h.Dir != "" {
+		hs.dir = h.Dir
+		hs.rules = append(hs.rules, canonRule{Rule: Rule{Path: h.Dir, Access: ReadWrite, Source: SourceInternal}, Canon: h.Dir, Dir: true, info: h.DirInfo, internal: true})
+	}
+	err = h.IdentityErr
+	if err == nil && h.Identity != "" {
+		// Shown where it is even when that is hidden otherwise (under
+		// the private /tmp).
+		var cr canonRule
+		if cr, err = canonicalRule(Rule{Path: h.Identity, Access: ReadOnly, Source: SourceInternal}, "/"); err == nil {
+			cr.internal = true
+			hs.rules = append(hs.rules, cr)
+			hs.identity = cr.Canon
+		}
+	}
+	if err != nil {
+		c.warnf("git identity: %v; git inside has none of yours", err)
+	}
+	return hs, nil
+}

@@ -59,11 +59,12 @@ func (p *prepared) cleanup() {
 // payloadEnv is the environment after Policy.Home (private: privateDir)
 // and with NSRUN_SANDBOX saying which kind of sandbox the payload is in.
 func payloadEnv(p *Policy, env []string, hs *homeSetup, privateDir, kind string) []string {
+	kept := func(name string) bool { return matchAny(p.KeepEnv, name) }
 	switch p.Home {
 	case HomePrivate:
-		env = homeEnv(env, privateDir, hs.identity, p.KeepEnv)
+		env = plan.HomeEnv(env, privateDir, hs.identity, kept)
 	case HomePersistent:
-		env = homeEnv(env, hs.dir, hs.identity, p.KeepEnv)
+		env = plan.HomeEnv(env, hs.dir, hs.identity, kept)
 	}
 	return setEnv(env, "NSRUN_SANDBOX", kind)
 }
