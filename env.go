@@ -161,14 +161,3 @@ func setEnv(env []string, k, v string) []string {
 	}
 	return append(out, k+"="+v)
 }
-
-// getEnv is the last value of k in env.
-func getEnv(env []string, k string) (string, bool) {
-	v, ok := "", false
-	for _, kv := range env {
-		if name, val, _ := strings.Cut(kv, "="); name == k {
-			v, ok = val, true
-		}
-	}
-	return v, ok
-}
