@@ -150,14 +150,3 @@ func matchAny(patterns []string, name string) bool {
 	}
 	return false
 }
-
-// setEnv sets k=v in env, replacing every earlier value.
-func setEnv(env []string, k, v string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if name, _, _ := strings.Cut(kv, "="); name != k {
-			out = append(out, kv)
-		}
-	}
-	return append(out, k+"="+v)
-}
