@@ -3,7 +3,6 @@ package nsrun
 import (
 	"errors"
 	"os"
-	"path"
 	"slices"
 	"strings"
 
@@ -302,7 +301,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if prep.net != nil {
 		prep.spec.LoopbackAddrs = prep.net.loopbackAddrs()
 	}
-	prep.report = baseReport(mp, p.Net == NetHost)
+	ns, fs := plan.FullReport(mp, p.Net == NetHost)
+	prep.report = Report{Version: 1, Backend: "linux", Namespaces: NamespaceReport(ns), Filesystem: FilesystemReport(fs)}
 	prep.report.Filesystem.Changes, prep.kept, prep.lock = kept, kept, lock
 	built = true
 	for _, r := range rules {
@@ -317,54 +317,4 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		prep.report.NotEnforced = append(prep.report.NotEnforced, plan.HostProcNotEnforced)
 	}
 	return prep, nil
-}
-
-func baseReport(mp *mounts.Plan, hostNet bool) Report {
-	r := Report{
-		Version:    1,
-		Backend:    "linux",
-		Namespaces: NamespaceReport{User: true, Mount: true, PID: true, IPC: true, UTS: true, Net: !hostNet, Cgroup: true},
-		Filesystem: FilesystemReport{Root: mp.Root.Source, RW: []string{}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "private", Sys: "private"},
-	}
-	if !mp.Root.ReadOnly {
-		r.Filesystem.RW = append(r.Filesystem.RW, "/")
-	}
-	r.Filesystem.RO = append(r.Filesystem.RO, mp.Unchanged...)
-	r.Filesystem.Created = mp.Created
-	if mp.Root.Kind == mounts.OpOverlay {
-		r.Filesystem.Overlay = append(r.Filesystem.Overlay, "/")
-	}
-	for _, op := range mp.Ops {
-		if op.Kind == mounts.OpBind && !op.Pin && op.Source != op.Path {
-			if r.Filesystem.From == nil {
-				r.Filesystem.From = map[string]string{}
-			}
-			r.Filesystem.From[op.Path] = op.Source
-		}
-		switch {
-		case op.Pin:
-			r.Filesystem.Pinned = append(r.Filesystem.Pinned, op.Path)
-		case op.Kind == mounts.OpBind && op.ReadOnly, op.Kind == mounts.OpPinLink:
-			r.Filesystem.RO = append(r.Filesystem.RO, op.Path)
-		case op.Kind == mounts.OpBind:
-			r.Filesystem.RW = append(r.Filesystem.RW, op.Path)
-		case op.Kind == mounts.OpEmptyFile, op.Kind == mounts.OpTmpfs && op.ReadOnly:
-			r.Filesystem.Deny = append(r.Filesystem.Deny, op.Path)
-		case op.Kind == mounts.OpTmpfs:
-			r.Filesystem.Tmpfs = append(r.Filesystem.Tmpfs, op.Path)
-		case op.Kind == mounts.OpHostProc:
-			r.Filesystem.Proc = "host"
-		case op.Kind == mounts.OpHostSys:
-			r.Filesystem.Sys = "host"
-		case op.Kind == mounts.OpOverlay:
-			r.Filesystem.Overlay = append(r.Filesystem.Overlay, op.Path)
-		case op.Kind == mounts.OpFile:
-			r.Filesystem.Files = append(r.Filesystem.Files, op.Path)
-		case op.Kind == mounts.OpDev:
-			for _, d := range op.Devices {
-				r.Filesystem.Devices = append(r.Filesystem.Devices, path.Join(op.Path, d.Path))
-			}
-		}
-	}
-	return r
 }
