@@ -203,7 +203,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		sup.AllowBind = launchPorts(layersPolicy.AllowBind)
 	}
 	sup.Protected = append(append(protected(user), x.absent...), x.links...)
-	wd, err := c.workDir("/", user, cwd)
+	wd, err := c.workDir("/", lowerRules(user), cwd)
 	if err != nil {
 		return fail(err)
 	}

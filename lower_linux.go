@@ -51,7 +51,8 @@ func raise(err error) error {
 	return &SetupError{Code: ExitSetup, Op: pe.Op, Msg: pe.Msg, Err: pe.Err}
 }
 
-// lowerRules lowers canonical rules for the planner.
+// lowerRules lowers canonical rules for the planner: once per launch,
+// for every planner that reads them.
 func lowerRules(rules []canonRule) []plan.Rule {
 	out := make([]plan.Rule, len(rules))
 	for i, r := range rules {
@@ -63,7 +64,7 @@ func lowerRules(rules []canonRule) []plan.Rule {
 
 // accountFiles adds to in the sandbox's /etc/passwd and /etc/group where
 // they lack the payload's ids (plan.AccountFiles).
-func (c *Cmd) accountFiles(p *Policy, root string, rules []canonRule, env []string, in *mounts.Input) error {
+func (c *Cmd) accountFiles(p *Policy, root string, rules []plan.Rule, env []string, in *mounts.Input) error {
 	ids, err := policyIDs(p)
 	if err != nil {
 		return err
@@ -72,26 +73,26 @@ func (c *Cmd) accountFiles(p *Policy, root string, rules []canonRule, env []stri
 	home, _ := getEnv(env, "HOME")
 	always := p.UID != nil || p.GID != nil || p.Root != ""
 	in.Files = append(in.Files, plan.AccountFiles(plan.IDs{UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID},
-		always, root, lowerRules(rules), user, home)...)
+		always, root, rules, user, home)...)
 	return nil
 }
 
 // workDir is the payload's working directory (plan.WorkDir).
-func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error) {
-	dir, err := plan.WorkDir(c.Dir, root, lowerRules(rules), cwd, c.logf)
+func (c *Cmd) workDir(root string, rules []plan.Rule, cwd string) (string, error) {
+	dir, err := plan.WorkDir(c.Dir, root, rules, cwd, c.logf)
 	return dir, raise(err)
 }
 
 // fixTmpdir points TMPDIR at /tmp where the payload cannot write it
 // (plan.FixTmpdir).
-func (c *Cmd) fixTmpdir(env []string, rules []canonRule) []string {
-	return plan.FixTmpdir(env, lowerRules(rules), c.warnf)
+func (c *Cmd) fixTmpdir(env []string, rules []plan.Rule) []string {
+	return plan.FixTmpdir(env, rules, c.warnf)
 }
 
 // addRule adds an effective rule to the mount plan's input
 // (plan.AddRule).
-func (c *Cmd) addRule(in *mounts.Input, r canonRule, root string) error {
-	return raise(plan.AddRule(in, lowerRules([]canonRule{r})[0], root))
+func (c *Cmd) addRule(in *mounts.Input, r plan.Rule, root string) error {
+	return raise(plan.AddRule(in, r, root))
 }
 
 // hasOverlay reports whether a policy asks for an overlay, whose init

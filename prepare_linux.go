@@ -184,7 +184,8 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if p.servesNetwork() {
 		in.Files = netFiles(root, p.Hostname)
 	}
-	for _, r := range rules {
+	lowered := lowerRules(rules)
+	for _, r := range lowered {
 		if err := c.addRule(&in, r, root); err != nil {
 			return nil, err
 		}
@@ -199,7 +200,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 			lock.Close() // nothing will use what it keeps
 		}
 	}()
-	if err := c.accountFiles(p, root, rules, env, &in); err != nil {
+	if err := c.accountFiles(p, root, lowered, env, &in); err != nil {
 		return nil, err
 	}
 	for _, l := range x.links {
@@ -267,7 +268,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 		return nil, err
 	}
 	prep := &prepared{}
-	dir, err := c.workDir(root, rules, cwd)
+	dir, err := c.workDir(root, lowered, cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +291,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	}
 	prep.spec = launch.Spec{
 		Plan:     mp,
-		Env:      c.fixTmpdir(env, rules),
+		Env:      c.fixTmpdir(env, lowered),
 		Dir:      dir,
 		Hostname: p.Hostname,
 		Loopback: p.Net != NetHost,

@@ -18,7 +18,7 @@ func TestFixTmpdir(t *testing.T) {
 		{"TMPDIR=relative", "TMPDIR=/tmp"},
 		{"OTHER=/var/tmp", "OTHER=/var/tmp"},
 	} {
-		got := (&Cmd{}).fixTmpdir([]string{tc.in}, rs)
+		got := (&Cmd{}).fixTmpdir([]string{tc.in}, lowerRules(rs))
 		if len(got) != 1 || got[0] != tc.want {
 			t.Errorf("fixTmpdir(%s) = %v, want %s", tc.in, got, tc.want)
 		}
@@ -45,7 +45,7 @@ func TestWorkDir(t *testing.T) {
 		{"/tmp/made-up", "/", "", "starts empty"},
 	} {
 		c := &Cmd{Dir: tc.dir}
-		got, err := c.workDir("/", rs, tc.cwd)
+		got, err := c.workDir("/", lowerRules(rs), tc.cwd)
 		if tc.err != "" {
 			var de *DirError
 			if !errors.As(err, &de) || !strings.Contains(err.Error(), tc.err) {
@@ -58,7 +58,7 @@ func TestWorkDir(t *testing.T) {
 		}
 	}
 	// A cwd hidden by the private /tmp falls back to the first writable dir.
-	got, err := (&Cmd{}).workDir("/", rules(cr("/tmp", Tmpfs), cr("/w", ReadWrite)), "/tmp")
+	got, err := (&Cmd{}).workDir("/", lowerRules(rules(cr("/tmp", Tmpfs), cr("/w", ReadWrite))), "/tmp")
 	if err != nil || got != "/w" {
 		t.Errorf("cwd at the tmpfs root: %q %v", got, err)
 	}
@@ -69,7 +69,7 @@ func TestWorkDir(t *testing.T) {
 	if under, err = filepath.EvalSymlinks(under); err != nil || !strings.HasPrefix(under, "/tmp/") {
 		t.Skipf("the test's temporary directory %s is not under /tmp", under)
 	}
-	got, err = (&Cmd{}).workDir("/", rules(cr("/tmp", Tmpfs), cr(under+"/a", ReadWrite)), under)
+	got, err = (&Cmd{}).workDir("/", lowerRules(rules(cr("/tmp", Tmpfs), cr(under+"/a", ReadWrite))), under)
 	if err != nil || got != under {
 		t.Errorf("cwd above a rule under the tmpfs: %q %v", got, err)
 	}
@@ -83,14 +83,14 @@ func TestWorkDirOverAnotherRootsRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := rules(cr("/", Overlay))
-	got, err := (&Cmd{}).workDir(img, rs, "/usr/bin")
+	got, err := (&Cmd{}).workDir(img, lowerRules(rs), "/usr/bin")
 	if err != nil || got != "/" {
 		t.Errorf("a cwd the image lacks: %q %v", got, err)
 	}
-	if got, err := (&Cmd{Dir: "/etc"}).workDir(img, rs, "/"); err != nil || got != "/etc" {
+	if got, err := (&Cmd{Dir: "/etc"}).workDir(img, lowerRules(rs), "/"); err != nil || got != "/etc" {
 		t.Errorf("--chdir /etc: %q %v", got, err)
 	}
-	if _, err := (&Cmd{Dir: "/usr"}).workDir(img, rs, "/"); err == nil {
+	if _, err := (&Cmd{Dir: "/usr"}).workDir(img, lowerRules(rs), "/"); err == nil {
 		t.Error("--chdir to what the image lacks")
 	}
 }
