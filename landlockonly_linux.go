@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
@@ -14,7 +16,6 @@ import (
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/seccomp"
-	"golang.org/x/sys/unix"
 )
 
 // The Landlock-only sandbox is two stages started without namespaces: the
@@ -162,16 +163,16 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if prep.net, err = c.planNetwork(p, true, report.Network); err != nil {
 		return fail(err)
 	}
-	layersPolicy, limit := p, plan.NetAsPolicy
+	layers, limit := &x.req.Layers, plan.NetAsPolicy
 	switch {
 	case prep.net != nil:
 		// TCP connects to the proxy alone; UDP is seccomp's to refuse
 		// (tcpOnly), on every ABI.
-		layersPolicy, limit = prep.net.landlockPolicy(p), plan.NetConnectOnly
+		layers, limit = layerRequest(prep.net.landlockPolicy(p)), plan.NetConnectOnly
 	case p.Net == NetNone:
 		limit = plan.NetNothing
 	}
-	l, err := c.planLayers(layersPolicy, grants, plan.LayerOptions{ExtraFS: extraFS, Limit: limit, Carve: true, Supervised: true})
+	l, err := c.planLayers(layers, grants, plan.LayerOptions{ExtraFS: extraFS, Limit: limit, Carve: true, Supervised: true})
 	if err == nil && prep.net != nil {
 		err = prep.net.addTCPOnly(p, l)
 	}
@@ -200,7 +201,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 		return fail(err)
 	}
 	if sup.Listen {
-		sup.AllowBind = launchPorts(layersPolicy.AllowBind)
+		sup.AllowBind = launchPorts(p.AllowBind) // the proxy changes no bind rule
 	}
 	sup.Protected = append(append(protected(user), x.absent...), x.links...)
 	wd, err := c.workDir("/", lowerRules(user), cwd)

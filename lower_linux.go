@@ -26,10 +26,10 @@ func layerRequest(p *Policy) *plan.LayerRequest {
 	return r
 }
 
-// planLayers plans the Landlock and seccomp layers of p's sandbox over
+// planLayers plans the Landlock and seccomp layers of r's sandbox over
 // grants.
-func (c *Cmd) planLayers(p *Policy, grants []landlock.Grant, o plan.LayerOptions) (*plan.Layers, error) {
-	l, err := plan.PlanLayers(layerRequest(p), grants, o, c.warnf)
+func (c *Cmd) planLayers(r *plan.LayerRequest, grants []landlock.Grant, o plan.LayerOptions) (*plan.Layers, error) {
+	l, err := plan.PlanLayers(r, grants, o, c.warnf)
 	return l, raise(err)
 }
 
@@ -64,16 +64,10 @@ func lowerRules(rules []canonRule) []plan.Rule {
 
 // accountFiles adds to in the sandbox's /etc/passwd and /etc/group where
 // they lack the payload's ids (plan.AccountFiles).
-func (c *Cmd) accountFiles(p *Policy, root string, rules []plan.Rule, env []string, in *mounts.Input) error {
-	ids, err := policyIDs(p)
-	if err != nil {
-		return err
-	}
+func (c *Cmd) accountFiles(r *plan.Request, root string, rules []plan.Rule, env []string, in *mounts.Input) error {
 	user, _ := getEnv(env, "USER")
 	home, _ := getEnv(env, "HOME")
-	always := p.UID != nil || p.GID != nil || p.Root != ""
-	in.Files = append(in.Files, plan.AccountFiles(plan.IDs{UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID},
-		always, root, rules, user, home)...)
+	in.Files = append(in.Files, plan.AccountFiles(r.IDs, r.SetIDs || r.Root != "", root, rules, user, home)...)
 	return nil
 }
 
@@ -112,11 +106,11 @@ func mountAccess(a Access) mounts.Access { return mounts.Access(a) }
 
 // checkHostProc refuses ProcHost where Landlock cannot keep the payload
 // out of other processes' /proc entries (plan.CheckHostProc).
-func checkHostProc(p *Policy, l plan.LandlockReport) error {
-	if p.Proc != ProcHost {
+func checkHostProc(r *plan.Request, l plan.LandlockReport) error {
+	if !r.HostProc {
 		return nil
 	}
-	return raise(plan.CheckHostProc(p.Landlock == LandlockOff, l))
+	return raise(plan.CheckHostProc(r.Layers.LandlockOff, l))
 }
 
 // withDefaultRlimits adds core=0 unless the caller set core: a crashing
@@ -336,4 +330,23 @@ func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
 		c.warnf("git identity: %v; git inside has none of yours", err)
 	}
 	return hs, nil
+}
+
+// request lowers c and its policy p, whose ids are ids, into what the
+// planner reads of them. It reads nothing of the host.
+func (c *Cmd) request(p *Policy, ids idMap) *plan.Request {
+	r := &plan.Request{
+		Args: c.Args, Dir: c.Dir, Verbose: c.Log != nil, CallerEnv: c.Env != nil,
+		Root: p.Root, LandlockOnly: p.Isolation == IsolationLandlock, Layers: *layerRequest(p),
+		IDs:    plan.IDs{UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID},
+		SetIDs: p.UID != nil || p.GID != nil, Hostname: p.Hostname,
+		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost, TmpfsSize: p.TmpfsSize,
+		AllowHostUnixSockets: p.AllowHostUnixSockets, Strict: p.Strict, ProtectGit: p.ProtectGit,
+		TraceDenials: p.TraceDenials, KeepChanges: p.KeepChanges,
+		Home: plan.HomeMode(p.Home), HomeDir: p.HomeDir, UnsetEnv: p.UnsetEnv, KeepEnv: p.KeepEnv,
+	}
+	for _, rl := range withDefaultRlimits(p.Rlimits) {
+		r.Rlimits = append(r.Rlimits, launch.Rlimit(rl))
+	}
+	return r
 }

@@ -44,6 +44,7 @@ type extras struct {
 	// "..": pinned with namespaces; the Landlock-only mode refuses them.
 	held  []string
 	facts sandboxFacts
+	req   *plan.Request
 }
 
 // cleanup removes what preparing created.
@@ -84,7 +85,8 @@ func (c *Cmd) prepare(f sandboxFacts) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &extras{facts: f}
+	ids, _ := policyIDs(p) // checked by start
+	x := &extras{facts: f, req: c.request(p, ids)}
 	if x.home, err = c.setupHome(p, cwd); err != nil {
 		return nil, err
 	}
@@ -149,14 +151,9 @@ func (c *Cmd) prepare(f sandboxFacts) (*prepared, error) {
 			prep.report.Absent.Watched = append(prep.report.Absent.Watched, a.Path())
 		}
 	}
-	prep.spec.Args, prep.spec.Verbose = c.Args, c.Log != nil
-	ids, _ := policyIDs(p) // checked already
+	prep.spec.Args, prep.spec.Verbose, prep.spec.Rlimits = x.req.Args, x.req.Verbose, x.req.Rlimits
 	c.describeRun(&prep.report, prep.spec.Dir, ids.uid, ids.gid)
-	rlimits := withDefaultRlimits(p.Rlimits)
-	for _, r := range rlimits {
-		prep.spec.Rlimits = append(prep.spec.Rlimits, launch.Rlimit(r))
-	}
-	prep.report.Limits = limitsReport(p, rlimits)
+	prep.report.Limits = limitsReport(p, x.req.Rlimits)
 	prep.report.Enforcement = enforcement(&prep.report, p.Net == NetHost)
 	if p.Strict {
 		if err := strictError(&prep.report, p.Isolation); err != nil {
@@ -200,7 +197,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 			lock.Close() // nothing will use what it keeps
 		}
 	}()
-	if err := c.accountFiles(p, root, lowered, env, &in); err != nil {
+	if err := c.accountFiles(x.req, root, lowered, env, &in); err != nil {
 		return nil, err
 	}
 	for _, l := range x.links {
@@ -272,11 +269,11 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.planLayers(p, plan.FullGrants(mp), plan.LayerOptions{Limit: plan.NetAsPolicy})
+	l, err := c.planLayers(&x.req.Layers, plan.FullGrants(mp), plan.LayerOptions{Limit: plan.NetAsPolicy})
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHostProc(p, l.LandlockReport); err != nil {
+	if err := checkHostProc(x.req, l.LandlockReport); err != nil {
 		return nil, err
 	}
 	// Last, as it listens on the host for --publish.

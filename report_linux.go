@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/sandbox"
 )
 
@@ -91,7 +92,7 @@ func plural(n uint64, one, many string) string {
 }
 
 // limitsReport describes the limits for the report.
-func limitsReport(p *Policy, rs []Rlimit) map[string]string {
+func limitsReport(p *Policy, rs []launch.Rlimit) map[string]string {
 	m := map[string]string{}
 	show := func(v uint64) string {
 		if v == RlimitInfinity {
