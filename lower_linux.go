@@ -45,10 +45,19 @@ func raise(err error) error {
 	case plan.KindDir:
 		return &DirError{Dir: pe.Path, Err: pe.Err}
 	case plan.KindRule:
-		r := pe.Rule
-		return &RuleError{Rule: Rule{Path: r.Path, Access: Access(r.Access), Source: Source(r.Source), From: r.From}, Err: pe.Err}
+		return &RuleError{Rule: raiseRule(pe.Rule), Err: pe.Err}
+	case plan.KindIsolation:
+		if pe.Rule != nil {
+			return &IsolationError{Setting: raiseRule(pe.Rule).Option()}
+		}
+		return &IsolationError{Setting: pe.Setting}
 	}
 	return &SetupError{Code: ExitSetup, Op: pe.Op, Msg: pe.Msg, Err: pe.Err}
+}
+
+// raiseRule is the policy's rule a lowered one stands for.
+func raiseRule(r *plan.Rule) Rule {
+	return Rule{Path: r.Path, Access: Access(r.Access), Source: Source(r.Source), From: r.From}
 }
 
 // lowerRules lowers canonical rules for the planner: once per launch,

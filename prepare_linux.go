@@ -43,7 +43,7 @@ type extras struct {
 	// held are directories git's protection goes through and leaves by
 	// "..": pinned with namespaces; the Landlock-only mode refuses them.
 	held  []string
-	facts sandboxFacts
+	facts plan.Facts
 	req   *plan.Request
 }
 
@@ -69,17 +69,8 @@ func payloadEnv(p *Policy, env []string, hs *homeSetup, privateDir, kind string)
 	return setEnv(env, "NSRUN_SANDBOX", kind)
 }
 
-// sandboxFacts is what planning needs to know of the sandbox started
-// before it is planned (see forkAndPlan), handed to it rather than read
-// from the running sandbox.
-type sandboxFacts struct {
-	Console   bool   // the payload has a pty of its own
-	TTYSlave  string // Landlock only: that pty's slave, the one terminal its rules grant
-	CgroupDir string // the sandbox's cgroup v2 directory, "" without one
-}
-
 // prepare checks the paths and decides all the sandbox needs.
-func (c *Cmd) prepare(f sandboxFacts) (*prepared, error) {
+func (c *Cmd) prepare(f plan.Facts) (*prepared, error) {
 	p := c.policy()
 	user, cwd, err := c.checkInput(p)
 	if err != nil {

@@ -13,17 +13,21 @@ const (
 	KindDir
 	// KindRule is a rule (Rule) that cannot be applied.
 	KindRule
+	// KindIsolation is a setting (Setting, or the option of Rule) that
+	// needs namespaces, in a sandbox without them.
+	KindIsolation
 )
 
 // Error is a planning failure: Op names the step, Msg (when set) is the
 // whole message, Path the file it concerns.
 type Error struct {
-	Kind ErrorKind
-	Op   string
-	Msg  string
-	Path string
-	Rule *Rule
-	Err  error
+	Kind    ErrorKind
+	Op      string
+	Msg     string
+	Path    string
+	Rule    *Rule
+	Setting string
+	Err     error
 }
 
 func (e *Error) Error() string {

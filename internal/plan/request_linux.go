@@ -47,3 +47,11 @@ type Request struct {
 	UnsetEnv []string // patterns of variables removed from the payload's environment
 	KeepEnv  []string // patterns of variables kept: removed by nothing, set by nothing
 }
+
+// Facts is what planning needs to know of the sandbox started before it
+// is planned, handed to it rather than read from the running sandbox.
+type Facts struct {
+	Console   bool   // the payload has a pty of its own
+	TTYSlave  string // Landlock only: that pty's slave, the one terminal its rules grant
+	CgroupDir string // the sandbox's cgroup v2 directory, "" without one
+}
