@@ -8,7 +8,6 @@ import (
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/internal/plan"
-	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 )
@@ -24,13 +23,6 @@ func layerRequest(p *Policy) *plan.LayerRequest {
 		r.Bind = append(r.Bind, launch.PortRange(pr))
 	}
 	return r
-}
-
-// planLayers plans the Landlock and seccomp layers of r's sandbox over
-// grants.
-func (c *Cmd) planLayers(r *plan.LayerRequest, grants []landlock.Grant, o plan.LayerOptions) (*plan.Layers, error) {
-	l, err := plan.PlanLayers(r, grants, o, c.warnf)
-	return l, raise(err)
 }
 
 // raise turns a planning failure into the public error it stands for.
@@ -71,33 +63,6 @@ func lowerRules(rules []canonRule) []plan.Rule {
 	return out
 }
 
-// accountFiles adds to in the sandbox's /etc/passwd and /etc/group where
-// they lack the payload's ids (plan.AccountFiles).
-func (c *Cmd) accountFiles(r *plan.Request, root string, rules []plan.Rule, env []string, in *mounts.Input) error {
-	user, _ := getEnv(env, "USER")
-	home, _ := getEnv(env, "HOME")
-	in.Files = append(in.Files, plan.AccountFiles(r.IDs, r.SetIDs || r.Root != "", root, rules, user, home)...)
-	return nil
-}
-
-// workDir is the payload's working directory (plan.WorkDir).
-func (c *Cmd) workDir(root string, rules []plan.Rule, cwd string) (string, error) {
-	dir, err := plan.WorkDir(c.Dir, root, rules, cwd, c.logf)
-	return dir, raise(err)
-}
-
-// fixTmpdir points TMPDIR at /tmp where the payload cannot write it
-// (plan.FixTmpdir).
-func (c *Cmd) fixTmpdir(env []string, rules []plan.Rule) []string {
-	return plan.FixTmpdir(env, rules, c.warnf)
-}
-
-// addRule adds an effective rule to the mount plan's input
-// (plan.AddRule).
-func (c *Cmd) addRule(in *mounts.Input, r plan.Rule, root string) error {
-	return raise(plan.AddRule(in, r, root))
-}
-
 // hasOverlay reports whether a policy asks for an overlay, whose init
 // needs ns.OverlayCaps.
 func hasOverlay(p *Policy) bool {
@@ -112,15 +77,6 @@ func hasOverlay(p *Policy) bool {
 // mountAccess is a rule's access as the mount plan names it: the two
 // enumerations are kept in the same order (TestAccessAgreesWithMounts).
 func mountAccess(a Access) mounts.Access { return mounts.Access(a) }
-
-// checkHostProc refuses ProcHost where Landlock cannot keep the payload
-// out of other processes' /proc entries (plan.CheckHostProc).
-func checkHostProc(r *plan.Request, l plan.LandlockReport) error {
-	if !r.HostProc {
-		return nil
-	}
-	return raise(plan.CheckHostProc(r.Layers.LandlockOff, l))
-}
 
 // withDefaultRlimits adds core=0 unless the caller set core: a crashing
 // payload must not write a core file of its memory where it can.

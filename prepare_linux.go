@@ -1,14 +1,12 @@
 package nsrun
 
 import (
-	"errors"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/launch"
-	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
@@ -155,6 +153,8 @@ func (c *Cmd) prepare(f plan.Facts) (*prepared, error) {
 	return prep, nil
 }
 
+// prepareFull plans a sandbox with namespaces (plan.Full) over the parts
+// the root still plans (fullParts), and raises the plan into the report.
 func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string, x *extras) (*prepared, error) {
 	root, rootInfo, err := p.fullRoot(cwd)
 	if err != nil {
@@ -162,148 +162,58 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	}
 	env = payloadEnv(p, env, x.home, privateHome, "full")
 	rules, overruled := effective(append(ownRules(p, root), user...))
-
-	in := mounts.Input{Root: root, RootID: plan.Identity(rootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: p.TmpfsSize,
-		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost || p.Net == NetHost, Console: x.facts.Console, Identify: plan.DirIdentity, Pins: x.pins}
-	in.Lookup = plan.LookupHost
-	if err := p.checkNetwork(); err != nil {
-		return nil, err
-	}
-	if p.servesNetwork() {
-		in.Files = netFiles(root, p.Hostname)
-	}
-	lowered := lowerRules(rules)
-	for _, r := range lowered {
-		if err := c.addRule(&in, r, root); err != nil {
-			return nil, err
-		}
-	}
-	kept, lock, err := c.keepChanges(p, root, rules, &in)
+	parts := &fullParts{c: c, p: p, rules: rules, report: networkReport(p)}
+	fp, err := plan.Full(x.req, plan.FullInput{Root: root, RootInfo: rootInfo, Rules: lowerRules(rules), User: lowerRules(user),
+		Cwd: cwd, Env: env, Facts: x.facts, Pins: x.pins, Links: x.links, Parts: parts}, c.warnf, c.logf)
 	if err != nil {
-		return nil, err
+		return nil, raise(err)
 	}
-	built := false
-	defer func() {
-		if !built && lock != nil {
-			lock.Close() // nothing will use what it keeps
-		}
-	}()
-	if err := c.accountFiles(x.req, root, lowered, env, &in); err != nil {
-		return nil, err
-	}
-	for _, l := range x.links {
-		// Bound onto itself: the payload can neither remove, rename nor
-		// replace it, and host git follows the same link later.
-		fi, err := os.Lstat(l)
-		if err == nil && fi.Mode()&os.ModeSymlink == 0 {
-			err = errors.New("no longer a symlink")
-		}
-		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Op: "hold the symlink " + l + " git's protection goes through", Err: err}
-		}
-		target, err := os.Readlink(l)
-		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Op: "hold " + l, Err: err}
-		}
-		in.LinksToPin = append(in.LinksToPin, mounts.Link{Path: l, Target: target, ID: plan.Identity(fi)})
-	}
-	if p.Root == "" {
-		for _, r := range user {
-			// A path with no symlink on the way is its own canonical form:
-			// nothing to walk again. A rule that shows another path, or
-			// nothing of the host's, has no links of its own inside.
-			if r.From != "" || r.info == nil {
-				continue
-			}
-			if abs := paths.Abs(r.Path, cwd); abs != r.Canon {
-				links := plan.SymlinksAlong(abs)
-				in.Links = append(in.Links, links...)
-				if r.Access == ReadOnly || r.Access == Deny {
-					// The host resolves the path through these links later:
-					// in writable places they are pinned.
-					in.LinksToPin = append(in.LinksToPin, links...)
-				}
-			}
-		}
-	}
-	mp, err := mounts.Make(in)
-	if err != nil {
-		var pe *mounts.PlanError
-		if errors.As(err, &pe) {
-			for _, r := range rules {
-				if r.Canon == pe.Path && !r.internal {
-					return nil, &RuleError{Rule: r.Rule, Err: pe.Err}
-				}
-			}
-		}
-		return nil, &SetupError{Code: ExitSetup, Op: "plan mounts", Err: err}
-	}
-	for _, f := range mp.LeftOut {
-		c.warnf("nsrun's own %s is not placed: the tree there has a symlink or a directory, or a writable host directory would hold it; the sandbox sees that tree's", f)
-	}
-	if kept != "" {
-		if err := recordMade(kept, mp); err != nil {
-			return nil, &SetupError{Code: ExitSetup, Err: err}
-		}
-	}
-	// Lets the tests run the pre-5.12 way of setting mount attributes on
-	// kernels that no longer need it.
-	mp.Remount = os.Getenv("NSRUN_FORCE_REMOUNT") == "1"
-
-	// Start checked the ids before forking; checked again here so that a
-	// bad id is reported after a bad path, as the options are read.
-	if _, err := policyIDs(p); err != nil {
-		return nil, err
-	}
-	prep := &prepared{}
-	dir, err := c.workDir(root, lowered, cwd)
-	if err != nil {
-		return nil, err
-	}
-	l, err := c.planLayers(&x.req.Layers, plan.FullGrants(mp), plan.LayerOptions{Limit: plan.NetAsPolicy})
-	if err != nil {
-		return nil, err
-	}
-	if err := checkHostProc(x.req, l.LandlockReport); err != nil {
-		return nil, err
-	}
-	// Last, as it listens on the host for --publish.
-	netReport := networkReport(p)
-	if prep.net, err = c.planNetwork(p, false, netReport); err != nil {
-		return nil, err
-	}
-	if prep.net != nil && (p.filtersNetwork() || c.Env == nil) {
-		// A refusing network's variables are advice, not the way out: an
-		// environment the caller gave is left as it is.
-		env = proxyEnv(env, prep.net.proxy, c.Env != nil)
-	}
-	prep.spec = launch.Spec{
-		Plan:     mp,
-		Env:      c.fixTmpdir(env, lowered),
-		Dir:      dir,
-		Hostname: p.Hostname,
-		Loopback: p.Net != NetHost,
-		Landlock: l.Landlock,
-		Seccomp:  l.Seccomp,
-		Net:      prep.net != nil,
-	}
-	if prep.net != nil {
-		prep.spec.LoopbackAddrs = prep.net.loopbackAddrs()
-	}
-	ns, fs := plan.FullReport(mp, p.Net == NetHost)
-	prep.report = Report{Version: 1, Backend: "linux", Namespaces: NamespaceReport(ns), Filesystem: FilesystemReport(fs)}
-	prep.report.Filesystem.Changes, prep.kept, prep.lock = kept, kept, lock
-	built = true
-	for _, r := range rules {
-		if r.info != nil && r.info.Mode()&os.ModeSocket != 0 && r.Access != Deny {
-			prep.report.Filesystem.Sockets = append(prep.report.Filesystem.Sockets, r.Canon)
-		}
-	}
-	prep.report.Network = netReport
-	prep.report.Landlock, prep.report.Seccomp = LandlockReport(l.LandlockReport), SeccompReport(l.SeccompReport)
+	prep := &prepared{spec: fp.Spec, net: parts.np, kept: fp.Kept, lock: fp.KeptLock}
+	prep.report = Report{Version: 1, Backend: "linux", Namespaces: NamespaceReport(fp.Namespaces), Filesystem: FilesystemReport(fp.FS),
+		Network: parts.report, Landlock: LandlockReport(fp.Landlock), Seccomp: SeccompReport(fp.Seccomp), NotEnforced: fp.NotEnforced}
 	prep.report.Filesystem.Overruled = c.overruledReport(overruled)
-	if p.Proc == ProcHost {
-		prep.report.NotEnforced = append(prep.report.NotEnforced, plan.HostProcNotEnforced)
-	}
 	return prep, nil
 }
+
+// fullParts is what of a sandbox with namespaces the root still plans
+// (plan.FullParts): the filtered network, np once planned, and the kept
+// changes over the effective rules.
+type fullParts struct {
+	c      *Cmd
+	p      *Policy
+	rules  []canonRule
+	report *NetworkReport
+	np     *netPlan
+}
+
+func (f *fullParts) CheckNetwork() error { return f.p.checkNetwork() }
+
+func (f *fullParts) NetFiles(root string) []mounts.File {
+	if !f.p.servesNetwork() {
+		return nil
+	}
+	return netFiles(root, f.p.Hostname)
+}
+
+func (f *fullParts) KeepChanges(root string, in *mounts.Input) (string, *os.File, error) {
+	return f.c.keepChanges(f.p, root, f.rules, in)
+}
+
+func (f *fullParts) RecordMade(kept string, mp *mounts.Plan) error { return recordMade(kept, mp) }
+
+func (f *fullParts) PlanNetwork() (bool, error) {
+	np, err := f.c.planNetwork(f.p, false, f.report)
+	f.np = np
+	return np != nil, err
+}
+
+func (f *fullParts) NetEnv(env []string) []string {
+	if f.np != nil && (f.p.filtersNetwork() || f.c.Env == nil) {
+		// A refusing network's variables are advice, not the way out: an
+		// environment the caller gave is left as it is.
+		return proxyEnv(env, f.np.proxy, f.c.Env != nil)
+	}
+	return env
+}
+
+func (f *fullParts) LoopbackAddrs() []string { return f.np.loopbackAddrs() }

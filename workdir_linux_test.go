@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsrun/nsrun/internal/plan"
 )
 
 func TestFixTmpdir(t *testing.T) {
@@ -93,4 +95,16 @@ func TestWorkDirOverAnotherRootsRule(t *testing.T) {
 	if _, err := (&Cmd{Dir: "/usr"}).workDir(img, lowerRules(rs), "/"); err == nil {
 		t.Error("--chdir to what the image lacks")
 	}
+}
+
+// workDir is the payload's working directory (plan.WorkDir).
+func (c *Cmd) workDir(root string, rules []plan.Rule, cwd string) (string, error) {
+	dir, err := plan.WorkDir(c.Dir, root, rules, cwd, c.logf)
+	return dir, raise(err)
+}
+
+// fixTmpdir points TMPDIR at /tmp where the payload cannot write it
+// (plan.FixTmpdir).
+func (c *Cmd) fixTmpdir(env []string, rules []plan.Rule) []string {
+	return plan.FixTmpdir(env, rules, c.warnf)
 }
