@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/nsrun/nsrun/internal/errs"
+
 // ErrorKind says which public error the root package raises a planning
 // failure into.
 type ErrorKind int
@@ -31,15 +33,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	switch {
-	case e.Msg != "":
-		return e.Msg
-	case e.Err == nil:
-		return e.Op
-	case e.Op == "":
-		return e.Err.Error()
-	}
-	return e.Op + ": " + e.Err.Error()
+	return errs.Step(e.Op, e.Msg, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
