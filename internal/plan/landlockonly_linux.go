@@ -104,23 +104,7 @@ func LandlockOnly(r *Request, in LandlockOnlyInput, warn, logf func(string, ...a
 		rw, extraFS = RW|landlock.ResolveUnix, landlock.ResolveUnix
 	}
 	lo := &LandlockOnlyPlan{Tmp: tmp}
-	grants := baseGrants(tmp, rw, in.Facts.TTYSlave)
-	lo.FS = FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "host", Sys: "host"}
-	writable := []supervise.Rule{{Path: tmp, Writable: true}}
-	for _, rl := range in.Rules {
-		access := map[mounts.Access]landlock.FS{mounts.ReadWrite: rw, mounts.ReadOnly: landlock.ReadExec}[rl.Access]
-		id := Identity(rl.Info)
-		grants = append(grants, landlock.Grant{Path: rl.Canon, Access: access, Dir: rl.Dir, ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
-		writable = append(writable, supervise.Rule{Path: rl.Canon, Writable: rl.Access == mounts.ReadWrite})
-		switch rl.Access {
-		case mounts.ReadWrite:
-			lo.FS.RW = append(lo.FS.RW, rl.Canon)
-		case mounts.ReadOnly:
-			lo.FS.RO = append(lo.FS.RO, rl.Canon)
-		case mounts.Deny:
-			lo.FS.Deny = append(lo.FS.Deny, rl.Canon)
-		}
-	}
+	grants, writable := ruleGrants(baseGrants(tmp, rw, in.Facts.TTYSlave), in.Rules, tmp, rw, &lo.FS)
 	// A path kept absent is a hole where nothing exists: the directories
 	// on its way lose the rights to create, remove and rename entries (as
 	// on the way to any hole), and the supervisor, which makes their
@@ -146,23 +130,7 @@ func LandlockOnly(r *Request, in LandlockOnlyInput, warn, logf func(string, ...a
 	if !r.Layers.HostNet && len(r.Layers.Connect)+len(r.Layers.Bind) > 0 {
 		return nil, &Error{Msg: "port rules need --net host"}
 	}
-	proxy, err := in.Net.Plan()
-	if err != nil {
-		return nil, err
-	}
-	layers, limit := &r.Layers, NetAsPolicy
-	switch {
-	case proxy != "":
-		// TCP connects to the proxy alone; UDP is seccomp's to refuse
-		// (seccomp.TCPOnly), on every ABI.
-		layers, limit = in.Net.Layers(), NetConnectOnly
-	case !r.Layers.HostNet:
-		limit = NetNothing
-	}
-	l, err := PlanLayers(layers, grants, LayerOptions{ExtraFS: extraFS, Limit: limit, Carve: true, Supervised: true}, warn)
-	if err == nil && proxy != "" {
-		err = in.Net.AddTCPOnly(l)
-	}
+	proxy, l, err := landlockOnlyLayers(r, in.Net, grants, extraFS, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +161,53 @@ func LandlockOnly(r *Request, in LandlockOnlyInput, warn, logf func(string, ...a
 	sup.Home, _ = os.UserHomeDir()
 	lo.Spec = launch.Spec{Env: env, Dir: wd, Landlock: l.Landlock, Seccomp: l.Seccomp, Supervisor: sup}
 	return lo, nil
+}
+
+// ruleGrants adds to grants those of the rules (rw for the writable
+// ones), and returns them with where the payload may write (tmp, its
+// private temporary directory, first), listing the rules' paths in fs.
+func ruleGrants(grants []landlock.Grant, rules []Rule, tmp string, rw landlock.FS, fs *FilesystemReport) ([]landlock.Grant, []supervise.Rule) {
+	*fs = FilesystemReport{Root: "/", RW: []string{tmp}, RO: []string{}, Deny: []string{}, Tmpfs: []string{}, Proc: "host", Sys: "host"}
+	writable := []supervise.Rule{{Path: tmp, Writable: true}}
+	for _, rl := range rules {
+		access := map[mounts.Access]landlock.FS{mounts.ReadWrite: rw, mounts.ReadOnly: landlock.ReadExec}[rl.Access]
+		id := Identity(rl.Info)
+		grants = append(grants, landlock.Grant{Path: rl.Canon, Access: access, Dir: rl.Dir, ID: landlock.Identity{Dev: id.Dev, Ino: id.Ino}})
+		writable = append(writable, supervise.Rule{Path: rl.Canon, Writable: rl.Access == mounts.ReadWrite})
+		switch rl.Access {
+		case mounts.ReadWrite:
+			fs.RW = append(fs.RW, rl.Canon)
+		case mounts.ReadOnly:
+			fs.RO = append(fs.RO, rl.Canon)
+		case mounts.Deny:
+			fs.Deny = append(fs.Deny, rl.Canon)
+		}
+	}
+	return grants, writable
+}
+
+// landlockOnlyLayers plans the network (its proxy's address, "" for no
+// filtered network) and the layers over grants: without a network
+// namespace, the network's limits are Landlock's ports and seccomp's.
+func landlockOnlyLayers(r *Request, net LandlockOnlyNet, grants []landlock.Grant, extraFS landlock.FS, warn func(string, ...any)) (string, *Layers, error) {
+	proxy, err := net.Plan()
+	if err != nil {
+		return "", nil, err
+	}
+	layers, limit := &r.Layers, NetAsPolicy
+	switch {
+	case proxy != "":
+		// TCP connects to the proxy alone; UDP is seccomp's to refuse
+		// (seccomp.TCPOnly), on every ABI.
+		layers, limit = net.Layers(), NetConnectOnly
+	case !r.Layers.HostNet:
+		limit = NetNothing
+	}
+	l, err := PlanLayers(layers, grants, LayerOptions{ExtraFS: extraFS, Limit: limit, Carve: true, Supervised: true}, warn)
+	if err == nil && proxy != "" {
+		err = net.AddTCPOnly(l)
+	}
+	return proxy, l, err
 }
 
 // landlockOnlyRule refuses a rule a sandbox without mounts cannot give.
