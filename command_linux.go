@@ -145,7 +145,7 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 // sandbox is left running.
 func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared, error) {
 	forkErr := sb.Fork()
-	prep, err := c.prepare(sandboxFacts(sb.Facts()))
+	prep, err := c.prepare(plan.Facts(sb.Facts()))
 	if err == nil && forkErr == nil {
 		return prep, nil
 	}

@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	// mechanisms directly; those edges go as it moves to internal/plan and
 	// internal/sandbox (issue 26).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox",
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs",
 		// to retire with the move of the parent side:
 		"internal/absent", "internal/mountinfo",
 		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
@@ -33,11 +33,11 @@ var allowedImports = map[string][]string{
 	// The Linux planning: a lowered policy in, what the sandbox is made of
 	// out; it never imports the parent side that runs the sandbox.
 	"internal/plan": {"internal/launch", "mounts", "landlock", "seccomp", "netproxy", "cgroup", "ptrace",
-		"internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo"},
+		"internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo", "internal/errs"},
 	// The Linux parent side: the running sandbox as its parent holds it; it
 	// imports neither the root nor internal/plan, which the root composes.
 	"internal/sandbox": {"internal/launch", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp",
-		"internal/absent", "internal/fdpass", "internal/procfs", "internal/changes", "internal/supervise"},
+		"internal/absent", "internal/fdpass", "internal/procfs", "internal/changes", "internal/supervise", "internal/errs"},
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
 
 	// Kernel mechanisms: only the leaf helpers below.
@@ -57,6 +57,7 @@ var allowedImports = map[string][]string{
 	"internal/absent":                 {},
 	"internal/bwrap":                  {},
 	"internal/changes":                {},
+	"internal/errs":                   {},
 	"internal/fdpass":                 {},
 	"internal/gitguard":               {},
 	"internal/mountinfo":              {},

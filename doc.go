@@ -90,9 +90,11 @@
 //	policy files and presets    policyfile.go presets.go values.go
 //	Cmd (portable shell)        command.go output.go cancel.go extrafiles.go
 //	per-OS backends             command_linux.go command_darwin.go command_windows.go
-//	planning a Linux launch     prepare_linux.go landlockonly_linux.go network_linux.go
-//	                            rules_linux.go workdir.go lower_linux.go, package internal/plan
-//	                            (the Landlock and seccomp layers, the --trace-denials judge)
+//	planning a Linux launch     lower_linux.go (a Policy and Cmd lowered to plan.Request,
+//	                            plan.Error raised), prepare_linux.go (composes the planner,
+//	                            raises its plans into the report), network_linux.go;
+//	                            package internal/plan (Full, LandlockOnly: the mounts, the
+//	                            layers, the home, the accounts, the --trace-denials judge)
 //	the running sandbox         package internal/sandbox (cgroup, pipes, pty and job
 //	                            control, the fork, the spec's hand-off, wait, usage)
 //	the stages and their spec   package internal/launch (init, Landlock-only stage and

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -198,44 +197,13 @@ func netFiles(root, hostname string) []mounts.File {
 		{Path: "/etc/resolv.conf", Content: "# nsrun: names resolve through nsrun, which answers only the allowed ones\nnameserver 127.0.0.1\n"},
 		{Path: "/etc/hosts", Content: hosts},
 	} {
-		f.Path = pathInRoot(root, f.Path)
+		f.Path = plan.PathInRoot(root, f.Path)
 		if fi, err := os.Stat(filepath.Join(root, f.Path)); err == nil && !fi.Mode().IsRegular() {
 			continue // nothing a file can be mounted on
 		}
 		files = append(files, f)
 	}
 	return files
-}
-
-// pathInRoot is where p leads inside a sandbox whose root is the host
-// directory root: each symlink on the way followed as the sandbox would
-// follow it (an absolute target from root), missing components taken as
-// they are.
-func pathInRoot(root, p string) string {
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	cur := "/"
-	for hops := 0; len(parts) > 0; {
-		part := parts[0]
-		parts = parts[1:]
-		switch part {
-		case "", ".":
-			continue
-		case "..":
-			cur = path.Dir(cur)
-			continue
-		}
-		next := path.Join(cur, part)
-		target, err := os.Readlink(filepath.Join(root, next))
-		if hops++; err != nil || hops > 40 {
-			cur = next
-			continue
-		}
-		if path.IsAbs(target) {
-			cur = "/"
-		}
-		parts = append(strings.Split(target, "/"), parts...)
-	}
-	return cur
 }
 
 func networkCounts(cs []netproxy.Count) []NetworkCount {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/sandbox"
 )
 
@@ -91,7 +92,7 @@ func plural(n uint64, one, many string) string {
 }
 
 // limitsReport describes the limits for the report.
-func limitsReport(p *Policy, rs []Rlimit) map[string]string {
+func limitsReport(p *Policy, rs []launch.Rlimit) map[string]string {
 	m := map[string]string{}
 	show := func(v uint64) string {
 		if v == RlimitInfinity {
@@ -112,4 +113,18 @@ func limitsReport(p *Policy, rs []Rlimit) map[string]string {
 		}
 	}
 	return m
+}
+
+// overruledReport lists the rules that did not take effect as written,
+// and warns about each one a caller set.
+func (c *Cmd) overruledReport(overruled []Overruled) []string {
+	var out []string
+	for _, o := range overruled {
+		if o.Rule.Source == SourceInternal {
+			continue // nsrun's own defaults give way by design
+		}
+		out = append(out, o.String())
+		c.warnf("%s", o)
+	}
+	return out
 }

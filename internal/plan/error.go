@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/nsrun/nsrun/internal/errs"
+
 // ErrorKind says which public error the root package raises a planning
 // failure into.
 type ErrorKind int
@@ -13,29 +15,25 @@ const (
 	KindDir
 	// KindRule is a rule (Rule) that cannot be applied.
 	KindRule
+	// KindIsolation is a setting (Setting, or the option of Rule) that
+	// needs namespaces, in a sandbox without them.
+	KindIsolation
 )
 
 // Error is a planning failure: Op names the step, Msg (when set) is the
 // whole message, Path the file it concerns.
 type Error struct {
-	Kind ErrorKind
-	Op   string
-	Msg  string
-	Path string
-	Rule *Rule
-	Err  error
+	Kind    ErrorKind
+	Op      string
+	Msg     string
+	Path    string
+	Rule    *Rule
+	Setting string
+	Err     error
 }
 
 func (e *Error) Error() string {
-	switch {
-	case e.Msg != "":
-		return e.Msg
-	case e.Err == nil:
-		return e.Op
-	case e.Op == "":
-		return e.Err.Error()
-	}
-	return e.Op + ": " + e.Err.Error()
+	return errs.Step(e.Op, e.Msg, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/netproxy"
@@ -153,15 +154,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	switch {
-	case e.Msg != "":
-		return e.Msg
-	case e.Err == nil:
-		return e.Op
-	case e.Op == "":
-		return e.Err.Error()
-	}
-	return e.Op + ": " + e.Err.Error()
+	return errs.Step(e.Op, e.Msg, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
