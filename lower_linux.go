@@ -40,6 +40,8 @@ func raise(err error) error {
 		return &SeccompError{Path: pe.Path, Err: pe.Err}
 	case plan.KindDir:
 		return &DirError{Dir: pe.Path, Err: pe.Err}
+	case plan.KindNet:
+		return &NetError{Option: pe.Setting, Value: pe.Value, Err: pe.Err}
 	case plan.KindRule:
 		r := pe.Rule
 		return &RuleError{Rule: Rule{Path: r.Path, Access: Access(r.Access), Source: Source(r.Source), From: r.From}, Err: pe.Err}

@@ -1,5 +1,7 @@
 package plan
 
+import "fmt"
+
 // ErrorKind says which public error the root package raises a planning
 // failure into.
 type ErrorKind int
@@ -13,6 +15,9 @@ const (
 	KindDir
 	// KindRule is a rule (Rule) that cannot be applied.
 	KindRule
+	// KindNet is a network setting (Setting, with Value at fault) that
+	// cannot be applied.
+	KindNet
 )
 
 // Error is a planning failure: Op names the step, Msg (when set) is the
@@ -23,13 +28,20 @@ type Error struct {
 	Msg  string
 	Path string
 	Rule *Rule
-	Err  error
+	// Setting names the setting at fault (KindNet), as the command line
+	// names it; Value is the value at fault, if one is.
+	Setting, Value string
+	Err            error
 }
 
 func (e *Error) Error() string {
 	switch {
 	case e.Msg != "":
 		return e.Msg
+	case e.Setting != "" && e.Value != "":
+		return fmt.Sprintf("%s %q: %v", e.Setting, e.Value, e.Err)
+	case e.Setting != "":
+		return fmt.Sprintf("%s: %v", e.Setting, e.Err)
 	case e.Err == nil:
 		return e.Op
 	case e.Op == "":
