@@ -162,7 +162,7 @@ func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 	}
 	if p.TraceDenials {
 		h.Trace = func() (func(ptrace.Event), error) { return c.traceDenials(p, prep) }
-		h.Refused = refusedBy(prep.filters)
+		h.Refused = plan.RefusedBy(prep.filters)
 	}
 	return h
 }
