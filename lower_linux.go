@@ -2,6 +2,7 @@ package nsrun
 
 import (
 	"errors"
+	"os"
 
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
@@ -73,6 +74,17 @@ func (c *Cmd) accountFiles(p *Policy, root string, rules []canonRule, env []stri
 		always, root, lowerRules(rules), user, home)...)
 	return nil
 }
+
+// keepChanges gives each overlay of the plan its kept layer under
+// p.KeepChanges (plan.KeepChanges).
+func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.Input) (string, *os.File, error) {
+	kept, lock, err := plan.KeepChanges(p.KeepChanges, root, lowerRules(rules), in)
+	return kept, lock, raise(err)
+}
+
+// recordMade tells the kept directory which entries of its upper layers
+// are the plan's mount points (plan.RecordMade).
+var recordMade = plan.RecordMade
 
 // workDir is the payload's working directory (plan.WorkDir).
 func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error) {
