@@ -161,3 +161,16 @@ func seatbeltReport(p *Policy) Report {
 		NotEnforced: []string{"PID isolation: processes outside stay visible", "IPC isolation", "a private /tmp (the real temp directories are writable)", "seccomp", "resource limits"},
 	}
 }
+
+// ProbeHost says whether the macOS backend can run: sandbox-exec present.
+func ProbeHost() Probe {
+	no := ProbeItem{Detail: "not on macOS"}
+	p := Probe{UserNamespaces: no, MountSetattr: no, Landlock: no, Seccomp: no, CgroupV2: no,
+		LandlockOnly: ProbeLandlockOnly{Detail: no.Detail}, RestrictedToken: ProbeRestrictedToken{Detail: "not on Windows"}}
+	if _, err := os.Stat(sandboxExec); err != nil {
+		p.Seatbelt = ProbeItem{Detail: err.Error()}
+	} else {
+		p.Seatbelt = ProbeItem{OK: true, Detail: sandboxExec}
+	}
+	return p
+}
