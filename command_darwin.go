@@ -47,7 +47,7 @@ func (c *Cmd) start() error {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return fail(&SetupError{Code: ExitSetup, Msg: "no command given"})
 	}
-	if err := c.ttyCheck(); err != nil {
+	if err := ttyCheck(c.TTY); err != nil {
 		return fail(err)
 	}
 	prof, err := p.SeatbeltProfile()
@@ -174,3 +174,7 @@ func ProbeHost() Probe {
 	}
 	return p
 }
+
+// Resize sets the size of the payload's pseudo-terminal; there is none on
+// this system.
+func (c *Cmd) Resize(WindowSize) error { return errPTYNeedsLinux }

@@ -62,7 +62,7 @@ func (c *Cmd) start() error {
 		// Bad input: nothing needs to start, nor be made to name it.
 		return fail(c.inputError(idErr))
 	}
-	if err := checkTTYMode(c.TTY); err != nil {
+	if err := ttyCheck(c.TTY); err != nil {
 		return fail(err)
 	}
 	sb, err := sandbox.New(c.sandboxAttr(p, ids, s.started))

@@ -28,3 +28,7 @@ func ProbeHost() Probe {
 	return Probe{UserNamespaces: no, MountSetattr: no, Landlock: no, Seccomp: no, CgroupV2: no, Seatbelt: no,
 		LandlockOnly: ProbeLandlockOnly{Detail: no.Detail}, RestrictedToken: ProbeRestrictedToken{Detail: no.Detail}}
 }
+
+// Resize sets the size of the payload's pseudo-terminal; there is none on
+// this system.
+func (c *Cmd) Resize(WindowSize) error { return errPTYNeedsLinux }

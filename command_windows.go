@@ -57,7 +57,7 @@ func (c *Cmd) start() error {
 	if err := p.windowsCheck(); err != nil {
 		return fail(err)
 	}
-	if err := c.ttyCheck(); err != nil {
+	if err := ttyCheck(c.TTY); err != nil {
 		return fail(err)
 	}
 	e, err := p.effect(false)
@@ -273,3 +273,7 @@ func restrictedTokenProbe(checks []win.Check) ProbeRestrictedToken {
 	}
 	return out
 }
+
+// Resize sets the size of the payload's pseudo-terminal; there is none on
+// this system.
+func (c *Cmd) Resize(WindowSize) error { return errPTYNeedsLinux }
