@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
@@ -106,6 +107,11 @@ func (c *Cmd) start() error {
 // hasLimits says whether p limits the sandbox through a cgroup.
 func hasLimits(p *Policy) bool {
 	return p.Memory > 0 || p.Pids > 0 || p.CPU > 0
+}
+
+// cgroupLimits are p's cgroup limits.
+func cgroupLimits(p *Policy) cgroup.Limits {
+	return cgroup.Limits{Memory: p.Memory, Pids: p.Pids, CPU: p.CPU}
 }
 
 // sandboxAttr lowers the Cmd and its policy into what the sandbox is

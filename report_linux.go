@@ -1,6 +1,7 @@
 package nsrun
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -112,4 +113,13 @@ func limitsReport(p *Policy, rs []Rlimit) map[string]string {
 		}
 	}
 	return m
+}
+
+// limitError turns the cgroup package's error into the library's.
+func limitError(err error) error {
+	var ce *cgroup.Error
+	if errors.As(err, &ce) {
+		return &LimitError{Option: ce.Controller, Err: ce.Err}
+	}
+	return err
 }
