@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 
+	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/landlock"
@@ -85,6 +87,13 @@ func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.
 // recordMade tells the kept directory which entries of its upper layers
 // are the plan's mount points (plan.RecordMade).
 var recordMade = plan.RecordMade
+
+// absentTargets are the names to keep absent, each with the directory it
+// is watched from (plan.AbsentTargets over the effective rules).
+func absentTargets(names []gitguard.Absent, rules []canonRule) []absent.Target {
+	eff, _ := effective(rules)
+	return plan.AbsentTargets(names, lowerRules(eff))
+}
 
 // workDir is the payload's working directory (plan.WorkDir).
 func (c *Cmd) workDir(root string, rules []canonRule, cwd string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/sandbox"
 )
@@ -192,4 +193,19 @@ func (c *Cmd) hiddenEntries(t gitguard.Tree) {
 		names, more = names[:5], fmt.Sprintf(" and %d more", len(hidden)-5)
 	}
 	c.warnf("git: the sandbox marked %d files in %s assume-unchanged or skip-worktree, so git status and git diff do not show their changes: %s%s; see them with git ls-files -v | grep -v '^H', and clear the marks with git update-index --no-assume-unchanged --no-skip-worktree", len(hidden), t.Dir, strings.Join(names, ", "), more)
+}
+
+// reportAppeared puts what the watcher of names kept absent found in the
+// report.
+func (c *Cmd) reportAppeared(found []absent.Found) {
+	for _, f := range found {
+		a := AppearedReport{Path: f.Path(), Kind: f.Kind, Why: f.Why, Removed: f.Removed, Way: f.Way}
+		if f.At != f.Path() {
+			a.At = f.At
+		}
+		if f.Err != nil {
+			a.Error = f.Err.Error()
+		}
+		c.report.Absent.Appeared = append(c.report.Absent.Appeared, a)
+	}
 }
