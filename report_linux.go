@@ -9,6 +9,7 @@ import (
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/sandbox"
+	"github.com/nsrun/nsrun/netproxy"
 )
 
 // enforcement is the report's overall word on the layers. The host's
@@ -208,4 +209,13 @@ func (c *Cmd) reportAppeared(found []absent.Found) {
 		}
 		c.report.Absent.Appeared = append(c.report.Absent.Appeared, a)
 	}
+}
+
+// networkCounts are the filtered network's counts as the report gives them.
+func networkCounts(cs []netproxy.Count) []NetworkCount {
+	out := make([]NetworkCount, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, NetworkCount(c))
+	}
+	return out
 }
