@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
@@ -71,7 +72,7 @@ func (c *Cmd) start() error {
 		// Bad input: nothing needs to start, nor be made to name it.
 		return fail(c.inputError(idErr))
 	}
-	if err := checkTTYMode(c.TTY); err != nil {
+	if err := ttyCheck(c.TTY); err != nil {
 		return fail(err)
 	}
 	if p.ShimLayers && p.Root == "" && p.Home == HomeInherit {
@@ -123,6 +124,11 @@ func (c *Cmd) start() error {
 // hasLimits says whether p limits the sandbox through a cgroup.
 func hasLimits(p *Policy) bool {
 	return p.Memory > 0 || p.Pids > 0 || p.CPU > 0
+}
+
+// cgroupLimits are p's cgroup limits.
+func cgroupLimits(p *Policy) cgroup.Limits {
+	return cgroup.Limits{Memory: p.Memory, Pids: p.Pids, CPU: p.CPU}
 }
 
 // sandboxAttr lowers the Cmd and its policy into what the sandbox is
@@ -179,7 +185,7 @@ func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 	}
 	if p.TraceDenials {
 		h.Trace = func() (func(ptrace.Event), error) { return c.traceDenials(p, prep) }
-		h.Refused = refusedBy(prep.filters)
+		h.Refused = plan.RefusedBy(prep.filters)
 	}
 	return h
 }

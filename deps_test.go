@@ -33,7 +33,7 @@ var allowedImports = map[string][]string{
 	// The Linux planning: a lowered policy in, what the sandbox is made of
 	// out; it never imports the parent side that runs the sandbox.
 	"internal/plan": {"internal/launch", "mounts", "landlock", "seccomp", "netproxy", "cgroup", "ptrace",
-		"internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo", "internal/errs"},
+		"internal/absent", "internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo", "internal/errs"},
 	// The Linux parent side: the running sandbox as its parent holds it; it
 	// imports neither the root nor internal/plan, which the root composes.
 	"internal/sandbox": {"internal/launch", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp",

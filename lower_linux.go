@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/mounts"
+	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
+	"github.com/nsrun/nsrun/ptrace"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // layerRequest lowers what of p the layers are planned from.
@@ -36,6 +41,8 @@ func raise(err error) error {
 		return &SeccompError{Path: pe.Path, Err: pe.Err}
 	case plan.KindDir:
 		return &DirError{Dir: pe.Path, Err: pe.Err}
+	case plan.KindNet:
+		return &NetError{Option: pe.Setting, Value: pe.Value, Err: pe.Err}
 	case plan.KindRule:
 		return &RuleError{Rule: raiseRule(pe.Rule), Err: pe.Err}
 	case plan.KindIsolation:
@@ -52,6 +59,170 @@ func raiseRule(r *plan.Rule) Rule {
 	return Rule{Path: r.Path, Access: Access(r.Access), Source: Source(r.Source), From: r.From}
 }
 
+// netPlan is a sandbox's served network as planned (plan.Net): the
+// server's configuration, and the proxy's address as the payload
+// reaches it.
+type netPlan struct {
+	cfg   netproxy.Config
+	proxy string
+}
+
+// netRequest lowers what of p its network is checked and planned from.
+func netRequest(p *Policy) *plan.NetRequest {
+	r := &plan.NetRequest{Filtered: p.filtersNetwork(), Refused: p.refusesNetwork(),
+		HostNet: p.Net == NetHost, Landlock: p.Isolation == IsolationLandlock,
+		AllowHosts: p.AllowHosts, AllowPrivateHosts: p.AllowPrivateHosts,
+		HostAllowed: p.HostAllowed, Dial: p.Dial, Resolve: p.Resolve,
+		HostPorts: launchPorts(p.HostPorts), AllowConnect: launchPorts(p.AllowConnect)}
+	for _, h := range p.AddHosts {
+		name, addr, err := ParseAddHost(h)
+		r.AddHosts = append(r.AddHosts, plan.AddHost{Given: h, Name: name, Addr: addr, Err: err})
+	}
+	for _, pb := range p.Publish {
+		r.Publish = append(r.Publish, plan.Publish(pb))
+	}
+	return r
+}
+
+// checkNetwork refuses network settings that cannot be honoured as
+// written, naming the option (plan.CheckNetwork).
+func (p *Policy) checkNetwork() error {
+	return raise(plan.CheckNetwork(netRequest(p)))
+}
+
+// planNetwork decides the served network of p, or returns nil when p
+// neither filters nor refuses it (plan.PlanNetwork), and says so in
+// report.
+func (c *Cmd) planNetwork(p *Policy, landlockOnly bool, report *NetworkReport) (*netPlan, error) {
+	r := netRequest(p)
+	r.Log, r.Warnings, r.Warn = c.Log, c.Warnings, c.warnf
+	n, err := plan.PlanNetwork(r, landlockOnly)
+	if err != nil || n == nil {
+		return nil, raise(err)
+	}
+	nr := n.Report
+	if nr.Mode != "" {
+		report.Mode, report.Allowed, report.AllowPrivateHosts = nr.Mode, nr.Allowed, nr.AllowPrivateHosts
+	}
+	if nr.Proxy != "" {
+		report.Proxy = nr.Proxy
+	}
+	if nr.DNS != "" {
+		report.DNS = nr.DNS
+	}
+	report.HostPorts, report.Publish = append(report.HostPorts, nr.HostPorts...), append(report.Publish, nr.Publish...)
+	return &netPlan{cfg: n.Config, proxy: n.Proxy}, nil
+}
+
+func (np *netPlan) net() *plan.Net { return &plan.Net{Config: np.cfg, Proxy: np.proxy} }
+
+// cleanup frees what planning took: the listeners on the host.
+func (np *netPlan) cleanup() {
+	if np != nil {
+		np.net().Cleanup()
+	}
+}
+
+// loopbackAddrs are the addresses the init gives lo, as text.
+func (np *netPlan) loopbackAddrs() []string { return np.net().LoopbackAddrs() }
+
+// landlockPolicy is p for the Landlock layers of a Landlock-only sandbox
+// whose network is the proxy: TCP connects to the proxy's port alone (and,
+// as for --net none, nothing bound).
+func (np *netPlan) landlockPolicy(p *Policy) *Policy {
+	with := *p
+	port := np.net().ProxyPort()
+	with.AllowConnect = []PortRange{{Proto: "tcp", First: port, Last: port}}
+	return &with
+}
+
+// addTCPOnly adds the seccomp.TCPOnly filter to a Landlock-only sandbox's
+// layers (plan.AddTCPOnly).
+func (np *netPlan) addTCPOnly(p *Policy, l *plan.Layers) error {
+	return raise(plan.AddTCPOnly(l, p.Seccomp == "off"))
+}
+
+var (
+	proxyEnv               = plan.ProxyEnv
+	netFiles               = plan.NetFiles
+	landlockNetNotEnforced = plan.LandlockNetNotEnforced
+)
+
+// servesNetwork reports whether nsrun serves a proxy and DNS inside p's
+// sandbox: a filtered network, or a refusing one.
+func (p *Policy) servesNetwork() bool {
+	return p.filtersNetwork() || p.refusesNetwork()
+}
+
+// tracedFilters makes spec's seccomp programs those of a traced sandbox
+// and returns them as they were (plan.TracedFilters).
+func tracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
+	untraced, err := plan.TracedFilters(spec)
+	return untraced, raise(err)
+}
+
+// traceDenials makes the judge of --trace-denials, which attributes each
+// refused call to the rule or layer that refused it, and returns what the
+// sandbox's tracer tells every refused call it sees: the judge, then the
+// log of the denials.
+func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error) {
+	eff, err := p.Effect()
+	if err != nil {
+		return nil, err
+	}
+	direct := p.Isolation == IsolationLandlock
+	j := newJudge(p, eff.Rules, direct)
+	if direct && prep.tmpDir != nil {
+		j.Writable = []string{prep.tmpDir.Path()}
+	}
+	s := c.sys
+	s.denials, s.judge = newDenialLog(), j
+	return func(ev ptrace.Event) {
+		if pd, ok := j.Judge(ev); ok {
+			d := Denial(pd)
+			d.Pid, d.Argv0 = ev.Process()
+			if d.Pid == 0 {
+				d.Pid = ev.Pid
+			}
+			s.denials.add(d)
+		}
+	}, nil
+}
+
+// newJudge is the judge of --trace-denials for a sandbox of p built from
+// the effective rules: Resolve over them is what nsrun policy explain
+// answers.
+func newJudge(p *Policy, rules []Rule, landlockOnly bool) *plan.Judge {
+	j := &plan.Judge{Root: "host root", LandlockOnly: landlockOnly, HostNet: p.Net == NetHost, Filtered: p.filtersNetwork()}
+	if p.Root != "" {
+		j.Root = "--root " + p.Root
+	}
+	j.Resolve = func(path string) (mounts.Access, string, bool, bool) {
+		access, by, ok := Resolve(rules, path)
+		if !ok {
+			return 0, "", false, false
+		}
+		return mounts.Access(access), ruleLabel(by), by.Source == SourceMandatory, true
+	}
+	return j
+}
+
+// ruleLabel names a rule as the command line gives it.
+func ruleLabel(r Rule) string {
+	if r.Source == SourceInternal {
+		return "nsrun's " + r.Access.String() + " " + r.Path
+	}
+	s := "--" + r.Option() + " "
+	if r.From != "" {
+		s += r.From + " "
+	}
+	s += r.Path
+	if r.Source == SourceMandatory {
+		s += " (mandatory)"
+	}
+	return s
+}
+
 // lowerRules lowers canonical rules for the planner: once per launch,
 // for every planner that reads them.
 func lowerRules(rules []canonRule) []plan.Rule {
@@ -61,6 +232,24 @@ func lowerRules(rules []canonRule) []plan.Rule {
 			Dir: r.Dir, Info: r.info, Internal: r.internal, Source: int(r.Source)}
 	}
 	return out
+}
+
+// keepChanges gives each overlay of the plan its kept layer under
+// p.KeepChanges (plan.KeepChanges).
+func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.Input) (string, *os.File, error) {
+	kept, lock, err := plan.KeepChanges(p.KeepChanges, root, lowerRules(rules), in)
+	return kept, lock, raise(err)
+}
+
+// recordMade tells the kept directory which entries of its upper layers
+// are the plan's mount points (plan.RecordMade).
+var recordMade = plan.RecordMade
+
+// absentTargets are the names to keep absent, each with the directory it
+// is watched from (plan.AbsentTargets over the effective rules).
+func absentTargets(names []gitguard.Absent, rules []canonRule) []absent.Target {
+	eff, _ := effective(rules)
+	return plan.AbsentTargets(names, lowerRules(eff))
 }
 
 // hasOverlay reports whether a policy asks for an overlay, whose init

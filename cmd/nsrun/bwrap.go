@@ -139,20 +139,7 @@ func startAndWait(cmd *nsrun.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-sigs:
-				_ = cmd.Signal(sig)
-			case <-done:
-				return
-			}
-		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	return err
+	return waitForwarding(cmd, sigs)
 }
 
 // bwrapFailureText words a failure to build the sandbox or start the
