@@ -25,10 +25,11 @@ var notPlanned = map[string]string{
 	"Memory": "a cgroup limit: the sandbox's (sandbox.Attr.Limits), and the report's",
 	"Pids":   "a cgroup limit: the sandbox's (sandbox.Attr.Limits), and the report's",
 	"CPU":    "a cgroup limit: the sandbox's (sandbox.Attr.Limits), and the report's",
-	// The filtered network is still planned from the Policy in the root
-	// (network_linux.go); these are lowered when its planning moves.
+	// The served network is lowered on its own (netRequest, into
+	// plan.NetRequest), which the planner reaches through its parts.
 	"AllowHosts": "network", "AllowPrivateHosts": "network", "AddHosts": "network", "Publish": "network",
 	"HostPorts": "network", "HostAllowed": "network", "Dial": "network", "Resolve": "network", "RefuseNetwork": "network",
+	"ShimLayers": "decided before the fork, whose init an overlay needs capabilities for; the directories found reach the planner as FullInput.Shims",
 }
 
 // Every Policy field the planner reads reaches its Request: set alone to
