@@ -72,3 +72,7 @@ func (s *Session) Report() *Report { return s.report() }
 
 // Started is when the session was ready.
 func (s *Session) Started() time.Time { return s.started }
+
+// Environ is the environment the session's commands get when their Env
+// is nil.
+func (s *Session) Environ() []string { return s.environ() }

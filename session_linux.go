@@ -208,3 +208,10 @@ func (cs *cmdSession) signal(sig unix.Signal) error {
 	}
 	return ex.Signal(sig)
 }
+
+func (s *Session) environ() []string {
+	if s.sys == nil {
+		return nil
+	}
+	return append([]string{}, s.sys.env...)
+}

@@ -23,3 +23,5 @@ func (c *Cmd) checkSession() error {
 	}
 	return nil
 }
+
+func (s *Session) environ() []string { return nil }
