@@ -202,8 +202,9 @@ func sessionHold(args []string) int {
 }
 
 func (h *holder) info() *session.Info {
-	i := &session.Info{Name: h.l.Name, Started: h.s.Started().Unix(), Policy: h.policy, Running: int(h.running.Load())}
+	i := &session.Info{Name: h.l.Name, Started: h.s.Started().Unix(), Policy: h.policy, Running: int(h.running.Load()), Holder: os.Getpid()}
 	if pid := session.SessionInit(); pid > 0 {
+		i.Init = pid
 		i.Processes, i.RSSKiB = session.PIDNamespaceProcs(pid)
 	}
 	return i

@@ -42,6 +42,8 @@ type Info struct {
 	Processes int    `json:"processes"`
 	RSSKiB    int64  `json:"rss_kib"`
 	Running   int    `json:"running_commands"`
+	Holder    int    `json:"holder_pid"` // the nsrun process that holds the session
+	Init      int    `json:"init_pid"`   // its init, as the host sees it
 }
 
 const maxRequest = 1 << 20
