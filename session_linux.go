@@ -31,7 +31,7 @@ type sysSession struct {
 type cmdSession struct {
 	s       *Session
 	initOf  bool
-	env     []string // set by the init's start: the lowered environment
+	env     []string   // set by the init's start: the lowered environment
 	mu      sync.Mutex // exec, which the watch reads
 	exec    *session.Exec
 	streams *sandbox.Streams

@@ -14,8 +14,8 @@ type cmdSession struct{ s *Session }
 var errNoSessions = errors.New("nsrun: sessions are supported on Linux only")
 
 func startSession(context.Context, *Policy) (*Session, error) { return nil, errNoSessions }
-func (s *Session) close() error                              { return errNoSessions }
-func (s *Session) report() *Report                           { return &Report{} }
+func (s *Session) close() error                               { return errNoSessions }
+func (s *Session) report() *Report                            { return &Report{} }
 
 func (c *Cmd) checkSession() error {
 	if c.session != nil {
