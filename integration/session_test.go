@@ -266,12 +266,17 @@ func TestSessionControlSocketOutOfReach(t *testing.T) {
 // remove the socket, the lock, the description and the cgroup.
 func TestSessionEndsLeaveNothing(t *testing.T) {
 	e := newSessionEnv(t)
+	// A cgroup of the session's own, where this user may make one.
+	var limits []string
+	if os.Getuid() == 0 {
+		limits = []string{"--pids", "64"}
+	}
 	for _, tc := range []struct {
 		name string
 		opts []string
 		end  func(name string)
 	}{
-		{"stopped", []string{"--pids", "64"}, func(name string) {
+		{"stopped", limits, func(name string) {
 			if r := e.nsrun("session", "stop", name); r.code != 0 {
 				t.Errorf("stop: %v", r)
 			}
@@ -309,14 +314,34 @@ func TestSessionEndsLeaveNothing(t *testing.T) {
 	}
 }
 
-// checkCgroupGone checks that the sandbox's own cgroup (v2) is removed.
+// sandboxCgroups are the directories of nsrun's cgroups in a
+// /proc/PID/cgroup (v2, or v1's per controller).
+func sandboxCgroups(procCgroup string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(procCgroup), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 || !strings.Contains(f[2], "nsrun-") {
+			continue
+		}
+		if f[1] == "" {
+			out = append(out, filepath.Join("/sys/fs/cgroup", f[2]))
+		} else {
+			out = append(out, filepath.Join("/sys/fs/cgroup", f[1], f[2]))
+		}
+	}
+	return out
+}
+
+// checkCgroupGone checks that the sandbox's own cgroups are removed.
 func checkCgroupGone(t *testing.T, procCgroup string) {
 	t.Helper()
-	for _, line := range strings.Split(strings.TrimSpace(procCgroup), "\n") {
-		if rest, ok := strings.CutPrefix(line, "0::"); ok && strings.Contains(rest, "nsrun") {
-			if !gone(func() bool { _, err := os.Stat(filepath.Join("/sys/fs/cgroup", rest)); return err != nil }) {
-				t.Errorf("cgroup %s left", rest)
-			}
+	dirs := sandboxCgroups(procCgroup)
+	if len(dirs) == 0 {
+		t.Errorf("no cgroup of nsrun's in %q", procCgroup)
+	}
+	for _, d := range dirs {
+		if !gone(func() bool { _, err := os.Stat(d); return err != nil }) {
+			t.Errorf("cgroup %s left", d)
 		}
 	}
 }
@@ -326,9 +351,14 @@ func checkCgroupGone(t *testing.T, procCgroup string) {
 // lock it left.
 func TestSessionHolderKilled(t *testing.T) {
 	e := newSessionEnv(t)
-	e.start("killed")
+	var limits []string
+	if os.Getuid() == 0 {
+		limits = []string{"--pids", "64"}
+	}
+	e.start("killed", limits...)
 	holder, init := e.info("killed")
 	ns, _ := os.Readlink("/proc/" + itoa(init) + "/ns/pid")
+	cg, _ := os.ReadFile("/proc/" + itoa(init) + "/cgroup")
 	if r := e.exec("killed", "/bin/sh", "-c", "sleep 1000 >/dev/null 2>&1 &"); r.code != 0 {
 		t.Fatal(r)
 	}
@@ -346,6 +376,13 @@ func TestSessionHolderKilled(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(e.dir); len(entries) != 0 {
 		t.Errorf("left after the next run: %v", entries)
+	}
+	if limits != nil {
+		// The next run that makes a cgroup removes those of dead nsruns.
+		if r := run(t, "/", append(limits, "--", "/bin/true")...); r.code != 0 {
+			t.Fatal(r)
+		}
+		checkCgroupGone(t, string(cg))
 	}
 	// The name is free again.
 	e.start("killed")
