@@ -55,6 +55,7 @@ func (e *sessionEnv) info(name string) (holder, init int) {
 	e.t.Helper()
 	var i struct {
 		Holder int `json:"holder_pid"`
+		Init   int `json:"init_pid"`
 	}
 	b, err := os.ReadFile(filepath.Join(e.dir, name+".json"))
 	if err != nil {
@@ -63,23 +64,10 @@ func (e *sessionEnv) info(name string) (holder, init int) {
 	if err := json.Unmarshal(b, &i); err != nil {
 		e.t.Fatal(err)
 	}
-	return i.Holder, sessionInitOf(i.Holder)
-}
-
-// sessionInitOf is the holder's child in another PID namespace.
-func sessionInitOf(holder int) int {
-	mine, _ := os.Readlink("/proc/self/ns/pid")
-	tasks, _ := os.ReadDir("/proc/" + itoa(holder) + "/task")
-	for _, task := range tasks {
-		b, _ := os.ReadFile("/proc/" + itoa(holder) + "/task/" + task.Name() + "/children")
-		for _, f := range strings.Fields(string(b)) {
-			if l, err := os.Readlink("/proc/" + f + "/ns/pid"); err == nil && l != mine {
-				n, _ := strconv.Atoi(f)
-				return n
-			}
-		}
+	if i.Holder == 0 || i.Init == 0 {
+		e.t.Fatalf("session %s: holder %d, init %d", name, i.Holder, i.Init)
 	}
-	return 0
+	return i.Holder, i.Init
 }
 
 // nsProcs are the processes in the PID namespace named link.
