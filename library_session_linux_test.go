@@ -128,3 +128,26 @@ func TestSessionClosed(t *testing.T) {
 		t.Fatalf("a command with another policy: %v", err)
 	}
 }
+
+// A command in a running session, against a one-shot sandbox of the same
+// policy: go test -run '^$' -bench 'Session|OneShot' .
+func BenchmarkSessionCommand(b *testing.B) {
+	s, err := StartSession(context.Background(), &Policy{})
+	if err != nil {
+		b.Skip(err)
+	}
+	defer s.Close()
+	for b.Loop() {
+		if err := s.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkOneShotCommand(b *testing.B) {
+	for b.Loop() {
+		if err := Command(&Policy{}, "/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
