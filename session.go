@@ -76,3 +76,7 @@ func (s *Session) Started() time.Time { return s.started }
 // Environ is the environment the session's commands get when their Env
 // is nil.
 func (s *Session) Environ() []string { return s.environ() }
+
+// Done is closed once the session has ended: by Close, by its context, or
+// by itself (its init ended).
+func (s *Session) Done() <-chan struct{} { return s.done() }

@@ -215,3 +215,12 @@ func (s *Session) environ() []string {
 	}
 	return append([]string{}, s.sys.env...)
 }
+
+func (s *Session) done() <-chan struct{} {
+	if s.sys == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return s.sys.done
+}

@@ -231,6 +231,15 @@ func TestSessionControlSocketOutOfReach(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("a client inside a sandbox started a command")
 	}
+	// The same from a Landlock-only sandbox, in the holder's PID
+	// namespace: refused as more confined than the holder.
+	r = runEnv(t, "/", e.env, "--isolation", "landlock", "--ro", filepath.Dir(nsrunBin), "--rw", e.runtime, "--rw", ws, "--", nsrunBin, "exec", "guarded", "--", "/bin/sh", "-c", "echo > "+marker)
+	if r.code == 0 {
+		t.Errorf("nsrun exec from inside a Landlock-only sandbox: %v", r)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("a client inside a Landlock-only sandbox started a command")
+	}
 	if os.Getuid() != 0 {
 		return
 	}
@@ -271,6 +280,8 @@ func TestSessionEndsLeaveNothing(t *testing.T) {
 		}},
 		{"idle", []string{"--idle-timeout", "1s"}, func(string) {}},
 		{"timed", []string{"--timeout", "2s"}, func(string) {}},
+		// A command ends its own session: the holder goes too.
+		{"ended-inside", nil, func(name string) { e.exec(name, "/bin/kill", "-TERM", "1") }},
 	} {
 		e.start(tc.name, tc.opts...)
 		holder, init := e.info(tc.name)

@@ -190,6 +190,7 @@ func sessionHold(args []string) int {
 		case <-h.stop:
 		case <-sigs:
 		case <-ctx.Done():
+		case <-s.Done(): // it ended by itself
 		case <-tick:
 			if h.running.Load() > 0 || time.Since(time.Unix(0, h.last.Load())) < idle {
 				continue

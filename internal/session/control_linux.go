@@ -203,8 +203,14 @@ func (l *Listener) Accept() (*Peer, error) {
 	}
 }
 
-// checkPeer vouches for a client: its uid is this process's and its PID
-// namespace is this process's.
+// checkPeer vouches for a client: its uid is this process's, its PID
+// namespace is this process's, and it is not more confined than this
+// process (no_new_privs where this process has none, or more seccomp
+// filters: a process inside a sandbox without a PID namespace of its own,
+// such as nsrun's --isolation landlock, has both). What /proc says of its
+// pid is taken only if the pid still names the process that connected
+// (its pidfd, SO_PEERPIDFD, Linux 6.5, is alive after the reads); before
+// 6.5 the pid is trusted as the kernel gave it.
 func checkPeer(fd int) (int, error) {
 	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
@@ -216,12 +222,65 @@ func checkPeer(fd int) (int, error) {
 	if cred.Pid <= 0 {
 		return 0, errors.New("peer outside this PID namespace")
 	}
+	pidfd, pidfdErr := unix.GetsockoptInt(fd, unix.SOL_SOCKET, soPeerPidfd)
+	if pidfdErr == nil {
+		defer unix.Close(pidfd)
+	}
+	pid := strconv.Itoa(int(cred.Pid))
 	mine, err1 := os.Readlink("/proc/self/ns/pid")
-	theirs, err2 := os.Readlink("/proc/" + strconv.Itoa(int(cred.Pid)) + "/ns/pid")
+	theirs, err2 := os.Readlink("/proc/" + pid + "/ns/pid")
 	if err1 != nil || err2 != nil || mine != theirs {
 		return 0, errors.New("peer in another PID namespace")
 	}
+	self, err1 := confinement("self")
+	peer, err2 := confinement(pid)
+	if err1 != nil || err2 != nil || moreConfined(peer, self) {
+		return 0, errors.New("peer more confined than the session's holder")
+	}
+	if pidfdErr == nil && unix.PidfdSendSignal(pidfd, 0, nil, 0) != nil {
+		return 0, errors.New("peer gone: its pid may name another process")
+	}
 	return int(cred.Pid), nil
+}
+
+// soPeerPidfd is SO_PEERPIDFD (Linux 6.5), the same on every architecture
+// but a few that nsrun does not build for.
+const soPeerPidfd = 0x4d
+
+// confined is what /proc/PID/status says of a process's confinement.
+type confined struct {
+	noNewPrivs bool
+	filters    int // seccomp filters (Seccomp_filters, Linux 5.9), else 1 for filter mode
+}
+
+func confinement(pid string) (confined, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return confined{}, err
+	}
+	var c confined
+	haveCount := false
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch k {
+		case "NoNewPrivs":
+			c.noNewPrivs = v == "1"
+		case "Seccomp_filters":
+			c.filters, _ = strconv.Atoi(v)
+			haveCount = true
+		case "Seccomp":
+			if !haveCount && v == "2" {
+				c.filters = 1
+			}
+		}
+	}
+	return c, nil
+}
+
+// moreConfined says whether peer has a layer the holder has not.
+func moreConfined(peer, holder confined) bool {
+	return peer.noNewPrivs && !holder.noNewPrivs || peer.filters > holder.filters
 }
 
 // Recv reads the client's next request and the descriptors it carries.
