@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 		// to retire with the move of the parent side:
 		"internal/absent", "internal/mountinfo",
 		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
-	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session"},
+	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
 	"internal/launch": {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths", "internal/fdpass"},
@@ -41,7 +41,7 @@ var allowedImports = map[string][]string{
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
 	// Sessions' parent side: the channel to a session's init and the
 	// control socket; the root and the CLI compose it.
-	"internal/session": {"internal/launch", "internal/sandbox", "internal/fdpass", "internal/wire"},
+	"internal/session": {"internal/launch", "internal/sandbox", "internal/fdpass", "internal/wire", "pty"},
 
 	// Kernel mechanisms: only the leaf helpers below.
 	"cgroup":   {"internal/mountinfo"},

@@ -37,7 +37,10 @@ func StartSession(ctx context.Context, p *Policy) (*Session, error) {
 // any Cmd (Run, Output, pipes, Timeout, Report). Its Policy is the
 // session's and must be left so; Env nil means the session's
 // environment, and Dir empty its working directory. Timeout, the context
-// and Signal reach the command's process group, not the session. TTY,
+// and Signal reach the command's process group, not the session.
+// TTYAlways means that Stdin is a terminal made for the command (a pty's
+// slave, not this process's controlling terminal), which becomes its
+// controlling terminal in a session of its own; the caller relays it.
 // ExtraFiles and WindowSize are refused.
 func (s *Session) Command(name string, args ...string) *Cmd {
 	c := Command(s.policy, name, args...)

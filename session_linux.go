@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -125,8 +126,10 @@ func (c *Cmd) checkSession() error {
 		return errNoSession
 	case c.Policy != cs.s.policy:
 		return &SetupError{Code: ExitSetup, Msg: "a session's command runs under the session's policy: Cmd.Policy cannot be changed"}
-	case c.TTY == TTYAlways || c.WindowSize != (WindowSize{}):
-		return &SetupError{Code: ExitSetup, Msg: "a session's command gets no pseudo-terminal of its own yet (TTY, WindowSize)"}
+	case c.WindowSize != (WindowSize{}):
+		return &SetupError{Code: ExitSetup, Msg: "a session's command takes no WindowSize: with TTYAlways, size the terminal given as Stdin"}
+	case c.TTY == TTYAlways:
+		return checkSessionTTY(c.Stdin)
 	case len(c.ExtraFiles) > 0:
 		return &SetupError{Code: ExitSetup, Msg: "a session's command takes no ExtraFiles"}
 	}
@@ -153,7 +156,7 @@ func (c *Cmd) startInSession() error {
 	}
 	cs.begun, cs.done = make(chan struct{}), make(chan struct{})
 	c.startWatch(cs, cs.begun, cs.done)
-	ex, err := sys.conn.Start(c.Args, env, c.Dir, streams.Files())
+	ex, err := sys.conn.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways)
 	streams.Started()
 	if err != nil {
 		streams.Abort()
@@ -223,4 +226,14 @@ func (s *Session) done() <-chan struct{} {
 		return ch
 	}
 	return s.sys.done
+}
+
+// checkSessionTTY accepts, for a command that gets a terminal of its own
+// (TTYAlways), a Stdin that is a terminal made for it (session.CheckTTY).
+func checkSessionTTY(stdin io.Reader) error {
+	f, _ := stdin.(*os.File)
+	if err := session.CheckTTY(f); err != nil {
+		return &SetupError{Code: ExitSetup, Msg: "TTYAlways in a session: " + err.Error()}
+	}
+	return nil
 }

@@ -153,7 +153,7 @@ func TestSessionExecConfinement(t *testing.T) {
 	}
 	opts := []string{"--rw", ws, "--ro", ro}
 	e.start("confined", opts...)
-	for _, refused := range [][]string{{"--rw", "/"}, {"--net", "host"}, {"--seccomp", "off"}, {"--tty"}, {"--preset", "agent"}} {
+	for _, refused := range [][]string{{"--rw", "/"}, {"--net", "host"}, {"--seccomp", "off"}, {"--memory", "1G"}, {"--preset", "agent"}} {
 		r := e.nsrun(append(append([]string{"exec", "confined"}, refused...), "--", "/bin/true")...)
 		if r.code != 125 {
 			t.Errorf("exec %v: %v, want exit 125", refused, r)
@@ -403,4 +403,33 @@ func TestSessionRefusals(t *testing.T) {
 	if r := e.nsrun("--idle-timeout", "1s", "--", "/bin/true"); r.code != 125 {
 		t.Errorf("--idle-timeout on a one-shot run: %v", r)
 	}
+}
+
+// With a terminal, a command gets a pseudo-terminal of its own, made by
+// nsrun exec and relayed to the caller's: it is the command's controlling
+// terminal (Ctrl-C interrupts its foreground job), it has the caller's
+// size, and seccomp still refuses TIOCSTI on it.
+func TestSessionExecTerminal(t *testing.T) {
+	e := newSessionEnv(t)
+	e.start("term")
+	s := newTmux(t, 80, 24, "env "+strings.Join(e.env, " ")+" "+nsrunBin+" exec term --env 'PS1=in-session$ ' -- /bin/bash --norc --noprofile -i; echo exec-exit=$?; sleep 30")
+	s.waitFor("in-session$")
+	s.send("test -t 0 && echo tty-yes; stty size", "Enter")
+	s.waitFor("tty-yes")
+	s.waitFor("24 80")
+	s.send("sleep 60", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	s.send("C-c")
+	s.send("echo rc=$?", "Enter")
+	s.waitFor("rc=130")
+	s.cmd("resize-window", "-t", "nsrun", "-x", "100", "-y", "30")
+	time.Sleep(200 * time.Millisecond)
+	s.send("stty size", "Enter")
+	s.waitFor("30 100")
+	s.send(helperBin+" tiocsti 0", "Enter")
+	s.waitFor("EPERM")
+	s.send("exit 5", "Enter")
+	s.waitFor("exec-exit=5")
+	// Without a terminal: no pty.
+	expect(t, "exec without a terminal", e.exec("term", "/bin/sh", "-c", "test -t 0 || echo no-tty").stdout, "no-tty")
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nsrun/nsrun"
 	"github.com/nsrun/nsrun/internal/session"
+	"github.com/nsrun/nsrun/pty"
 )
 
 const sessionUsage = "usage: nsrun session start [OPTIONS] NAME | nsrun session list | nsrun session stop NAME"
@@ -257,6 +258,9 @@ func (h *holder) exec(p *session.Peer, req *session.Request, files []*os.File) *
 	cmd := h.s.Command(req.Args[0], req.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
 	cmd.Dir = req.Dir
+	if req.TTY {
+		cmd.TTY = nsrun.TTYAlways
+	}
 	if len(req.Env) > 0 {
 		cmd.Env = overEnv(h.s.Environ(), req.Env)
 	}
@@ -381,13 +385,13 @@ func waitGone(name string) {
 	}
 }
 
-const execUsage = "usage: nsrun exec NAME [--env K=V]... [--chdir DIR] [--tty never] [--] COMMAND [ARG...]"
+const execUsage = "usage: nsrun exec NAME [--env K=V]... [--chdir DIR] [--tty auto|always|never] [--] COMMAND [ARG...]"
 
 // execCommand is `nsrun exec NAME ... -- COMMAND`: the command runs in
 // the session with this process's streams (a terminal's relayed through
 // a pipe), and this process exits as it did.
 func execCommand(args []string, stdin, stdout, stderr *os.File) int {
-	name, req, err := parseExec(args)
+	name, req, ttyMode, err := parseExec(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
 		return nsrun.ExitSetup
@@ -399,7 +403,21 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 	}
 	defer c.Close()
 	var copies sync.WaitGroup
-	files, closeAfter := relayTerminals([3]*os.File{stdin, stdout, stderr}, &copies)
+	var files [3]*os.File
+	var closeAfter []*os.File
+	var t *execTerminal
+	if wantPTY(ttyMode, stdin, stdout) {
+		t, err = newExecTerminal(stdin, stdout, &copies)
+		if err != nil {
+			fmt.Fprintln(stderr, "nsrun: exec: terminal:", err)
+			return nsrun.ExitSetup
+		}
+		defer t.restore()
+		req.TTY = true
+		files, closeAfter = [3]*os.File{t.slave, t.slave, t.slave}, []*os.File{t.slave}
+	} else {
+		files, closeAfter = relayTerminals([3]*os.File{stdin, stdout, stderr}, &copies)
+	}
 	err = c.Send(req, files[:]...)
 	for _, f := range closeAfter {
 		f.Close()
@@ -412,7 +430,11 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 	signal.Notify(sigs, forwardedSignals...)
 	go func() {
 		for sig := range sigs {
-			if s, ok := sig.(syscall.Signal); ok && s != syscall.SIGWINCH {
+			if s, ok := sig.(syscall.Signal); ok && s == syscall.SIGWINCH {
+				if t != nil {
+					resizeFrom(stdin, stdout, t.master)
+				}
+			} else if ok {
 				_ = c.Send(&session.Request{Op: "signal", Signal: int(s)})
 			}
 		}
@@ -431,7 +453,14 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 
 // parseExec reads exec's few options; every other is a session's, and
 // refused: an exec cannot change what the session enforces.
-func parseExec(args []string) (string, *session.Request, error) {
+func parseExec(args []string) (string, *session.Request, nsrun.TTYMode, error) {
+	var tty nsrun.TTYMode
+	name, req, err := parseExecOpts(args, &tty)
+	return name, req, tty, err
+}
+
+// parseExecOpts is parseExec; --tty's value goes to tty.
+func parseExecOpts(args []string, tty *nsrun.TTYMode) (string, *session.Request, error) {
 	if len(args) == 0 {
 		return "", nil, usagef("%s", execUsage)
 	}
@@ -482,14 +511,15 @@ func parseExec(args []string) (string, *session.Request, error) {
 			}
 			req.Dir = v
 		case "--tty":
-			v := "always"
-			if hasVal {
-				v = val
+			v, err := take()
+			if err != nil {
+				return "", nil, err
 			}
-			rest = rest[1:]
-			if v != "never" {
-				return "", nil, usagef("exec: --tty %s: a command in a session gets no pseudo-terminal of its own yet; a terminal stream is relayed through a pipe (--tty never)", v)
+			m, err := nsrun.ParseTTYMode(v)
+			if err != nil {
+				return "", nil, usagef("exec: --tty %q: %v", v, err)
 			}
+			*tty = m
 		default:
 			return "", nil, usagef("exec: %s is refused: a command runs under exactly its session's policy; give sandbox options to `nsrun session start` (%s)", opt, execUsage)
 		}
@@ -548,5 +578,68 @@ func waitCopies(wg *sync.WaitGroup, d time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(d):
+	}
+}
+
+// wantPTY says whether the command gets a pseudo-terminal of its own: as
+// asked, or (auto) when both stdin and stdout are terminals.
+func wantPTY(mode nsrun.TTYMode, stdin, stdout *os.File) bool {
+	switch mode {
+	case nsrun.TTYAlways:
+		return true
+	case nsrun.TTYNever:
+		return false
+	}
+	return pty.IsTerminal(int(stdin.Fd())) && pty.IsTerminal(int(stdout.Fd()))
+}
+
+// execTerminal is the pty made for a command in a session: its slave goes
+// to the command, its master is relayed here to the caller's streams, and
+// the caller's terminal, if stdin is one, is in raw mode meanwhile.
+type execTerminal struct {
+	master, slave *os.File
+	stdin         *os.File
+	saved         *pty.Mode
+}
+
+func newExecTerminal(stdin, stdout *os.File, copies *sync.WaitGroup) (*execTerminal, error) {
+	master, slave, err := pty.Open("/dev/ptmx")
+	if err != nil {
+		return nil, err
+	}
+	t := &execTerminal{master: master, slave: slave, stdin: stdin}
+	if mode, err := pty.GetMode(int(stdin.Fd())); err == nil {
+		// The command's terminal starts as the caller's is set; the
+		// caller's is raw meanwhile, so every key reaches the command's.
+		_ = pty.SetMode(int(slave.Fd()), mode)
+		raw := pty.Raw(*mode)
+		if pty.SetMode(int(stdin.Fd()), &raw) == nil {
+			t.saved = mode
+		}
+	}
+	resizeFrom(stdin, stdout, slave)
+	go func() { _, _ = io.Copy(master, stdin) }()
+	copies.Add(1)
+	go func() {
+		defer copies.Done()
+		_, _ = io.Copy(stdout, master) // EIO once no process holds the slave
+	}()
+	return t, nil
+}
+
+func (t *execTerminal) restore() {
+	if t.saved != nil {
+		_ = pty.SetMode(int(t.stdin.Fd()), t.saved)
+	}
+}
+
+// resizeFrom copies the size of the caller's terminal to the command's
+// (through either end of its pty).
+func resizeFrom(stdin, stdout, end *os.File) {
+	for _, f := range []*os.File{stdout, stdin} {
+		if rows, cols, err := pty.Size(int(f.Fd())); err == nil {
+			_ = pty.SetSize(int(end.Fd()), rows, cols)
+			return
+		}
 	}
 }

@@ -21,7 +21,8 @@ func TestParseExec(t *testing.T) {
 		{args: "s /bin/echo -x", name: "s", argv: []string{"/bin/echo", "-x"}},
 		{args: "s --env A=1 --env=B=2 --chdir /tmp -- sh -c x", name: "s", argv: []string{"sh", "-c", "x"}, env: []string{"A=1", "B=2"}, dir: "/tmp"},
 		{args: "s --tty=never -- true", name: "s", argv: []string{"true"}},
-		{args: "s --tty -- true", refused: "pseudo-terminal"},
+		{args: "s --tty always -- true", name: "s", argv: []string{"true"}},
+		{args: "s --tty sometimes -- true", refused: "--tty"},
 		{args: "s --rw / -- true", refused: "--rw is refused"},
 		{args: "s --net=host -- true", refused: "--net is refused"},
 		{args: "s --seccomp off -- true", refused: "--seccomp is refused"},
@@ -30,7 +31,7 @@ func TestParseExec(t *testing.T) {
 		{args: "s --", refused: "no command"},
 		{args: "../s -- true", refused: "session name"},
 	} {
-		name, req, err := parseExec(strings.Fields(tc.args))
+		name, req, _, err := parseExec(strings.Fields(tc.args))
 		if tc.refused != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.refused) {
 				t.Errorf("%q: %v, want an error with %q", tc.args, err, tc.refused)

@@ -49,6 +49,9 @@ type SessionRequest struct {
 	Env    []string
 	Dir    string // "" is the session's directory
 	Signal int
+	// TTY: the three streams are a terminal the caller made, which
+	// becomes the command's controlling terminal in a session of its own.
+	TTY bool
 }
 
 // SessionReply is one message from a session's init about the exec ID.
@@ -182,6 +185,10 @@ func startExec(sock int, r sessionRecv, dir string, execs map[int]uint64) {
 	}
 	attr := &syscall.ProcAttr{Dir: dir, Env: r.req.Env, Files: []uintptr{uintptr(r.fds[0]), uintptr(r.fds[1]), uintptr(r.fds[2])},
 		Sys: &syscall.SysProcAttr{Setpgid: true}}
+	if r.req.TTY {
+		// A session of its own, its process group the same number.
+		attr.Sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	}
 	pid, err := syscall.ForkExec(path, r.req.Args, attr)
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) && dir != "" {

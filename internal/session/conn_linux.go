@@ -11,6 +11,7 @@ import (
 	"github.com/nsrun/nsrun/internal/fdpass"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/wire"
+	"github.com/nsrun/nsrun/pty"
 )
 
 // ErrClosed says the session has ended.
@@ -117,8 +118,9 @@ type Exec struct {
 }
 
 // Start asks the init to start args with env in dir ("" is the session's
-// directory), files as its standard streams, and waits until it has.
-func (c *Conn) Start(args, env []string, dir string, files [3]*os.File) (*Exec, error) {
+// directory), files as its standard streams (with tty, a terminal that
+// becomes its controlling terminal), and waits until it has.
+func (c *Conn) Start(args, env []string, dir string, files [3]*os.File, tty bool) (*Exec, error) {
 	ch := make(chan launch.SessionReply, 2)
 	c.mu.Lock()
 	if c.closed {
@@ -129,7 +131,7 @@ func (c *Conn) Start(args, env []string, dir string, files [3]*os.File) (*Exec, 
 	id := c.nextID
 	c.waiting[id] = ch
 	c.mu.Unlock()
-	b, err := wire.Marshal(&launch.SessionRequest{ID: id, Op: launch.SessionExec, Args: args, Env: env, Dir: dir})
+	b, err := wire.Marshal(&launch.SessionRequest{ID: id, Op: launch.SessionExec, Args: args, Env: env, Dir: dir, TTY: tty})
 	if err == nil && len(b) > launch.MaxSessionMsg {
 		err = fmt.Errorf("the command and its environment take %d bytes, over the %d a session takes", len(b), launch.MaxSessionMsg)
 	}
@@ -215,4 +217,18 @@ func (c *Conn) Close() error {
 	c.use.Unlock()
 	<-c.readDone
 	return c.sock.Close()
+}
+
+// CheckTTY accepts a terminal for a command of its own (launch's
+// SessionRequest.TTY): one made for it, such as a pty's slave, and not
+// this process's controlling terminal, which never enters a sandbox (the
+// command could push input into it, and change its modes).
+func CheckTTY(f *os.File) error {
+	if f == nil || !pty.IsTerminal(int(f.Fd())) {
+		return errors.New("the Stdin given must be a terminal made for the command (a pty's slave)")
+	}
+	if pty.IsControlling(int(f.Fd())) {
+		return errors.New("the Stdin given is this process's controlling terminal, which never enters the sandbox; give the command a pty of its own and relay it")
+	}
+	return nil
 }
