@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nsrun/nsrun/pty"
 )
 
 // Commands of one session share its /tmp and its processes; each gets its
@@ -149,5 +152,36 @@ func BenchmarkOneShotCommand(b *testing.B) {
 		if err := Command(&Policy{}, "/bin/true").Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TTYAlways: a pty's slave given as Stdin is the command's controlling
+// terminal; anything else is refused.
+func TestSessionTTY(t *testing.T) {
+	needSandbox(t)
+	s, err := StartSession(context.Background(), &Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := s.Command("/bin/true")
+	c.TTY = TTYAlways
+	if err := c.Run(); ExitCode(err) != ExitSetup {
+		t.Errorf("TTYAlways without a terminal: %v", err)
+	}
+	master, slave, err := pty.Open("/dev/ptmx")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer master.Close()
+	c = s.Command("/bin/sh", "-c", "test -t 0 && exec 3</dev/tty && echo ctty-ok")
+	c.TTY, c.Stdin, c.Stdout, c.Stderr = TTYAlways, slave, slave, slave
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	out, _ := io.ReadAll(master) // EIO once the command is gone
+	if !strings.Contains(string(out), "ctty-ok") {
+		t.Errorf("the command's terminal: %q", out)
 	}
 }

@@ -25,8 +25,6 @@ type Request struct {
 	Dir    string   `json:"dir,omitempty"`
 	Signal int      `json:"signal,omitempty"`
 	TTY    bool     `json:"tty,omitempty"` // the streams are a pty's slave the client relays
-	Rows   uint16   `json:"rows,omitempty"`
-	Cols   uint16   `json:"cols,omitempty"`
 }
 
 // Reply is the holder's answer: an exec's end (Code), a refusal (Error,
