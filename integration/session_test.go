@@ -433,3 +433,40 @@ func TestSessionExecTerminal(t *testing.T) {
 	// Without a terminal: no pty.
 	expect(t, "exec without a terminal", e.exec("term", "/bin/sh", "-c", "test -t 0 || echo no-tty").stdout, "no-tty")
 }
+
+// An exec's report is the session's (what is enforced) with the command's
+// exit; the session's report is written once it is stopped.
+func TestSessionReports(t *testing.T) {
+	e := newSessionEnv(t)
+	out := workspace(t)
+	sessionReport, execReport := filepath.Join(out, "session.json"), filepath.Join(out, "exec.json")
+	e.start("reported", "--report", sessionReport)
+	if r := e.nsrun("exec", "reported", "--report", execReport, "--", "/bin/sh", "-c", "exit 3"); r.code != 3 {
+		t.Fatal(r)
+	}
+	var rep struct {
+		Backend string   `json:"backend"`
+		Command []string `json:"command"`
+		Exit    struct {
+			Code int `json:"code"`
+		} `json:"exit"`
+		Seccomp struct {
+			Status string `json:"status"`
+		} `json:"seccomp"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, execReport)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Backend != "linux" || rep.Exit.Code != 3 || len(rep.Command) != 3 || rep.Seccomp.Status == "" {
+		t.Errorf("exec report: %+v", rep)
+	}
+	if r := e.nsrun("session", "stop", "reported"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if !gone(func() bool { _, err := os.Stat(sessionReport); return err == nil }) {
+		t.Fatal("no session report after stop")
+	}
+	if err := json.Unmarshal([]byte(readFile(t, sessionReport)), &rep); err != nil || rep.Backend != "linux" {
+		t.Errorf("session report: %+v, %v", rep, err)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -54,18 +55,37 @@ const sessionHoldArg = "hold-internal"
 // sessionOptions parses `session start`'s options: a one-shot run's, and
 // --idle-timeout; the one argument left is the name.
 func sessionOptions(args []string) (*merged, string, time.Duration, error) {
+	m, name, idle, _, err := sessionOptionsReport(args)
+	return m, name, idle, err
+}
+
+// sessionOptionsReport is sessionOptions with --report's file.
+func sessionOptionsReport(args []string) (*merged, string, time.Duration, string, error) {
+	m, name, idle, report, err := parseSessionOptions(args)
+	return m, name, idle, report, err
+}
+
+func parseSessionOptions(args []string) (m *merged, name string, idle time.Duration, report string, err error) {
 	o, err := parseOptions(args)
 	if err != nil {
-		return nil, "", 0, err
+		return nil, "", 0, "", err
 	}
+	m, name, idle, err = checkSessionOptions(o)
+	return m, name, idle, o.report, err
+}
+
+func checkSessionOptions(o *options) (*merged, string, time.Duration, error) {
 	if len(o.args) != 1 {
 		return nil, "", 0, usagef("session start takes one NAME after its options (%s)", sessionUsage)
 	}
 	if err := session.CheckName(o.args[0]); err != nil {
 		return nil, "", 0, err
 	}
-	if o.set["tty"] || o.set["report"] || o.printProf || o.help {
-		return nil, "", 0, usagef("session start: --tty, --report and --print-profile are not session settings")
+	if o.set["tty"] || o.printProf || o.help {
+		return nil, "", 0, usagef("session start: --tty and --print-profile are not session settings (--tty is each exec's)")
+	}
+	if o.report == "-" {
+		return nil, "", 0, usagef("session start: --report -: the session's holder has no standard error; name a file")
 	}
 	m, err := merge(o, os.Environ())
 	if err != nil {
@@ -146,10 +166,17 @@ func sessionHold(args []string) int {
 	say := func(code int, msg string) {
 		fmt.Fprintf(ready, "%d %s\n", code, msg)
 	}
-	m, name, idle, err := sessionOptions(args)
+	m, name, idle, reportName, err := sessionOptionsReport(args)
 	if err != nil {
 		say(nsrun.ExitSetup, err.Error())
 		return nsrun.ExitSetup
+	}
+	var report *reportFile
+	if reportName != "" {
+		if report, err = openReport(reportName, nil); err != nil {
+			say(nsrun.ExitSetup, fmt.Sprintf("--report %s: %v", reportName, err))
+			return nsrun.ExitSetup
+		}
 	}
 	l, err := session.Listen(name)
 	if err != nil {
@@ -200,6 +227,10 @@ func sessionHold(args []string) int {
 		break
 	}
 	_ = s.Close()
+	if report != nil {
+		// The session is gone: what ran in it, and what it used in all.
+		_ = report.write(s.Report())
+	}
 	return 0
 }
 
@@ -265,7 +296,11 @@ func (h *holder) exec(p *session.Peer, req *session.Request, files []*os.File) *
 		cmd.Env = overEnv(h.s.Environ(), req.Env)
 	}
 	if err := cmd.Start(); err != nil {
-		return &session.Reply{Code: nsrun.ExitCode(err), Error: describe(err)}
+		reply := &session.Reply{Code: nsrun.ExitCode(err), Error: describe(err)}
+		if req.Report {
+			reply.Report, _ = json.Marshal(cmd.Report())
+		}
+		return reply
 	}
 	for _, f := range files {
 		f.Close()
@@ -285,7 +320,11 @@ func (h *holder) exec(p *session.Peer, req *session.Request, files []*os.File) *
 			}
 		}
 	}()
-	return &session.Reply{Code: nsrun.ExitCode(cmd.Wait())}
+	reply := &session.Reply{Code: nsrun.ExitCode(cmd.Wait())}
+	if req.Report {
+		reply.Report, _ = json.Marshal(cmd.Report())
+	}
+	return reply
 }
 
 // overEnv sets each K=V of over in env.
@@ -385,7 +424,10 @@ func waitGone(name string) {
 	}
 }
 
-const execUsage = "usage: nsrun exec NAME [--env K=V]... [--chdir DIR] [--tty auto|always|never] [--] COMMAND [ARG...]"
+// execReport is exec's --report FILE.
+var execReport string
+
+const execUsage = "usage: nsrun exec NAME [--env K=V]... [--chdir DIR] [--tty auto|always|never] [--report FILE] [--] COMMAND [ARG...]"
 
 // execCommand is `nsrun exec NAME ... -- COMMAND`: the command runs in
 // the session with this process's streams (a terminal's relayed through
@@ -395,6 +437,13 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
 		return nsrun.ExitSetup
+	}
+	var report *reportFile
+	if req.Report {
+		if report, err = openReport(execReport, stderr); err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", execReport, oneLine(err.Error()))
+			return nsrun.ExitSetup
+		}
 	}
 	c, err := session.Dial(name)
 	if err != nil {
@@ -447,6 +496,19 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 	waitCopies(&copies, 200*time.Millisecond)
 	if r.Error != "" {
 		fmt.Fprintln(stderr, "nsrun:", oneLine(r.Error))
+	}
+	if report != nil {
+		var rep nsrun.Report
+		err := json.Unmarshal(r.Report, &rep)
+		if err == nil {
+			err = report.write(&rep)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", execReport, err)
+			if r.Code == 0 {
+				return nsrun.ExitSetup
+			}
+		}
 	}
 	return r.Code
 }
@@ -501,6 +563,12 @@ func parseExecOpts(args []string, tty *nsrun.TTYMode) (string, *session.Request,
 				return "", nil, usagef("exec: --env %q: want K=V", v)
 			}
 			req.Env = append(req.Env, v)
+		case "--report":
+			v, err := take()
+			if err != nil {
+				return "", nil, err
+			}
+			execReport, req.Report = v, true
 		case "--chdir":
 			v, err := take()
 			if err != nil {

@@ -24,15 +24,17 @@ type Request struct {
 	Env    []string `json:"env,omitempty"` // K=V set over the session's environment
 	Dir    string   `json:"dir,omitempty"`
 	Signal int      `json:"signal,omitempty"`
-	TTY    bool     `json:"tty,omitempty"` // the streams are a pty's slave the client relays
+	TTY    bool     `json:"tty,omitempty"`    // the streams are a pty's slave the client relays
+	Report bool     `json:"report,omitempty"` // the reply carries the command's report
 }
 
 // Reply is the holder's answer: an exec's end (Code), a refusal (Error,
 // with Code 125, 126 or 127), or a session's Info.
 type Reply struct {
-	Code  int    `json:"code"`
-	Error string `json:"error,omitempty"`
-	Info  *Info  `json:"info,omitempty"`
+	Code   int             `json:"code"`
+	Error  string          `json:"error,omitempty"`
+	Info   *Info           `json:"info,omitempty"`
+	Report json.RawMessage `json:"report,omitempty"` // an exec's, when asked
 }
 
 // Info describes a running session for `nsrun session list`.
@@ -361,7 +363,7 @@ func (c *Client) Send(r *Request, files ...*os.File) error {
 // Recv reads the holder's reply; a holder that went away gives
 // fdpass.ErrClosed.
 func (c *Client) Recv() (*Reply, error) {
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, maxRequest)
 	n, _, err := fdpass.Recv(c.fd, buf, 0)
 	if err != nil {
 		return nil, err
