@@ -54,18 +54,8 @@ const sessionHoldArg = "hold-internal"
 
 // sessionOptions parses `session start`'s options: a one-shot run's, and
 // --idle-timeout; the one argument left is the name.
-func sessionOptions(args []string) (*merged, string, time.Duration, error) {
-	m, name, idle, _, err := sessionOptionsReport(args)
-	return m, name, idle, err
-}
-
-// sessionOptionsReport is sessionOptions with --report's file.
-func sessionOptionsReport(args []string) (*merged, string, time.Duration, string, error) {
-	m, name, idle, report, err := parseSessionOptions(args)
-	return m, name, idle, report, err
-}
-
-func parseSessionOptions(args []string) (m *merged, name string, idle time.Duration, report string, err error) {
+// It returns --report's file too.
+func sessionOptions(args []string) (m *merged, name string, idle time.Duration, report string, err error) {
 	o, err := parseOptions(args)
 	if err != nil {
 		return nil, "", 0, "", err
@@ -74,6 +64,7 @@ func parseSessionOptions(args []string) (m *merged, name string, idle time.Durat
 	return m, name, idle, o.report, err
 }
 
+// checkSessionOptions refuses what a session cannot take.
 func checkSessionOptions(o *options) (*merged, string, time.Duration, error) {
 	if len(o.args) != 1 {
 		return nil, "", 0, usagef("session start takes one NAME after its options (%s)", sessionUsage)
@@ -106,7 +97,7 @@ func checkSessionOptions(o *options) (*merged, string, time.Duration, error) {
 // sessionStart starts the holder in a session of its own, detached from
 // the caller's terminal, and returns once it says the session is ready.
 func sessionStart(args []string, stdout, stderr *os.File) int {
-	if _, _, _, err := sessionOptions(args); err != nil {
+	if _, _, _, _, err := sessionOptions(args); err != nil {
 		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
 		return nsrun.ExitSetup
 	}
@@ -166,7 +157,7 @@ func sessionHold(args []string) int {
 	say := func(code int, msg string) {
 		fmt.Fprintf(ready, "%d %s\n", code, msg)
 	}
-	m, name, idle, reportName, err := sessionOptionsReport(args)
+	m, name, idle, reportName, err := sessionOptions(args)
 	if err != nil {
 		say(nsrun.ExitSetup, err.Error())
 		return nsrun.ExitSetup
@@ -424,24 +415,21 @@ func waitGone(name string) {
 	}
 }
 
-// execReport is exec's --report FILE.
-var execReport string
-
 const execUsage = "usage: nsrun exec NAME [--env K=V]... [--chdir DIR] [--tty auto|always|never] [--report FILE] [--] COMMAND [ARG...]"
 
 // execCommand is `nsrun exec NAME ... -- COMMAND`: the command runs in
 // the session with this process's streams (a terminal's relayed through
 // a pipe), and this process exits as it did.
 func execCommand(args []string, stdin, stdout, stderr *os.File) int {
-	name, req, ttyMode, err := parseExec(args)
+	name, req, local, err := parseExec(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
 		return nsrun.ExitSetup
 	}
 	var report *reportFile
 	if req.Report {
-		if report, err = openReport(execReport, stderr); err != nil {
-			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", execReport, oneLine(err.Error()))
+		if report, err = openReport(local.report, stderr); err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", local.report, oneLine(err.Error()))
 			return nsrun.ExitSetup
 		}
 	}
@@ -455,7 +443,7 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 	var files [3]*os.File
 	var closeAfter []*os.File
 	var t *execTerminal
-	if wantPTY(ttyMode, stdin, stdout) {
+	if wantPTY(local.tty, stdin, stdout) {
 		t, err = newExecTerminal(stdin, stdout, &copies)
 		if err != nil {
 			fmt.Fprintln(stderr, "nsrun: exec: terminal:", err)
@@ -504,7 +492,7 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 			err = report.write(&rep)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", execReport, err)
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", local.report, err)
 			if r.Code == 0 {
 				return nsrun.ExitSetup
 			}
@@ -515,14 +503,20 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 
 // parseExec reads exec's few options; every other is a session's, and
 // refused: an exec cannot change what the session enforces.
-func parseExec(args []string) (string, *session.Request, nsrun.TTYMode, error) {
-	var tty nsrun.TTYMode
-	name, req, err := parseExecOpts(args, &tty)
-	return name, req, tty, err
+func parseExec(args []string) (string, *session.Request, execLocal, error) {
+	var local execLocal
+	name, req, err := parseExecOpts(args, &local)
+	return name, req, local, err
 }
 
-// parseExecOpts is parseExec; --tty's value goes to tty.
-func parseExecOpts(args []string, tty *nsrun.TTYMode) (string, *session.Request, error) {
+// execLocal are exec's options that stay with the client.
+type execLocal struct {
+	tty    nsrun.TTYMode
+	report string // --report FILE
+}
+
+// parseExecOpts is parseExec; --tty and --report go to local.
+func parseExecOpts(args []string, local *execLocal) (string, *session.Request, error) {
 	if len(args) == 0 {
 		return "", nil, usagef("%s", execUsage)
 	}
@@ -568,7 +562,7 @@ func parseExecOpts(args []string, tty *nsrun.TTYMode) (string, *session.Request,
 			if err != nil {
 				return "", nil, err
 			}
-			execReport, req.Report = v, true
+			local.report, req.Report = v, true
 		case "--chdir":
 			v, err := take()
 			if err != nil {
@@ -587,7 +581,7 @@ func parseExecOpts(args []string, tty *nsrun.TTYMode) (string, *session.Request,
 			if err != nil {
 				return "", nil, usagef("exec: --tty %q: %v", v, err)
 			}
-			*tty = m
+			local.tty = m
 		default:
 			return "", nil, usagef("exec: %s is refused: a command runs under exactly its session's policy; give sandbox options to `nsrun session start` (%s)", opt, execUsage)
 		}
