@@ -39,6 +39,9 @@ func (c *Cmd) backend() string {
 
 // stopper is the running sandbox, to end it from outside.
 func (c *Cmd) stopper() stopper {
+	if c.inSession() {
+		return c.session
+	}
 	if c.sys == nil || c.sys.sb == nil {
 		return nil
 	}
@@ -62,6 +65,9 @@ func (s *sysCmd) kill() error      { return s.sb.Kill() }
 // this process checks the paths and plans the sandbox; it waits for its
 // spec before it touches anything, and is killed if planning fails.
 func (c *Cmd) start() error {
+	if c.inSession() {
+		return c.startInSession()
+	}
 	s := &sysCmd{started: time.Now()}
 	c.sys = s
 	p := c.policy()
@@ -95,6 +101,9 @@ func (c *Cmd) start() error {
 		return fail(err)
 	}
 	c.report, s.git = prep.report, prep.git
+	if c.session != nil {
+		prep.spec.Session, c.session.env = true, prep.spec.Env
+	}
 	if v := sb.CgroupVersion(); v != "" && hasLimits(p) {
 		c.report.Limits["cgroup"] = v
 	}
@@ -274,6 +283,9 @@ func ruleLabel(r Rule) string {
 // end, and for its output to be copied. It returns how the payload ended,
 // and what copying its output met.
 func (c *Cmd) wait() (*ExitError, error) {
+	if c.inSession() {
+		return c.waitInSession()
+	}
 	s := c.sys
 	end := s.sb.Wait()
 	if end.Served && c.report.Network != nil {
@@ -317,6 +329,9 @@ func (c *Cmd) Signal(sig os.Signal) error {
 	ss, ok := sig.(syscall.Signal)
 	if !ok {
 		return fmt.Errorf("nsrun: unsupported signal %v", sig)
+	}
+	if c.inSession() {
+		return c.session.signal(unix.Signal(ss))
 	}
 	return c.sys.sb.Signal(unix.Signal(ss))
 }

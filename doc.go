@@ -99,7 +99,9 @@
 //	the running sandbox         package internal/sandbox (cgroup, pipes, pty and job
 //	                            control, the fork, the spec's hand-off, wait, usage)
 //	the stages and their spec   package internal/launch (init, Landlock-only stage and
-//	                            child, fork helper, probe stages)
+//	                            child, fork helper, probe stages; a session's init)
+//	sessions                    session.go session_linux.go, package internal/session
+//	                            (the channel to a session's init, the control socket)
 //	report                      report.go report_linux.go
 //	host probe                  probe.go probe_linux.go, internal/sandbox, internal/plan
 //	mechanisms                  packages ns, mounts, landlock, seccomp, cgroup, netproxy, pty

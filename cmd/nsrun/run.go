@@ -29,6 +29,10 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 			return changesCommand(args[1:], stdout, stderr)
 		case "bwrap":
 			return bwrapMain("bwrap", args[1:], stdin, stdout, stderr)
+		case "session":
+			return sessionCommand(args[1:], stdout, stderr)
+		case "exec":
+			return execCommand(args[1:], stdin, stdout, stderr)
 		}
 	}
 	o, err := parseArgs(args)

@@ -118,6 +118,9 @@ func RunInit() int {
 		step("network listeners in place")
 	}
 	<-notified
+	if spec.Session {
+		return serveSession(spec, status, sigs)
+	}
 	// The payload's pidfd is for nsrun, which takes it (pidfd_getfd) to
 	// learn the payload's pid outside; held until the init exits.
 	pidfd := -1
@@ -395,6 +398,9 @@ func lockDown(spec *Spec, step func(string), status *os.File) (path string, code
 	}
 	if err := unix.Chdir(spec.Dir); err != nil {
 		return "", ExitSetup, fmt.Errorf("chdir %s inside the sandbox: %w", spec.Dir, err)
+	}
+	if spec.Session {
+		return "", 0, nil // each exec names its command
 	}
 	path, err = lookPath(spec.Args[0], spec.Env)
 	if err != nil {

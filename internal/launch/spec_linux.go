@@ -51,6 +51,9 @@ type Spec struct {
 	// LoopbackAddrs are given to lo with lo up, for the addresses of a
 	// filtered network's address rules.
 	LoopbackAddrs []string
+	// Session makes the init serve a session (serveSession) on the
+	// descriptor ExtraFiles[0] instead of starting Args.
+	Session bool
 	// Supervisor is set for a Landlock-only sandbox.
 	Supervisor *SupervisorSpec
 }
