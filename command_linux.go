@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
@@ -98,6 +99,9 @@ func (c *Cmd) start() error {
 		sb.Abort()
 		return fail(raiseSandbox(err))
 	}
+	if f := front.From(c.ctx); f != nil && f.Started != nil {
+		f.Started(sb.Pid())
+	}
 	c.report.TimingsMS.Setup = ms(sb.Running().Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
 	return nil
@@ -117,7 +121,7 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 		Direct: p.Isolation == IsolationLandlock, Traced: p.TraceDenials,
 		UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID,
 		HostNet: p.Net == NetHost, Overlay: hasOverlay(p), Network: p.servesNetwork(),
-		Limits: cgroupLimits(p),
+		Limits: cgroupLimits(p), KeepCaps: front.From(c.ctx).KeptCaps(),
 		TTY:    sandbox.TTYMode(c.TTY), WindowSize: sandbox.WindowSize(c.WindowSize),
 	}
 }
@@ -129,6 +133,9 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared, error) {
 	forkErr := sb.Fork()
 	prep, err := c.prepare(sandboxFacts(sb.Facts()))
+	if err == nil {
+		err = raise(plan.ApplyFront(&prep.spec, front.From(c.ctx)))
+	}
 	if err == nil && forkErr == nil {
 		return prep, nil
 	}

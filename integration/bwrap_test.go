@@ -79,7 +79,7 @@ func TestBwrapSandboxRuntimeShape(t *testing.T) {
 
 // TestBwrapCodexShape runs the argument list of Codex's Linux sandbox
 // (linux-sandbox/src/bwrap.rs) for a workspace-write policy without network,
-// but its --argv0, which nsrun refuses.
+// with its --argv0.
 func TestBwrapCodexShape(t *testing.T) {
 	f := newBwrapFixture(t)
 	git := filepath.Join(f.w, ".git")
@@ -92,10 +92,8 @@ func TestBwrapCodexShape(t *testing.T) {
 	expect(t, "write .git", bwrapHelper(t, args, "write", filepath.Join(git, "config")), "EROFS")
 	expect(t, "host file", readFile(t, f.outside), "host")
 
-	r := run(t, "/", append(append([]string{"bwrap"}, args...), "--argv0", "codex-linux-sandbox", "--", "true")...)
-	if r.code != 1 || !strings.HasPrefix(r.stderr, "bwrap: --argv0 is not supported by nsrun's bubblewrap mode") {
-		t.Errorf("--argv0: %v; want exit 1 and bwrap: --argv0 is not supported", r)
-	}
+	r := run(t, "/", append(append([]string{"bwrap"}, args...), "--argv0", "codex-linux-sandbox", "--", "sh", "-c", "echo $0")...)
+	expect(t, "--argv0", r.stdout, "codex-linux-sandbox")
 }
 
 // TestBwrapNetwork: bubblewrap shares the network unless told not to, so
@@ -148,7 +146,7 @@ func TestBwrapExitStatus(t *testing.T) {
 		{[]string{"--bogus", "true"}, 1, "bwrap: Unknown option --bogus"},
 		{[]string{"--ro-bind", "/no/such/source", "/x", "true"}, 1, "bwrap: Can't find source path /no/such/source: No such file or directory"},
 		{[]string{"--perms", "0700", "--tmpfs", "/tmp", "true"}, 1, "bwrap: --perms is not supported by nsrun's bubblewrap mode"},
-		{[]string{"--level-prefix", "--ro-bind", "/", "/", "--cap-add", "CAP_NET_RAW", "true"}, 1, "<3>bwrap: --cap-add is not supported"},
+		{[]string{"--level-prefix", "--ro-bind", "/", "/", "--exec-label", "x", "true"}, 1, "<3>bwrap: --exec-label is not supported"},
 		{[]string{"--unshare-pid"}, 1, "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]"},
 	} {
 		r := run(t, "/", append([]string{"bwrap"}, c.args...)...)
@@ -185,14 +183,15 @@ func TestBwrapName(t *testing.T) {
 		}
 	}
 	help, _ := runLink(t, link, "--help")
-	for _, opt := range []string{"--bind SRC DEST", "--ro-bind SRC DEST", "--unshare-net", "--die-with-parent", "--new-session", "--args FD"} {
+	for _, opt := range []string{"--bind SRC DEST", "--ro-bind SRC DEST", "--unshare-net", "--die-with-parent", "--new-session", "--args FD",
+		"--argv0 VALUE", "--as-pid-1", "--cap-add CAP"} {
 		if !strings.Contains(help, opt) {
 			t.Errorf("--help does not list %s", opt)
 		}
 	}
 	// Only what is supported: Codex takes a bwrap whose --help names
 	// --as-pid-1 and --perms for one that has them.
-	for _, opt := range []string{"--as-pid-1", "--perms", "--argv0", "--seccomp"} {
+	for _, opt := range []string{"--perms", "--seccomp"} {
 		if strings.Contains(help, opt) {
 			t.Errorf("--help lists %s, which nsrun's bubblewrap mode refuses", opt)
 		}
@@ -256,4 +255,67 @@ func runShell(t *testing.T, script string, args ...string) string {
 		t.Fatalf("sh -c %q: %v\n%s", script, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// TestBwrapProcessSettings: bubblewrap's process settings beyond nsrun's
+// policy: --argv0, the payload as pid 1 (--as-pid-1, with no nsrun init),
+// an environment without NSRUN_SANDBOX, /dev/core under --dev, and the
+// capabilities: a root caller's own kept (bubblewrap passes them on),
+// --cap-drop and --cap-add in order, none for a user by default.
+func TestBwrapProcessSettings(t *testing.T) {
+	base := []string{"bwrap", "--ro-bind", "/", "/", "--unshare-pid"}
+	bw := func(args ...string) result {
+		t.Helper()
+		return run(t, "/", append(append([]string{}, base...), args...)...)
+	}
+	expect(t, "--argv0", bw("--argv0", "right", "sh", "-c", "echo $0").stdout, "right")
+	expect(t, "argv[0] by default", bw("sh", "-c", "echo $0").stdout, "sh")
+
+	r := bw("--as-pid-1", "sh", "-c", "echo $$; exit 3")
+	if r.code != 3 || r.stdout != "1" {
+		t.Errorf("--as-pid-1: %v; want pid 1 and exit 3", r)
+	}
+	r = bw("--as-pid-1", "--proc", "/proc", "sh", "-c", "cat /proc/1/cmdline | tr '\\0' ' '")
+	expect(t, "--as-pid-1: no init", r.stdout, "sh -c cat /proc/1/cmdline | tr '\\0' ' '")
+	r = bw("--proc", "/proc", "sh", "-c", "cat /proc/1/cmdline")
+	expect(t, "nsrun's init is pid 1 without --as-pid-1", r.stdout, "nsrun-init\x00")
+	out := runShell(t, `exec "$0" bwrap --ro-bind / / --unshare-pid --as-pid-1 sh -c 'read x <&5; echo $x' 5<<EOF
+five
+EOF`, nsrunBin)
+	expect(t, "--as-pid-1: an inherited descriptor", out, "five")
+
+	r = runEnv(t, "/", []string{"BWRAP_A=1"}, append(append([]string{}, base...), "--chdir", "/", "--clearenv", "/usr/bin/env")...)
+	expect(t, "--clearenv: PWD alone, no NSRUN_SANDBOX", r.stdout, "PWD=/")
+	expect(t, "/dev/core under --dev", bw("--dev", "/dev", "readlink", "/dev/core").stdout, "/proc/kcore")
+	if r := bw("--dev", "/dev", "--ro-bind", "/", "/", "test", "-e", "/dev/core"); r.code == 0 {
+		t.Error("/dev/core without --dev of the caller's")
+	}
+
+	capEff := func(args ...string) string {
+		t.Helper()
+		r := bw(append(args, "sh", "-c", "grep ^CapEff: /proc/self/status | cut -f2")...)
+		if r.code != 0 {
+			t.Fatalf("%q: %v", args, r)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	if os.Getuid() == 0 {
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var own string
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "CapEff:"); ok {
+				own = strings.TrimSpace(v)
+			}
+		}
+		expect(t, "root: the caller's capabilities", capEff(), own)
+		expect(t, "root: --cap-drop ALL", capEff("--cap-drop", "ALL"), "0000000000000000")
+		expect(t, "root: --cap-drop ALL --cap-add CAP_KILL", capEff("--cap-drop", "ALL", "--cap-add", "CAP_KILL"), "0000000000000020")
+	} else {
+		expect(t, "user: no capabilities", capEff(), "0000000000000000")
+		expect(t, "user: --cap-add CAP_KILL", capEff("--cap-add", "CAP_KILL"), "0000000000000020")
+		expect(t, "user: --as-pid-1, no capabilities", capEff("--as-pid-1"), "0000000000000000")
+	}
 }

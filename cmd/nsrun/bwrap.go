@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nsrun/nsrun"
 	"github.com/nsrun/nsrun/internal/bwrap"
+	"github.com/nsrun/nsrun/internal/front"
 )
 
 // bwrapVersion is the bubblewrap whose command line nsrun's bubblewrap
@@ -110,7 +112,7 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 		blockOn(a.BlockFD)
 	}
 
-	cmd := nsrun.Command(run.policy, run.args[0], run.args[1:]...)
+	cmd := nsrun.CommandContext(front.With(context.Background(), &run.front), run.policy, run.args[0], run.args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Env, cmd.Dir, cmd.TTY, cmd.ExtraFiles = run.env, run.dir, run.tty, extra
 	if os.Getenv("NSRUN_BWRAP_VERBOSE") == "1" {
@@ -282,6 +284,7 @@ var bwrapOptions = [][2]string{
 	{"--gid GID", "Custom gid in the sandbox (requires --unshare-user)"},
 	{"--hostname NAME", "Custom hostname in the sandbox (requires --unshare-uts)"},
 	{"--chdir DIR", "Change directory to DIR"},
+	{"--argv0 VALUE", "Set argv[0] to the value VALUE before running the program"},
 	{"--clearenv", "Unset all environment variables"},
 	{"--setenv VAR VALUE", "Set an environment variable"},
 	{"--unsetenv VAR", "Unset an environment variable"},
@@ -306,7 +309,9 @@ var bwrapOptions = [][2]string{
 	{"--block-fd FD", "Block on FD until some data to read is available"},
 	{"--new-session", "Create a new terminal session"},
 	{"--die-with-parent", "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
-	{"--cap-drop CAP", "Drop cap CAP (nsrun drops all)"},
+	{"--as-pid-1", "Do not install a reaper process with PID=1 (nsrun's init)"},
+	{"--cap-add CAP", "Add cap CAP when running as privileged user (in the sandbox's user namespace)"},
+	{"--cap-drop CAP", "Drop cap CAP when running as privileged user"},
 	{"--not-a-security-boundary", "Accepted; nsrun fails hard all the same"},
 }
 

@@ -78,6 +78,9 @@ func newBwrapHost() (bwrapHost, func(), error) {
 		},
 		noSeccomp:  os.Getenv("NSRUN_BWRAP_SECCOMP") == "off",
 		noLandlock: os.Getenv("NSRUN_BWRAP_LANDLOCK") == "off",
+		uid:        os.Getuid(),
+		caps:       effectiveCaps(),
+		bounding:   boundingCaps(),
 	}
 	cleanup := func() {
 		for _, d := range made {
@@ -169,4 +172,30 @@ func lockFile(p, name string) error {
 		return &bwrapFailure{fmt.Sprintf("Unable to lock file %s: %s", name, bwrap.Strerror(err))}
 	}
 	return nil
+}
+
+// effectiveCaps is the calling thread's effective capabilities (bit N:
+// capability N); none where capget fails.
+func effectiveCaps() uint64 {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return 0
+	}
+	return uint64(data[0].Effective) | uint64(data[1].Effective)<<32
+}
+
+// boundingCaps is the calling thread's bounding set.
+func boundingCaps() uint64 {
+	var set uint64
+	for c := 0; c < 64; c++ {
+		in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
+		if err != nil {
+			break // EINVAL: past the last capability
+		}
+		if in == 1 {
+			set |= 1 << c
+		}
+	}
+	return set
 }

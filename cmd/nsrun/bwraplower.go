@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsrun/nsrun"
 	"github.com/nsrun/nsrun/internal/bwrap"
+	"github.com/nsrun/nsrun/internal/front"
 )
 
 // bwrapHost is what the lowering needs to know of the host; tests give
@@ -31,6 +32,11 @@ type bwrapHost struct {
 	// noSeccomp says nsrun's seccomp layer is switched off
 	// (NSRUN_BWRAP_SECCOMP=off), and noLandlock its Landlock layer.
 	noSeccomp, noLandlock bool
+	// uid is the caller's, and caps its effective capabilities (bit N:
+	// capability N), which bubblewrap passes on to a root caller's
+	// command.
+	uid            int
+	caps, bounding uint64
 }
 
 // bwrapRun is a bubblewrap command line in nsrun's terms.
@@ -43,6 +49,9 @@ type bwrapRun struct {
 	// noFDs are the caller's descriptors bubblewrap consumes itself and
 	// does not pass on to the command.
 	noFDs []int
+	// front is what the launch is asked beyond the policy: argv[0], the
+	// capabilities, /dev/core, no NSRUN_SANDBOX.
+	front front.Settings
 }
 
 // refusal is an option, or a use of one, that nsrun cannot honour as
@@ -98,10 +107,12 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 		return nil, err
 	}
 	run := &bwrapRun{policy: p, args: a.Command, env: editEnv(h.env, a.Env), tty: nsrun.TTYAuto}
-	if a.NewSession {
+	run.front = frontSettings(a, ns, ops, h)
+	if a.NewSession || a.AsPid1 {
 		// bubblewrap's setsid(): the streams as they are, no controlling
 		// terminal. Without it nsrun's own pty stands in for the caller's
-		// terminal, which bubblewrap would hand over.
+		// terminal, which bubblewrap would hand over. A payload in the
+		// init's place (--as-pid-1) has no init to relay a pty either.
 		run.tty = nsrun.TTYNever
 	}
 	if a.ChdirSet {
@@ -124,10 +135,8 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 // refuseSettings refuses the process settings nsrun cannot give.
 func refuseSettings(a *bwrap.Args, h bwrapHost) error {
 	switch {
-	case a.Argv0Set:
-		return refuse("--argv0", "nsrun passes the command's own name as its argv[0]")
-	case a.AsPid1:
-		return refuse("--as-pid-1", "nsrun's init is always pid 1 of the sandbox, reaping")
+	case a.Argv0Set && a.Argv0 == "":
+		return refuse("--argv0 ''", "nsrun gives the command a non-empty argv[0]")
 	case a.SeccompFD != -1:
 		return refuse("--seccomp", "nsrun loads JSON seccomp profiles, not BPF programs")
 	case len(a.AddSeccompFDs) > 0:
@@ -155,12 +164,31 @@ func refuseSettings(a *bwrap.Args, h bwrapHost) error {
 	case h.noSeccomp && a.AssertUsernsDisabled:
 		return refuse("--assert-userns-disabled", "nsrun's seccomp filter is what refuses new namespaces, and NSRUN_BWRAP_SECCOMP=off turned it off")
 	}
-	for _, c := range a.Caps {
-		if c.Add {
-			return refuse("--cap-add", "the command runs without capabilities")
+	return nil
+}
+
+// frontSettings are bubblewrap's process settings nsrun's Policy has no
+// words for: argv[0], the capabilities bubblewrap leaves the command
+// (for root, its own; --cap-add and --cap-drop), /dev/core under --dev,
+// and an environment without nsrun's NSRUN_SANDBOX.
+func frontSettings(a *bwrap.Args, ns bwrap.Namespaces, ops []bop, h bwrapHost) front.Settings {
+	f := front.Settings{NoSandboxEnv: true, AsPid1: a.AsPid1}
+	if a.Argv0Set {
+		f.Argv0 = a.Argv0
+	}
+	if h.uid == 0 || len(a.Caps) > 0 {
+		keep := a.RequestedCaps(h.uid, h.caps)
+		// bubblewrap sets the bounding set only in a user namespace of
+		// its own; else the caller's stays.
+		f.Caps = &front.Caps{Keep: keep, Bounding: keep, Ambient: len(a.Caps) > 0}
+		if !ns.User {
+			f.Caps.Bounding = h.bounding
 		}
 	}
-	return nil
+	if i := lastAt(ops, "/dev"); i >= 0 && ops[i].Kind == bwrap.Dev {
+		f.DevCore = true
+	}
+	return f
 }
 
 // bop is an operation with its paths made absolute and cleaned: a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsrun/nsrun"
 	"github.com/nsrun/nsrun/internal/bwrap"
+	"github.com/nsrun/nsrun/internal/front"
 )
 
 // fakeHost is a host of a few paths: "d" a directory, "f" a file, "c" a
@@ -54,6 +55,7 @@ func fakeHost(paths map[string]string) bwrapHost {
 		cwd:       "/w",
 		env:       []string{"PATH=/usr/bin", "HOME=/home/u"},
 		emptyRoot: func() (string, error) { return "/tmp/empty", nil },
+		uid:       1000,
 	}
 }
 
@@ -187,6 +189,7 @@ func TestLowerBwrap(t *testing.T) {
 			if len(want.policy.Rules) == 0 {
 				want.policy.Rules = hostDirs
 			}
+			got.front = front.Settings{} // TestBwrapFrontSettings
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("\n got %+v\n     %+v\nwant %+v\n     %+v", got, got.policy, want, want.policy)
 			}
@@ -212,9 +215,8 @@ func TestLowerBwrapRefuses(t *testing.T) {
 		argv []string
 		want string // the start of the message
 	}{
-		{[]string{"--argv0", "codex-linux-sandbox", "--ro-bind", "/", "/", "sh"}, "--argv0 is not supported"},
+		{[]string{"--argv0", "", "--ro-bind", "/", "/", "sh"}, "--argv0 '' is not supported"},
 		{[]string{"--unshare-pid", "--as-pid-1", "sh"}, "--as-pid-1 is not supported"},
-		{[]string{"--cap-add", "CAP_NET_RAW", "sh"}, "--cap-add is not supported"},
 		{[]string{"--seccomp", "3", "sh"}, "--seccomp is not supported"},
 		{[]string{"--add-seccomp-fd", "3", "sh"}, "--add-seccomp-fd is not supported"},
 		{[]string{"--info-fd", "3", "sh"}, "--info-fd is not supported"},
@@ -300,5 +302,55 @@ func TestEditEnv(t *testing.T) {
 	}
 	if !reflect.DeepEqual(env, []string{"A=1", "B=2", "A=3"}) {
 		t.Errorf("editEnv changed its input: %q", env)
+	}
+}
+
+// TestBwrapFrontSettings holds bubblewrap's process settings that go
+// beyond the policy: argv[0], the capabilities (a root caller's own, in
+// its bounding set unless in a user namespace of bubblewrap's; --cap-add
+// and --cap-drop in order, then kept across execve), /dev/core with --dev.
+func TestBwrapFrontSettings(t *testing.T) {
+	const callerCaps, callerBounding = 0xff, 0xfff
+	for _, tc := range []struct {
+		name string
+		uid  int
+		argv []string
+		want front.Settings
+	}{
+		{"user", 1000, []string{"--ro-bind", "/", "/", "sh"}, front.Settings{}},
+		{"user, argv0", 1000, []string{"--argv0", "x", "--ro-bind", "/", "/", "sh"}, front.Settings{Argv0: "x"}},
+		{"user, --dev", 1000, []string{"--ro-bind", "/", "/", "--dev", "/dev", "sh"}, front.Settings{DevCore: true}},
+		{"user, --dev covered", 1000, []string{"--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/", "/", "sh"}, front.Settings{}},
+		{"user, --cap-add", 1000, []string{"--cap-add", "cap_kill", "--cap-add", "5", "sh"},
+			front.Settings{Caps: &front.Caps{Keep: 1 << 5, Bounding: 1 << 5, Ambient: true}}},
+		{"user, --cap-add ALL --cap-drop", 1000, []string{"--cap-add", "ALL", "--cap-drop", "CAP_CHOWN", "sh"},
+			front.Settings{Caps: &front.Caps{Keep: ^uint64(1), Bounding: ^uint64(1), Ambient: true}}},
+		{"root", 0, []string{"sh"}, front.Settings{Caps: &front.Caps{Keep: callerCaps, Bounding: callerBounding}}},
+		{"root, user namespace", 0, []string{"--unshare-user", "sh"}, front.Settings{Caps: &front.Caps{Keep: callerCaps, Bounding: callerCaps}}},
+		{"root, --cap-drop", 0, []string{"--cap-drop", "CAP_CHOWN", "--cap-drop", "CAP_KILL", "sh"},
+			front.Settings{Caps: &front.Caps{Keep: callerCaps &^ (1 | 1<<5), Bounding: callerBounding, Ambient: true}}},
+		{"root, --cap-drop ALL", 0, []string{"--cap-drop", "ALL", "sh"},
+			front.Settings{Caps: &front.Caps{Bounding: callerBounding, Ambient: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := fakeHost(hostPaths)
+			h.uid, h.caps, h.bounding = tc.uid, callerCaps, callerBounding
+			a, err := bwrap.Parse(tc.argv, func(int) ([]byte, error) { return nil, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns, err := a.Check(bwrap.Host{UID: tc.uid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := lowerBwrap(a, ns, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want.NoSandboxEnv = true
+			if !reflect.DeepEqual(run.front, tc.want) {
+				t.Fatalf("front settings\n got %+v (caps %+v)\nwant %+v (caps %+v)", run.front, run.front.Caps, tc.want, tc.want.Caps)
+			}
+		})
 	}
 }
