@@ -319,3 +319,44 @@ EOF`, nsrunBin)
 		expect(t, "user: --as-pid-1, no capabilities", capEff("--as-pid-1"), "0000000000000000")
 	}
 }
+
+// TestBwrapStatusFDs: --info-fd and --json-status-fd carry bubblewrap's
+// JSON: the sandbox's first process and the namespaces the command is in
+// (the mount namespace and those unshared), then, on --json-status-fd, the
+// command's exit status, which a command that could not be executed does
+// not get.
+func TestBwrapStatusFDs(t *testing.T) {
+	dir := workspace(t)
+	info, status := filepath.Join(dir, "info.json"), filepath.Join(dir, "status.json")
+	out := runShell(t, `"$0" bwrap --ro-bind / / --proc /proc --unshare-all --info-fd 8 --json-status-fd 9 -- \
+		sh -c 'for n in ipc mnt net pid uts; do stat -L -c "%i" /proc/self/ns/$n; done; exit 42' 8>"$1" 9>"$2"; echo "exit $?"`,
+		nsrunBin, info, status)
+	lines := strings.Fields(out)
+	if len(lines) != 7 || lines[5] != "exit" || lines[6] != "42" {
+		t.Fatalf("output %q, want five namespace inodes and exit 42", out)
+	}
+	infoText, statusText := readFile(t, info), readFile(t, status)
+	if !strings.HasPrefix(infoText, "{\n    \"child-pid\": ") || !strings.HasSuffix(infoText, "\n}\n") {
+		t.Errorf("--info-fd: %q", infoText)
+	}
+	for i, n := range []string{"ipc", "mnt", "net", "pid", "uts"} {
+		want := `"` + n + `-namespace": ` + lines[i]
+		if !strings.Contains(infoText, want) || !strings.Contains(statusText, want) {
+			t.Errorf("%s: info %q, status %q; want %s in both", n, infoText, statusText, want)
+		}
+	}
+	first, last, _ := strings.Cut(strings.TrimSuffix(statusText, "\n"), "\n")
+	if !strings.HasPrefix(first, `{ "child-pid": `) || last != `{ "exit-code": 42 }` {
+		t.Errorf("--json-status-fd: %q", statusText)
+	}
+
+	runShell(t, `"$0" bwrap --ro-bind / / --json-status-fd 9 / 9>"$1" || true`, nsrunBin, status)
+	if s := readFile(t, status); strings.Contains(s, "exit-code") {
+		t.Errorf("--json-status-fd of a command not executed: %q", s)
+	}
+	// Only the namespaces asked for are listed, as bubblewrap lists them.
+	runShell(t, `"$0" bwrap --ro-bind / / --info-fd 8 true 8>"$1"`, nsrunBin, info)
+	if s := readFile(t, info); !strings.Contains(s, `"mnt-namespace"`) || strings.Contains(s, `"net-namespace"`) {
+		t.Errorf("--info-fd without --unshare-*: %q", s)
+	}
+}

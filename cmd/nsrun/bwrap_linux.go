@@ -199,3 +199,16 @@ func boundingCaps() uint64 {
 	}
 	return set
 }
+
+// namespaceIDs are the inodes of pid's namespaces of names, those that
+// can be read.
+func namespaceIDs(pid int, names []string) []nsID {
+	var out []nsID
+	for _, n := range names {
+		var st unix.Stat_t
+		if err := unix.Stat("/proc/"+strconv.Itoa(pid)+"/ns/"+n, &st); err == nil {
+			out = append(out, nsID{n, st.Ino})
+		}
+	}
+	return out
+}

@@ -119,7 +119,7 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 		run.dir = path.Join("/", a.Chdir)
 	}
 	run.noFDs = append(run.noFDs, a.ArgsFDs...)
-	for _, fd := range []int{a.SyncFD, a.BlockFD} {
+	for _, fd := range []int{a.SyncFD, a.BlockFD, a.InfoFD, a.JSONStatusFD} {
 		if fd >= 0 {
 			run.noFDs = append(run.noFDs, fd)
 		}
@@ -141,10 +141,6 @@ func refuseSettings(a *bwrap.Args, h bwrapHost) error {
 		return refuse("--seccomp", "nsrun loads JSON seccomp profiles, not BPF programs")
 	case len(a.AddSeccompFDs) > 0:
 		return refuse("--add-seccomp-fd", "nsrun loads JSON seccomp profiles, not BPF programs")
-	case a.InfoFD != -1:
-		return refuse("--info-fd", "not yet")
-	case a.JSONStatusFD != -1:
-		return refuse("--json-status-fd", "not yet")
 	case a.UsernsBlockFD != -1:
 		return refuse("--userns-block-fd", "nsrun makes its user namespace itself")
 	case a.UsernsFD != -1:
