@@ -145,7 +145,7 @@ func TestBwrapExitStatus(t *testing.T) {
 		{[]string{"--ro-bind", "/"}, 1, "bwrap: --ro-bind takes two arguments"},
 		{[]string{"--bogus", "true"}, 1, "bwrap: Unknown option --bogus"},
 		{[]string{"--ro-bind", "/no/such/source", "/x", "true"}, 1, "bwrap: Can't find source path /no/such/source: No such file or directory"},
-		{[]string{"--perms", "0700", "--tmpfs", "/tmp", "true"}, 1, "bwrap: --perms is not supported by nsrun's bubblewrap mode"},
+		{[]string{"--perms", "0700", "--dir", "/tmp/d", "true"}, 1, "bwrap: --perms is not supported by nsrun's bubblewrap mode"},
 		{[]string{"--level-prefix", "--ro-bind", "/", "/", "--exec-label", "x", "true"}, 1, "<3>bwrap: --exec-label is not supported"},
 		{[]string{"--unshare-pid"}, 1, "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]"},
 	} {
@@ -184,14 +184,14 @@ func TestBwrapName(t *testing.T) {
 	}
 	help, _ := runLink(t, link, "--help")
 	for _, opt := range []string{"--bind SRC DEST", "--ro-bind SRC DEST", "--unshare-net", "--die-with-parent", "--new-session", "--args FD",
-		"--argv0 VALUE", "--as-pid-1", "--cap-add CAP"} {
+		"--argv0 VALUE", "--as-pid-1", "--cap-add CAP", "--perms OCTAL", "--info-fd FD"} {
 		if !strings.Contains(help, opt) {
 			t.Errorf("--help does not list %s", opt)
 		}
 	}
 	// Only what is supported: Codex takes a bwrap whose --help names
 	// --as-pid-1 and --perms for one that has them.
-	for _, opt := range []string{"--perms", "--seccomp"} {
+	for _, opt := range []string{"--seccomp", "--chmod", "--overlay "} {
 		if strings.Contains(help, opt) {
 			t.Errorf("--help lists %s, which nsrun's bubblewrap mode refuses", opt)
 		}
@@ -359,4 +359,47 @@ func TestBwrapStatusFDs(t *testing.T) {
 	if s := readFile(t, info); !strings.Contains(s, `"mnt-namespace"`) || strings.Contains(s, `"net-namespace"`) {
 		t.Errorf("--info-fd without --unshare-*: %q", s)
 	}
+}
+
+// TestBwrapModesAndData: --perms and --size before --tmpfs; --file,
+// --bind-data and --ro-bind-data make a file holding what a descriptor
+// gives, with bubblewrap's modes (0666, 0600, 0600, or --perms), the last
+// read-only; nsrun makes them in a tmpfs of the sandbox's and refuses
+// other places.
+func TestBwrapModesAndData(t *testing.T) {
+	dir := workspace(t)
+	base := []string{"bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp"}
+	bw := func(args ...string) result {
+		t.Helper()
+		return run(t, "/", append(append([]string{}, base...), args...)...)
+	}
+	expect(t, "--perms --tmpfs", bw("--perms", "01777", "--tmpfs", dir, "stat", "-c", "%a", dir).stdout, "1777")
+	expect(t, "--tmpfs", bw("--tmpfs", dir, "stat", "-c", "%a", dir).stdout, "755")
+	r := bw("--perms", "555", "--tmpfs", dir, "--remount-ro", dir, "sh", "-c", "stat -c %a \"$0\"; touch \"$0/x\" 2>&1", dir)
+	if !strings.HasPrefix(r.stdout, "555\n") || !strings.Contains(r.stdout, "Read-only file system") {
+		t.Errorf("Codex's read-only tmpfs: %v", r)
+	}
+	if out := bw("--size", "1048576", "--tmpfs", dir, "df", "--output=size", "--block-size=1K", dir).stdout; !strings.HasSuffix(out, " 1024") {
+		t.Errorf("--size --tmpfs: df says %q, want 1024 blocks of 1K", out)
+	}
+	data := filepath.Join(dir, "data")
+	writeFile(t, data, "hello")
+	for _, c := range []struct {
+		args       []string
+		mode, last string
+	}{
+		{[]string{"--file"}, "666", "written"},
+		{[]string{"--perms", "0640", "--file"}, "640", "written"},
+		{[]string{"--bind-data"}, "600", "written"},
+		{[]string{"--ro-bind-data"}, "600", "read-only"},
+		{[]string{"--perms", "0440", "--ro-bind-data"}, "440", "read-only"},
+	} {
+		out := runShell(t, `"$0" bwrap --ro-bind / / --tmpfs /tmp `+strings.Join(c.args, " ")+` 5 /tmp/x/file sh -c 'stat -c %a /tmp/x/file; cat /tmp/x/file; echo; (echo more >>/tmp/x/file) 2>/dev/null && echo written || echo read-only' 5<"$1"`, nsrunBin, data)
+		expect(t, strings.Join(c.args, " "), out, c.mode+"\nhello\n"+c.last)
+	}
+	out := runShell(t, `"$0" bwrap --ro-bind / / --file 5 /etc/x true 5<"$1"; echo "exit $?"`, nsrunBin, data)
+	if !strings.Contains(out, "only in a writable tmpfs") || !strings.HasSuffix(out, "exit 1") {
+		t.Errorf("--file outside a tmpfs: %q; want a refusal and exit 1", out)
+	}
+	expect(t, "host data", readFile(t, data), "hello")
 }

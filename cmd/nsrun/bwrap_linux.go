@@ -66,6 +66,7 @@ func newBwrapHost() (bwrapHost, func(), error) {
 			return fi.Mode(), nil
 		},
 		fdPath: fdPath,
+		readFD: readArgsFD,
 		cwd:    cwd,
 		env:    os.Environ(),
 		emptyRoot: func() (string, error) {

@@ -24,6 +24,8 @@ type bwrapHost struct {
 	// fdPath is the host path an open descriptor names, refused when the
 	// path no longer is the descriptor's file.
 	fdPath func(fd int) (string, error)
+	// readFD reads a descriptor to its end and closes it.
+	readFD func(fd int) ([]byte, error)
 	cwd    string
 	env    []string
 	// emptyRoot makes an empty directory to stand for a root bubblewrap
@@ -103,11 +105,11 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 	if err != nil {
 		return nil, err
 	}
-	if err := lowerOps(p, ops, h); err != nil {
+	f := frontSettings(a, ns, ops, h)
+	if err := lowerOps(p, &f, ops, h); err != nil {
 		return nil, err
 	}
-	run := &bwrapRun{policy: p, args: a.Command, env: editEnv(h.env, a.Env), tty: nsrun.TTYAuto}
-	run.front = frontSettings(a, ns, ops, h)
+	run := &bwrapRun{policy: p, args: a.Command, env: editEnv(h.env, a.Env), tty: nsrun.TTYAuto, front: f}
 	if a.NewSession || a.AsPid1 {
 		// bubblewrap's setsid(): the streams as they are, no controlling
 		// terminal. Without it nsrun's own pty stands in for the caller's
@@ -249,8 +251,8 @@ func effectiveOps(in []bwrap.Op, h bwrapHost) ([]bop, error) {
 			b.Sources = []string{absFrom(h.cwd, o.Sources[0])}
 		case bwrap.RemountRO:
 			i := lastAt(out, b.Dest)
-			if i < 0 || (out[i].Kind != bwrap.Bind && out[i].Kind != bwrap.ROBind) {
-				return nil, refuse("--remount-ro "+o.Dest, "nsrun can make read-only only what a --bind or --ro-bind showed at that very place")
+			if i < 0 || (out[i].Kind != bwrap.Bind && out[i].Kind != bwrap.ROBind && out[i].Kind != bwrap.Tmpfs) {
+				return nil, refuse("--remount-ro "+o.Dest, "nsrun can make read-only only what a --bind, --ro-bind or --tmpfs showed at that very place")
 			}
 			out[i].readOnly = true
 			continue
@@ -310,12 +312,8 @@ func lastAt(ops []bop, dest string) int {
 // does, whatever their place.
 func unsupportedOp(o bwrap.Op) error {
 	switch {
-	case o.Size != 0:
-		return refuse("--size", "nsrun's tmpfs size (--tmpfs-size) caps every tmpfs alike")
-	case o.Kind == bwrap.Tmpfs && o.Perms != 0o755, o.Kind == bwrap.Dir && o.Perms != 0o755:
-		return refuse("--perms", "nsrun makes its directories and tmpfs with modes of its own")
-	case o.Kind == bwrap.File, o.Kind == bwrap.BindData, o.Kind == bwrap.ROBindData:
-		return refuse(o.Option, "not yet: nsrun copies host files (--file SRC DEST), not descriptors")
+	case o.Kind == bwrap.Dir && o.Perms != 0o755:
+		return refuse("--perms", "nsrun makes its directories with modes of its own")
 	case o.Kind == bwrap.Chmod:
 		return refuse("--chmod", "nsrun changes no mode in the sandbox")
 	case o.Kind == bwrap.Mqueue:
@@ -330,7 +328,7 @@ func unsupportedOp(o bwrap.Op) error {
 
 // lowerOps turns the effective operations into the policy's root and
 // rules.
-func lowerOps(p *nsrun.Policy, ops []bop, h bwrapHost) error {
+func lowerOps(p *nsrun.Policy, f *front.Settings, ops []bop, h bwrapHost) error {
 	rootAt := lastAt(ops, "/")
 	hostRoot, err := lowerRoot(p, ops, rootAt, h)
 	if err != nil {
@@ -342,7 +340,7 @@ func lowerOps(p *nsrun.Policy, ops []bop, h bwrapHost) error {
 		if i == rootAt {
 			continue
 		}
-		if err := lowerOp(p, o, h); err != nil {
+		if err := lowerOp(p, f, o, h); err != nil {
 			return err
 		}
 	}
@@ -397,7 +395,7 @@ func underSpecial(p string) string {
 }
 
 // lowerOp adds the rule for one operation other than the root's.
-func lowerOp(p *nsrun.Policy, o bop, h bwrapHost) error {
+func lowerOp(p *nsrun.Policy, f *front.Settings, o bop, h bwrapHost) error {
 	args := opArgs(o)
 	sp := underSpecial(o.Dest)
 	switch o.Kind {
@@ -431,6 +429,15 @@ func lowerOp(p *nsrun.Policy, o bop, h bwrapHost) error {
 	switch o.Kind {
 	case bwrap.Tmpfs:
 		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Tmpfs})
+		if o.Perms != 0o755 || o.Size != 0 || o.readOnly {
+			f.Tmpfs = append(f.Tmpfs, front.Tmpfs{Path: o.Dest, Mode: uint32(o.Perms), Size: o.Size, ReadOnly: o.readOnly})
+		}
+	case bwrap.File, bwrap.BindData, bwrap.ROBindData:
+		data, err := h.readFD(o.FD)
+		if err != nil {
+			return &bwrapFailure{fmt.Sprintf("Can't read from fd %d: %s", o.FD, bwrap.Strerror(err))}
+		}
+		f.Files = append(f.Files, front.File{Path: o.Dest, Content: string(data), Mode: uint32(o.Perms), ReadOnly: o.Kind == bwrap.ROBindData})
 	case bwrap.Dir:
 		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Directory})
 	case bwrap.Symlink:

@@ -220,11 +220,7 @@ func TestLowerBwrapRefuses(t *testing.T) {
 		{[]string{"--add-seccomp-fd", "3", "sh"}, "--add-seccomp-fd is not supported"},
 		{[]string{"--pidns", "3", "sh"}, "--pidns is not supported"},
 		{[]string{"--exec-label", "x", "sh"}, "--exec-label is not supported"},
-		{[]string{"--perms", "555", "--tmpfs", "/w", "sh"}, "--perms is not supported"},
 		{[]string{"--perms", "0700", "--dir", "/w/d", "sh"}, "--perms is not supported"},
-		{[]string{"--size", "100", "--tmpfs", "/w", "sh"}, "--size is not supported"},
-		{[]string{"--file", "0", "/f", "sh"}, "--file is not supported"},
-		{[]string{"--ro-bind-data", "0", "/f", "sh"}, "--ro-bind-data is not supported"},
 		{[]string{"--chmod", "0755", "/w", "sh"}, "--chmod is not supported"},
 		{[]string{"--mqueue", "/dev/mqueue", "sh"}, "--mqueue is not supported"},
 		{[]string{"--overlay-src", "/w", "--overlay", "/u", "/k", "/w", "sh"}, "--overlay is not supported"},
@@ -238,7 +234,7 @@ func TestLowerBwrapRefuses(t *testing.T) {
 		{[]string{"--ro-bind", "/", "/", "--proc", "/w/proc", "sh"}, "--proc /w/proc is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--dev", "/w/dev", "sh"}, "--dev /w/dev is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--remount-ro", "/w", "sh"}, "--remount-ro /w is not supported"},
-		{[]string{"--ro-bind", "/", "/", "--tmpfs", "/w", "--remount-ro", "/w", "sh"}, "--remount-ro /w is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--dir", "/w/d", "--remount-ro", "/w/d", "sh"}, "--remount-ro /w/d is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w/missing", "sh"}, "--ro-bind /dev/null /w/missing is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w", "sh"}, "--ro-bind /dev/null /w is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w/link", "sh"}, "Can't mount on symlink destination /w/link"},
@@ -317,6 +313,13 @@ func TestBwrapFrontSettings(t *testing.T) {
 		{"user", 1000, []string{"--ro-bind", "/", "/", "sh"}, front.Settings{}},
 		{"user, argv0", 1000, []string{"--argv0", "x", "--ro-bind", "/", "/", "sh"}, front.Settings{Argv0: "x"}},
 		{"user, --dev", 1000, []string{"--ro-bind", "/", "/", "--dev", "/dev", "sh"}, front.Settings{DevCore: true}},
+		{"user, --perms and --size of a tmpfs", 1000, []string{"--ro-bind", "/", "/", "--perms", "1777", "--size", "4096", "--tmpfs", "/w", "--tmpfs", "/t", "sh"},
+			front.Settings{Tmpfs: []front.Tmpfs{{Path: "/w", Mode: 0o1777, Size: 4096}}}},
+		{"user, Codex's read-only tmpfs", 1000, []string{"--ro-bind", "/", "/", "--perms", "555", "--tmpfs", "/w", "--remount-ro", "/w", "sh"},
+			front.Settings{Tmpfs: []front.Tmpfs{{Path: "/w", Mode: 0o555, ReadOnly: true}}}},
+		{"user, files from descriptors", 1000, []string{"--ro-bind", "/", "/", "--tmpfs", "/t", "--file", "5", "/t/a", "--perms", "0640", "--bind-data", "5", "/t/b", "--ro-bind-data", "5", "/t/c", "sh"},
+			front.Settings{Files: []front.File{{Path: "/t/a", Content: "data", Mode: 0o666}, {Path: "/t/b", Content: "data", Mode: 0o640},
+				{Path: "/t/c", Content: "data", Mode: 0o600, ReadOnly: true}}}},
 		{"user, --dev covered", 1000, []string{"--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/", "/", "sh"}, front.Settings{}},
 		{"user, --cap-add", 1000, []string{"--cap-add", "cap_kill", "--cap-add", "5", "sh"},
 			front.Settings{Caps: &front.Caps{Keep: 1 << 5, Bounding: 1 << 5, Ambient: true}}},
@@ -332,6 +335,12 @@ func TestBwrapFrontSettings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := fakeHost(hostPaths)
 			h.uid, h.caps, h.bounding = tc.uid, callerCaps, callerBounding
+			h.readFD = func(fd int) ([]byte, error) {
+				if fd != 5 {
+					return nil, syscall.EBADF
+				}
+				return []byte("data"), nil
+			}
 			a, err := bwrap.Parse(tc.argv, func(int) ([]byte, error) { return nil, nil })
 			if err != nil {
 				t.Fatal(err)

@@ -36,6 +36,14 @@ type Settings struct {
 	// sandbox's user namespace instead of none. No capability reaches
 	// beyond that namespace.
 	Caps *Caps
+	// Tmpfs are the modes and sizes of tmpfs the plan mounts
+	// (bubblewrap's --perms and --size before --tmpfs), by their path
+	// inside; a path where the plan mounts no writable tmpfs is refused.
+	Tmpfs []Tmpfs
+	// Files are files made in the sandbox with a content of the caller's
+	// (bubblewrap's --file, --bind-data and --ro-bind-data), each in a
+	// writable tmpfs of the plan; elsewhere it is refused.
+	Files []File
 	// Started, when set, is called once the payload runs, with the host
 	// pid of the sandbox's first process (its init, pid 1 inside).
 	Started func(initPid int)
@@ -49,6 +57,25 @@ type Settings struct {
 type Caps struct {
 	Keep, Bounding uint64
 	Ambient        bool
+}
+
+// Tmpfs is a tmpfs's mode (permission bits) and size in bytes (0: the
+// kernel's default, or the policy's); ReadOnly makes it read-only once
+// made (bubblewrap's --remount-ro).
+type Tmpfs struct {
+	Path     string
+	Mode     uint32
+	Size     uint64
+	ReadOnly bool
+}
+
+// File is a regular file holding Content with permission bits Mode;
+// ReadOnly makes it a read-only mount, else it is a writable file of its
+// tmpfs.
+type File struct {
+	Path, Content string
+	Mode          uint32
+	ReadOnly      bool
 }
 
 type key struct{}
