@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -402,4 +403,63 @@ func TestBwrapModesAndData(t *testing.T) {
 		t.Errorf("--file outside a tmpfs: %q; want a refusal and exit 1", out)
 	}
 	expect(t, "host data", readFile(t, data), "hello")
+}
+
+// TestBwrapMakesInWritableHostTrees: in a host tree the sandbox shows
+// writable, --dir, --symlink, --chmod and the mount points of binds are
+// made on the host, as bubblewrap makes them through the bind: with its
+// modes (a directory 0755 or --perms, its parents without the group's or
+// others' bits that --perms lacks, a file mount point 0444); the same
+// symlink again is no change, another is bubblewrap's error; nothing is
+// made through a host symlink, nor in a tree shown read-only.
+func TestBwrapMakesInWritableHostTrees(t *testing.T) {
+	w := workspace(t)
+	writeFile(t, filepath.Join(w, "src-file"), "data")
+	if err := os.Mkdir(filepath.Join(w, "src-dir"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bw := func(args ...string) result {
+		t.Helper()
+		return run(t, "/", append([]string{"bwrap", "--ro-bind", "/", "/", "--bind", w, w}, args...)...)
+	}
+	j := func(p string) string { return filepath.Join(w, p) }
+	r := bw("--perms", "1741", "--dir", j("a"), "--perms", "0750", "--dir", j("p/q/r"), "--dir", j("c"), "--chmod", "0711", j("c"),
+		"--symlink", "/dev/null", j("link"), "--bind", j("src-dir"), j("mp-dir"), "--ro-bind", j("src-file"), j("mp-file"),
+		"sh", "-c", "cat "+j("mp-file"))
+	if r.code != 0 || r.stdout != "data" {
+		t.Fatalf("%v", r)
+	}
+	for p, want := range map[string]fs.FileMode{"a": 0o1741 | fs.ModeSticky, "p": 0o750, "p/q": 0o750, "p/q/r": 0o750, "c": 0o711,
+		"mp-dir": 0o755, "mp-file": 0o444} {
+		fi, err := os.Lstat(j(p))
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		got := fi.Mode() & (fs.ModePerm | fs.ModeSticky)
+		if got != want&(fs.ModePerm|fs.ModeSticky) {
+			t.Errorf("%s: mode %v, want %v", p, got, want&(fs.ModePerm|fs.ModeSticky))
+		}
+	}
+	if target, err := os.Readlink(j("link")); err != nil || target != "/dev/null" {
+		t.Errorf("symlink: %q, %v", target, err)
+	}
+	if r := bw("--symlink", "/dev/null", j("link"), "true"); r.code != 0 {
+		t.Errorf("the same symlink again: %v", r)
+	}
+	if r := bw("--symlink", "/dev/full", j("link"), "true"); r.code != 1 || !strings.Contains(r.stderr, "Can't make symlink at "+j("link")+": existing destination is /dev/null") {
+		t.Errorf("another symlink: %v", r)
+	}
+	if err := os.Symlink(t.TempDir(), j("out")); err != nil {
+		t.Fatal(err)
+	}
+	if r := bw("--dir", j("out/x"), "true"); r.code != 1 || !strings.Contains(r.stderr, "through a symlink") {
+		t.Errorf("--dir through a host symlink: %v", r)
+	}
+	if r := run(t, "/", "bwrap", "--ro-bind", "/", "/", "--perms", "0700", "--dir", j("ro"), "true"); r.code != 1 {
+		t.Errorf("--perms --dir in a read-only tree: %v", r)
+	}
+	if _, err := os.Lstat(j("ro")); err == nil {
+		t.Error("made in a tree shown read-only")
+	}
 }

@@ -31,6 +31,9 @@ type bwrapHost struct {
 	// emptyRoot makes an empty directory to stand for a root bubblewrap
 	// builds from nothing (no root, or --tmpfs /).
 	emptyRoot func() (string, error)
+	// maker changes the host as bubblewrap does through a writable bind;
+	// nil changes nothing (and leaves such places to nsrun's plan).
+	maker *hostMaker
 	// noSeccomp says nsrun's seccomp layer is switched off
 	// (NSRUN_BWRAP_SECCOMP=off), and noLandlock its Landlock layer.
 	noSeccomp, noLandlock bool
@@ -103,6 +106,9 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 	}
 	ops, err := effectiveOps(a.Ops, h)
 	if err != nil {
+		return nil, err
+	}
+	if ops, err = makeOnHost(ops, h); err != nil {
 		return nil, err
 	}
 	f := frontSettings(a, ns, ops, h)
@@ -312,10 +318,6 @@ func lastAt(ops []bop, dest string) int {
 // does, whatever their place.
 func unsupportedOp(o bwrap.Op) error {
 	switch {
-	case o.Kind == bwrap.Dir && o.Perms != 0o755:
-		return refuse("--perms", "nsrun makes its directories with modes of its own")
-	case o.Kind == bwrap.Chmod:
-		return refuse("--chmod", "nsrun changes no mode in the sandbox")
 	case o.Kind == bwrap.Mqueue:
 		return refuse("--mqueue", "not yet")
 	case o.Kind == bwrap.Overlay, o.Kind == bwrap.ROOverlay:
@@ -439,7 +441,12 @@ func lowerOp(p *nsrun.Policy, f *front.Settings, o bop, h bwrapHost) error {
 		}
 		f.Files = append(f.Files, front.File{Path: o.Dest, Content: string(data), Mode: uint32(o.Perms), ReadOnly: o.Kind == bwrap.ROBindData})
 	case bwrap.Dir:
+		if o.Perms != 0o755 {
+			return refuse("--perms", "nsrun gives a directory a mode of the caller's only in a writable host tree, where it makes it on the host as bubblewrap does")
+		}
 		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Directory})
+	case bwrap.Chmod:
+		return refuse("--chmod", "nsrun changes modes only in a writable host tree, on the host as bubblewrap does")
 	case bwrap.Symlink:
 		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Symlink, From: o.Op.Source})
 	case bwrap.TmpOverlay:

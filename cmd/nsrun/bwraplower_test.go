@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"reflect"
 	"strings"
@@ -358,5 +359,59 @@ func TestBwrapFrontSettings(t *testing.T) {
 				t.Fatalf("front settings\n got %+v (caps %+v)\nwant %+v (caps %+v)", run.front, run.front.Caps, tc.want, tc.want.Caps)
 			}
 		})
+	}
+}
+
+// TestMakeOnHost holds what bubblewrap's operations make on the host
+// through a writable bind, in order, and what they leave to the policy.
+func TestMakeOnHost(t *testing.T) {
+	var did []string
+	h := fakeHost(map[string]string{"/": "d", "/w": "d", "/w/f": "f", "/w/l": "l:/etc", "/etc": "d", "/w/sym": "l:/dev/null"})
+	h.maker = &hostMaker{
+		mkdir: func(p string, mode fs.FileMode) error {
+			if _, err := h.lstat(p); err == nil {
+				return fs.ErrExist
+			}
+			did = append(did, fmt.Sprintf("mkdir %s %#o", p, mode))
+			return nil
+		},
+		mkfile: func(p string, mode fs.FileMode) error {
+			did = append(did, fmt.Sprintf("mkfile %s %#o", p, mode))
+			return nil
+		},
+		symlink: func(target, p string) error {
+			if _, err := h.lstat(p); err == nil {
+				return fs.ErrExist
+			}
+			did = append(did, "symlink "+target+" "+p)
+			return nil
+		},
+		readlink: func(p string) (string, error) { return "/dev/null", nil },
+		chmod: func(p string, mode fs.FileMode) error {
+			did = append(did, fmt.Sprintf("chmod %s %#o", p, mode))
+			return nil
+		},
+	}
+	for _, tc := range []struct {
+		argv []string
+		did  []string
+		err  string
+	}{
+		{[]string{"--ro-bind", "/", "/", "--bind", "/w", "/w", "--perms", "0750", "--dir", "/w/a/b", "--chmod", "0700", "/w/f",
+			"--symlink", "x", "/w/s", "--ro-bind", "/w/f", "/w/m", "--ro-bind", "/w", "/w/n", "sh"},
+			[]string{"mkdir /w/a 0750", "mkdir /w/a/b 0750", "chmod /w/f 0700", "symlink x /w/s", "mkfile /w/m 0444", "mkdir /w/n 0755"}, ""},
+		{[]string{"--ro-bind", "/", "/", "--dir", "/w/x", "sh"}, nil, ""}, // read-only: left to the plan
+		{[]string{"--bind", "/", "/", "--symlink", "/dev/null", "/w/sym", "sh"}, nil, ""},
+		{[]string{"--bind", "/", "/", "--symlink", "/dev/full", "/w/sym", "sh"}, nil, "Can't make symlink at /w/sym: existing destination is /dev/null"},
+		{[]string{"--bind", "/", "/", "--dir", "/w/l/x", "sh"}, nil, "--dir /w/l/x is not supported"},
+	} {
+		did = nil
+		_, err := lowerArgs(tc.argv, h)
+		if (err == nil) != (tc.err == "") || (err != nil && !strings.HasPrefix(err.Error(), tc.err)) {
+			t.Errorf("%q: error %v, want %q", tc.argv, err, tc.err)
+		}
+		if !reflect.DeepEqual(did, tc.did) {
+			t.Errorf("%q: did %q, want %q", tc.argv, did, tc.did)
+		}
 	}
 }
