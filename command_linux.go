@@ -121,8 +121,9 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 		Direct: p.Isolation == IsolationLandlock, Traced: p.TraceDenials,
 		UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID,
 		HostNet: p.Net == NetHost, Overlay: hasOverlay(p), Network: p.servesNetwork(),
-		Limits: cgroupLimits(p), KeepCaps: front.From(c.ctx).KeptCaps(),
+		Limits: cgroupLimits(p),
 		TTY:    sandbox.TTYMode(c.TTY), WindowSize: sandbox.WindowSize(c.WindowSize),
+		KeepCaps: front.From(c.ctx).KeptCaps(),
 	}
 }
 
