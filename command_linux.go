@@ -24,6 +24,7 @@ type sysCmd struct {
 	git     *gitProtection // looked at again once the sandbox is gone
 	denials *denialLog     // --trace-denials: what the tracer recorded
 	judge   *plan.Judge    // --trace-denials: attributes what was refused
+	shims   []string       // version managers' shims directories (plan.ShimDirs)
 }
 
 // backend names the Linux backend in the report.
@@ -40,6 +41,14 @@ func (c *Cmd) stopper() stopper {
 		return nil
 	}
 	return c.sys
+}
+
+// shimDirs is what start found of plan.ShimDirs (nil before it).
+func (c *Cmd) shimDirs() []string {
+	if c.sys == nil {
+		return nil
+	}
+	return c.sys.shims
 }
 
 func (s *sysCmd) terminate() error { return s.sb.Terminate() }
@@ -65,6 +74,14 @@ func (c *Cmd) start() error {
 	}
 	if err := checkTTYMode(c.TTY); err != nil {
 		return fail(err)
+	}
+	if p.ShimLayers && p.Root == "" && p.Home == HomeInherit {
+		// Before the fork: an overlay wants the init's capabilities.
+		env := c.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		s.shims = plan.ShimDirs(env)
 	}
 	sb, err := sandbox.New(c.sandboxAttr(p, ids, s.started))
 	if err != nil {
@@ -120,7 +137,7 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 		Log: c.Log, Started: started,
 		Direct: p.Isolation == IsolationLandlock, Traced: p.TraceDenials,
 		UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID,
-		HostNet: p.Net == NetHost, Overlay: hasOverlay(p), Network: p.servesNetwork(),
+		HostNet: p.Net == NetHost, Overlay: hasOverlay(p) || len(c.sys.shims) > 0, Network: p.servesNetwork(),
 		Limits: cgroupLimits(p),
 		TTY:    sandbox.TTYMode(c.TTY), WindowSize: sandbox.WindowSize(c.WindowSize),
 		KeepCaps: front.From(c.ctx).KeptCaps(),

@@ -55,6 +55,7 @@ func (c *Cmd) prepareLandlockOnly(p *Policy, user []canonRule, cwd string, env [
 	if p.TmpfsSize > 0 {
 		return nil, &IsolationError{Setting: "tmpfs-size"}
 	}
+	plan.LogShimsReadOnly(c.shimDirs(), lowerRules(user), c.logf)
 	if p.Landlock == LandlockOff {
 		return nil, &SetupError{Code: ExitSetup, Msg: "--isolation landlock with --landlock off would leave nothing enforced"}
 	}

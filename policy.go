@@ -335,6 +335,17 @@ type Policy struct {
 	// out (nothing is resolved or dialled); the sandbox's 127.0.0.1:53
 	// and :3128 are nsrun's. The CLI sets it for the agent preset.
 	RefuseNetwork bool
+	// ShimLayers, with the default isolation, Home left as the environment
+	// has it and no Root, shows the shims directories of the version
+	// managers that the environment leads to (pyenv, rbenv and nodenv:
+	// their ROOT variables and their directories in HOME) writable, in a
+	// layer of the sandbox's own that is discarded with it, so that a
+	// shell's start-up regenerates them without an error and without
+	// reaching the host. Only a directory the sandbox would otherwise show
+	// read-only, on ext4, xfs, btrfs or tmpfs, with nothing mounted below
+	// it, gets one; the report lists each under Overlay. The CLI sets it
+	// (not when run as bwrap). It has no effect elsewhere.
+	ShimLayers bool
 }
 
 // Publish makes a TCP server inside the sandbox, on 127.0.0.1:Port,

@@ -350,6 +350,7 @@ func (c *Cmd) prepareFull(p *Policy, user []canonRule, cwd string, env []string,
 	if err != nil {
 		return nil, err
 	}
+	plan.AddShimLayers(&in, c.shimDirs(), lowerRules(rules), c.logf) // after keepChanges: never kept
 	built := false
 	defer func() {
 		if !built && lock != nil {

@@ -89,6 +89,9 @@ func merge(o *options, environ []string) (*merged, error) {
 	// nothing at all. A plain run does without them: they cost every
 	// launch a proxy, a resolver and the /etc files pointing at them.
 	m.policy.RefuseNetwork = preset == "agent"
+	// A shell's start-up that regenerates a version manager's shims in
+	// the read-only HOME says nothing (nsrun.Policy.ShimLayers).
+	m.policy.ShimLayers = true
 	refuses := m.policy.RefusesNetwork()
 	env := environ
 	if filtered(m.policy) || refuses {
