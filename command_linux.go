@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
@@ -127,6 +128,9 @@ func (c *Cmd) start() error {
 		sb.Abort()
 		return fail(raiseSandbox(err))
 	}
+	if f := front.From(c.ctx); f != nil && f.Started != nil {
+		f.Started(sb.Pid())
+	}
 	c.report.TimingsMS.Setup = ms(sb.Running().Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
 	return nil
@@ -153,6 +157,7 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 		HostNet: p.Net == NetHost, Overlay: hasOverlay(p) || len(c.sys.shims) > 0, Network: p.servesNetwork(),
 		Limits: cgroupLimits(p),
 		TTY:    sandbox.TTYMode(c.TTY), WindowSize: sandbox.WindowSize(c.WindowSize),
+		KeepCaps: front.From(c.ctx).KeptCaps(),
 	}
 }
 
@@ -163,6 +168,9 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared, error) {
 	forkErr := sb.Fork()
 	prep, err := c.prepare(plan.Facts(sb.Facts()))
+	if err == nil {
+		err = raise(plan.ApplyFront(&prep.spec, front.From(c.ctx)))
+	}
 	if err == nil && forkErr == nil {
 		return prep, nil
 	}

@@ -51,6 +51,10 @@ type Attr struct {
 	// sandbox still gets a cgroup where one can be made: without a PID
 	// namespace it is the surest way to find every process at the end.
 	Limits cgroup.Limits
+	// KeepCaps are capabilities the init holds across its execve beside
+	// the ones it builds the sandbox with, for a payload that keeps them
+	// (launch.Spec.Caps); the init drops every other before the payload.
+	KeepCaps []uintptr
 
 	TTY        TTYMode // one of the three below
 	WindowSize WindowSize
