@@ -230,16 +230,7 @@ func describeRule(cr canonRule) string {
 // rule, the later one for the same path. ok is false when only the root
 // covers p.
 func cover(rules []canonRule, p string) (r canonRule, ok bool) {
-	depth := -1
-	for _, c := range rules {
-		if !paths.Within(p, c.Canon) {
-			continue
-		}
-		if d := paths.Depth(c.Canon); d >= depth {
-			r, ok, depth = c, true, d
-		}
-	}
-	return r, ok
+	return paths.Cover(rules, p, func(r canonRule) string { return r.Canon })
 }
 
 // effective applies Effective to canonical rules, keeping what each rule

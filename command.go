@@ -100,6 +100,7 @@ type Cmd struct {
 	childIO    []io.Closer   // the payload's ends of the pipes made here
 	parentIO   []io.Closer   // this process's ends, closed after Wait
 	payloadPid int           // Process.Pid, kept for after Process.Release
+	session    *cmdSession   // a session's init, or a command in a session (session.go)
 	// afterPrepare runs between checking the paths and building the
 	// sandbox; tests use it to change the filesystem in that window.
 	afterPrepare func()
@@ -199,6 +200,9 @@ func (c *Cmd) checkStart() error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
+	}
+	if err := c.checkSession(); err != nil {
+		return err
 	}
 	return c.checkExtraFiles()
 }

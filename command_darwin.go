@@ -47,7 +47,7 @@ func (c *Cmd) start() error {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return fail(&SetupError{Code: ExitSetup, Msg: "no command given"})
 	}
-	if err := c.ttyCheck(); err != nil {
+	if err := ttyCheck(c.TTY); err != nil {
 		return fail(err)
 	}
 	prof, err := p.SeatbeltProfile()
@@ -161,3 +161,20 @@ func seatbeltReport(p *Policy) Report {
 		NotEnforced: []string{"PID isolation: processes outside stay visible", "IPC isolation", "a private /tmp (the real temp directories are writable)", "seccomp", "resource limits"},
 	}
 }
+
+// ProbeHost says whether the macOS backend can run: sandbox-exec present.
+func ProbeHost() Probe {
+	no := ProbeItem{Detail: "not on macOS"}
+	p := Probe{UserNamespaces: no, MountSetattr: no, Landlock: no, Seccomp: no, CgroupV2: no,
+		LandlockOnly: ProbeLandlockOnly{Detail: no.Detail}, RestrictedToken: ProbeRestrictedToken{Detail: "not on Windows"}}
+	if _, err := os.Stat(sandboxExec); err != nil {
+		p.Seatbelt = ProbeItem{Detail: err.Error()}
+	} else {
+		p.Seatbelt = ProbeItem{OK: true, Detail: sandboxExec}
+	}
+	return p
+}
+
+// Resize sets the size of the payload's pseudo-terminal; there is none on
+// this system.
+func (c *Cmd) Resize(WindowSize) error { return errPTYNeedsLinux }

@@ -9,10 +9,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
+	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ptrace"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // sysCmd is the running sandbox as the Cmd holds it: the sandbox itself
@@ -36,6 +40,9 @@ func (c *Cmd) backend() string {
 
 // stopper is the running sandbox, to end it from outside.
 func (c *Cmd) stopper() stopper {
+	if c.inSession() {
+		return c.session
+	}
 	if c.sys == nil || c.sys.sb == nil {
 		return nil
 	}
@@ -59,6 +66,9 @@ func (s *sysCmd) kill() error      { return s.sb.Kill() }
 // this process checks the paths and plans the sandbox; it waits for its
 // spec before it touches anything, and is killed if planning fails.
 func (c *Cmd) start() error {
+	if c.inSession() {
+		return c.startInSession()
+	}
 	s := &sysCmd{started: time.Now()}
 	c.sys = s
 	p := c.policy()
@@ -71,7 +81,7 @@ func (c *Cmd) start() error {
 		// Bad input: nothing needs to start, nor be made to name it.
 		return fail(c.inputError(idErr))
 	}
-	if err := checkTTYMode(c.TTY); err != nil {
+	if err := ttyCheck(c.TTY); err != nil {
 		return fail(err)
 	}
 	if p.ShimLayers && p.Root == "" && p.Home == HomeInherit {
@@ -92,6 +102,9 @@ func (c *Cmd) start() error {
 		return fail(err)
 	}
 	c.report, s.git = prep.report, prep.git
+	if c.session != nil {
+		prep.spec.Session, c.session.env = true, prep.spec.Env
+	}
 	if v := sb.CgroupVersion(); v != "" && hasLimits(p) {
 		c.report.Limits["cgroup"] = v
 	}
@@ -115,6 +128,9 @@ func (c *Cmd) start() error {
 		sb.Abort()
 		return fail(raiseSandbox(err))
 	}
+	if f := front.From(c.ctx); f != nil && f.Started != nil {
+		f.Started(sb.Pid())
+	}
 	c.report.TimingsMS.Setup = ms(sb.Running().Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
 	return nil
@@ -123,6 +139,11 @@ func (c *Cmd) start() error {
 // hasLimits says whether p limits the sandbox through a cgroup.
 func hasLimits(p *Policy) bool {
 	return p.Memory > 0 || p.Pids > 0 || p.CPU > 0
+}
+
+// cgroupLimits are p's cgroup limits.
+func cgroupLimits(p *Policy) cgroup.Limits {
+	return cgroup.Limits{Memory: p.Memory, Pids: p.Pids, CPU: p.CPU}
 }
 
 // sandboxAttr lowers the Cmd and its policy into what the sandbox is
@@ -136,6 +157,7 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 		HostNet: p.Net == NetHost, Overlay: hasOverlay(p) || len(c.sys.shims) > 0, Network: p.servesNetwork(),
 		Limits: cgroupLimits(p),
 		TTY:    sandbox.TTYMode(c.TTY), WindowSize: sandbox.WindowSize(c.WindowSize),
+		KeepCaps: front.From(c.ctx).KeptCaps(),
 	}
 }
 
@@ -145,7 +167,10 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 // sandbox is left running.
 func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared, error) {
 	forkErr := sb.Fork()
-	prep, err := c.prepare(sandboxFacts(sb.Facts()))
+	prep, err := c.prepare(plan.Facts(sb.Facts()))
+	if err == nil {
+		err = raise(plan.ApplyFront(&prep.spec, front.From(c.ctx)))
+	}
 	if err == nil && forkErr == nil {
 		return prep, nil
 	}
@@ -179,7 +204,7 @@ func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 	}
 	if p.TraceDenials {
 		h.Trace = func() (func(ptrace.Event), error) { return c.traceDenials(p, prep) }
-		h.Refused = refusedBy(prep.filters)
+		h.Refused = plan.RefusedBy(prep.filters)
 	}
 	return h
 }
@@ -193,10 +218,82 @@ func launchPorts(ranges []PortRange) []launch.PortRange {
 	return out
 }
 
+// tracedFilters makes spec's seccomp programs those of a traced sandbox
+// and returns them as they were (plan.TracedFilters).
+func tracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
+	untraced, err := plan.TracedFilters(spec)
+	return untraced, raise(err)
+}
+
+// traceDenials makes the judge of --trace-denials, which attributes each
+// refused call to the rule or layer that refused it, and returns what the
+// sandbox's tracer tells every refused call it sees: the judge, then the
+// log of the denials.
+func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error) {
+	eff, err := p.Effect()
+	if err != nil {
+		return nil, err
+	}
+	direct := p.Isolation == IsolationLandlock
+	j := newJudge(p, eff.Rules, direct)
+	if direct && prep.tmpDir != nil {
+		j.Writable = []string{prep.tmpDir.Path()}
+	}
+	s := c.sys
+	s.denials, s.judge = newDenialLog(), j
+	return func(ev ptrace.Event) {
+		if pd, ok := j.Judge(ev); ok {
+			d := Denial(pd)
+			d.Pid, d.Argv0 = ev.Process()
+			if d.Pid == 0 {
+				d.Pid = ev.Pid
+			}
+			s.denials.add(d)
+		}
+	}, nil
+}
+
+// newJudge is the judge of --trace-denials for a sandbox of p built from
+// the effective rules: Resolve over them is what nsrun policy explain
+// answers.
+func newJudge(p *Policy, rules []Rule, landlockOnly bool) *plan.Judge {
+	j := &plan.Judge{Root: "host root", LandlockOnly: landlockOnly, HostNet: p.Net == NetHost, Filtered: p.filtersNetwork()}
+	if p.Root != "" {
+		j.Root = "--root " + p.Root
+	}
+	j.Resolve = func(path string) (mounts.Access, string, bool, bool) {
+		access, by, ok := Resolve(rules, path)
+		if !ok {
+			return 0, "", false, false
+		}
+		return mounts.Access(access), ruleLabel(by), by.Source == SourceMandatory, true
+	}
+	return j
+}
+
+// ruleLabel names a rule as the command line gives it.
+func ruleLabel(r Rule) string {
+	if r.Source == SourceInternal {
+		return "nsrun's " + r.Access.String() + " " + r.Path
+	}
+	s := "--" + r.Option() + " "
+	if r.From != "" {
+		s += r.From + " "
+	}
+	s += r.Path
+	if r.Source == SourceMandatory {
+		s += " (mandatory)"
+	}
+	return s
+}
+
 // wait waits for the payload to exit and every process of the sandbox to
 // end, and for its output to be copied. It returns how the payload ended,
 // and what copying its output met.
 func (c *Cmd) wait() (*ExitError, error) {
+	if c.inSession() {
+		return c.waitInSession()
+	}
 	s := c.sys
 	end := s.sb.Wait()
 	if end.Served && c.report.Network != nil {
@@ -240,6 +337,9 @@ func (c *Cmd) Signal(sig os.Signal) error {
 	ss, ok := sig.(syscall.Signal)
 	if !ok {
 		return fmt.Errorf("nsrun: unsupported signal %v", sig)
+	}
+	if c.inSession() {
+		return c.session.signal(unix.Signal(ss))
 	}
 	return c.sys.sb.Signal(unix.Signal(ss))
 }

@@ -21,3 +21,14 @@ func (c *Cmd) wait() (*ExitError, error) { return &ExitError{Code: ExitSetup}, E
 
 // Signal returns ErrUnsupported.
 func (c *Cmd) Signal(os.Signal) error { return ErrUnsupported }
+
+// ProbeHost reports that this system has no backend yet.
+func ProbeHost() Probe {
+	no := ProbeItem{Detail: ErrUnsupported.Error()}
+	return Probe{UserNamespaces: no, MountSetattr: no, Landlock: no, Seccomp: no, CgroupV2: no, Seatbelt: no,
+		LandlockOnly: ProbeLandlockOnly{Detail: no.Detail}, RestrictedToken: ProbeRestrictedToken{Detail: no.Detail}}
+}
+
+// Resize sets the size of the payload's pseudo-terminal; there is none on
+// this system.
+func (c *Cmd) Resize(WindowSize) error { return errPTYNeedsLinux }

@@ -48,6 +48,24 @@ func (l *denialLog) add(d Denial) {
 	l.entries = append(l.entries, d)
 }
 
+// addCount counts d n times.
+func (l *denialLog) addCount(d Denial, n int) {
+	for ; n > 0; n-- {
+		l.add(d)
+	}
+}
+
+// drop counts n denials that were not kept.
+func (l *denialLog) drop(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dropped+n < math.MaxInt32 {
+		l.dropped += n
+	} else {
+		l.dropped = math.MaxInt32
+	}
+}
+
 // list is a copy of the entries and the number dropped.
 func (l *denialLog) list() ([]Denial, int) {
 	l.mu.Lock()

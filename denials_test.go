@@ -26,6 +26,23 @@ func TestDenialLogCapsAndCounts(t *testing.T) {
 	}
 }
 
+// The supervisor's refusals come counted, and those it could not keep
+// as a number: both saturate as the tracer's do.
+func TestDenialLogAddsCounts(t *testing.T) {
+	l := newDenialLog()
+	d := Denial{Operation: "connect", Address: "10.0.0.1:80", Errno: "EACCES", Rule: "landlock: tcp"}
+	l.addCount(d, 3)
+	l.addCount(d, 0)
+	l.drop(5)
+	if got, dropped := l.list(); len(got) != 1 || got[0].Count != 3 || dropped != 5 {
+		t.Fatalf("%+v, %d dropped", got, dropped)
+	}
+	l.drop(math.MaxInt32)
+	if _, dropped := l.list(); dropped != math.MaxInt32 {
+		t.Errorf("dropped past its cap: %d", dropped)
+	}
+}
+
 func TestDenialSummary(t *testing.T) {
 	r := &Report{}
 	if DenialSummary(r) != nil {

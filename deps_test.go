@@ -22,23 +22,26 @@ var allowedImports = map[string][]string{
 	// mechanisms directly; those edges go as it moves to internal/plan and
 	// internal/sandbox (issue 26).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox",
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/session", "internal/front",
 		// to retire with the move of the parent side:
 		"internal/absent", "internal/mountinfo",
 		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
-	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap"},
+	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
-	"internal/launch": {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths"},
+	"internal/launch": {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths", "internal/fdpass"},
 	// The Linux planning: a lowered policy in, what the sandbox is made of
 	// out; it never imports the parent side that runs the sandbox.
-	"internal/plan": {"internal/launch", "mounts", "landlock", "seccomp", "netproxy", "cgroup", "ptrace",
-		"internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo"},
+	"internal/plan": {"internal/launch", "internal/front", "mounts", "landlock", "seccomp", "netproxy", "cgroup", "ptrace",
+		"internal/absent", "internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo", "internal/errs"},
 	// The Linux parent side: the running sandbox as its parent holds it; it
 	// imports neither the root nor internal/plan, which the root composes.
 	"internal/sandbox": {"internal/launch", "internal/rawinit", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp",
-		"internal/absent", "internal/fdpass", "internal/procfs", "internal/changes", "internal/supervise"},
+		"internal/absent", "internal/fdpass", "internal/procfs", "internal/changes", "internal/supervise", "internal/errs"},
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
+	// Sessions' parent side: the channel to a session's init and the
+	// control socket; the root and the CLI compose it.
+	"internal/session": {"internal/launch", "internal/sandbox", "internal/fdpass", "internal/wire", "pty"},
 	// The runtime-free init (prototype, issue 27): the spec in, a program
 	// of raw system calls out.
 	"internal/rawinit": {"internal/launch", "mounts", "landlock", "seccomp"},
@@ -60,7 +63,9 @@ var allowedImports = map[string][]string{
 	"internal/absent":                 {},
 	"internal/bwrap":                  {},
 	"internal/changes":                {},
+	"internal/errs":                   {},
 	"internal/fdpass":                 {},
+	"internal/front":                  {},
 	"internal/gitguard":               {},
 	"internal/mountinfo":              {},
 	"internal/paths":                  {},

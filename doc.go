@@ -90,14 +90,20 @@
 //	policy files and presets    policyfile.go presets.go values.go
 //	Cmd (portable shell)        command.go output.go cancel.go extrafiles.go
 //	per-OS backends             command_linux.go command_darwin.go command_windows.go
-//	planning a Linux launch     prepare_linux.go landlockonly_linux.go network_linux.go
-//	                            rules_linux.go workdir.go lower_linux.go, package internal/plan
-//	                            (the Landlock and seccomp layers, the --trace-denials judge)
+//	planning a Linux launch     lower_linux.go (a Policy and Cmd lowered to plan.Request,
+//	                            plan.Error raised), prepare_linux.go (composes the planner,
+//	                            raises its plans into the report); package internal/plan
+//	                            (Full, LandlockOnly: the mounts, the Landlock and seccomp
+//	                            layers, the network, the home, the accounts, kept changes,
+//	                            --trace-denials' filters and judge)
 //	the running sandbox         package internal/sandbox (cgroup, pipes, pty and job
 //	                            control, the fork, the spec's hand-off, wait, usage)
 //	the stages and their spec   package internal/launch (init, Landlock-only stage and
-//	                            child, fork helper, probe stages)
+//	                            child, fork helper, probe stages; a session's init)
+//	sessions                    session.go session_linux.go, package internal/session
+//	                            (the channel to a session's init, the control socket)
 //	report                      report.go report_linux.go
+//	host probe                  probe.go probe_linux.go, internal/sandbox, internal/plan
 //	mechanisms                  packages ns, mounts, landlock, seccomp, cgroup, netproxy, pty
 //	macOS, Windows              packages darwin, windows; seatbelt.go
 //

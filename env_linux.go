@@ -1,5 +1,7 @@
 package nsrun
 
+import "strings"
+
 // secretNames are the names SecretEnv matches (and SecretEnvKept does
 // not) among names, in their order: those whose removal nsrun guessed.
 func secretNames(names []string) []string {
@@ -10,4 +12,15 @@ func secretNames(names []string) []string {
 		}
 	}
 	return out
+}
+
+// getEnv is the last value of k in env.
+func getEnv(env []string, k string) (string, bool) {
+	v, ok := "", false
+	for _, kv := range env {
+		if name, val, _ := strings.Cut(kv, "="); name == k {
+			v, ok = val, true
+		}
+	}
+	return v, ok
 }

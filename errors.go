@@ -3,6 +3,8 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+
+	"github.com/nsrun/nsrun/internal/errs"
 )
 
 // Exit statuses with a meaning of their own, as the nsrun command uses them.
@@ -32,15 +34,7 @@ type SetupError struct {
 }
 
 func (e *SetupError) Error() string {
-	switch {
-	case e.Msg != "":
-		return e.Msg
-	case e.Err == nil:
-		return e.Op
-	case e.Op == "":
-		return e.Err.Error()
-	}
-	return e.Op + ": " + e.Err.Error()
+	return errs.Step(e.Op, e.Msg, e.Err)
 }
 
 func (e *SetupError) Unwrap() error { return e.Err }

@@ -113,6 +113,22 @@ func homeRule(p *Policy, cwd string) (canonRule, bool) {
 	return cr, true
 }
 
+// persistentHomeDir is the directory a HomePersistent policy keeps HOME
+// in, absolute: homeDir, else nsrun's own under the first of the caller's
+// homes (Homes). The sandbox makes and uses it, and Effect shows it: one
+// answer for both.
+func persistentHomeDir(homeDir string, homes []string, cwd string) (string, error) {
+	if homeDir == "" {
+		if len(homes) == 0 {
+			return "", errNoHomeForPersistent
+		}
+		homeDir = StateDir(homes[0], "default", "home")
+	}
+	return paths.Abs(homeDir, cwd), nil
+}
+
+var errNoHomeForPersistent = errors.New("--home persistent: no home directory to keep it under (HOME is unset and the password database has none); give --home DIR")
+
 // canonicalAncestor is abs with its longest existing ancestor made
 // canonical and the missing rest joined on.
 func canonicalAncestor(abs string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 )
 
 // checkExtraFiles refuses ExtraFiles that cannot be passed: a closed file,
@@ -38,4 +39,16 @@ func describeExtraFiles(files []*os.File) []ExtraFileReport {
 		}
 	}
 	return out
+}
+
+// fileName is how the report names a passed descriptor: on Linux what the
+// kernel says it is ("/path", "pipe:[123]", "socket:[456]"), elsewhere the
+// name it was opened with.
+func fileName(f *os.File) string {
+	if runtime.GOOS == "linux" {
+		if name, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd()))); err == nil {
+			return name
+		}
+	}
+	return f.Name()
 }

@@ -512,8 +512,10 @@ func TestLibraryUsage(t *testing.T) {
 	cases := []usageCase{
 		{"nothing", nil, "true", 0, "rusage", 0, 0},
 		{"cpu and memory", nil, burn + "; " + hog, 0, "rusage", 90, 32 << 10},
-		// Spinning for as long as the machine lets them, then killed.
-		{"an orphan killed at the end", nil, "(perl -e '1 while 1' &); sleep 0.2", 0, "rusage", 40, 0},
+		// An orphan that has used 60 ms of CPU (the payload waits for it
+		// to say so: a loaded machine may give it less in any fixed time)
+		// and spins on until the init kills it at the end.
+		{"an orphan killed at the end", nil, `(perl -e '1 while (times)[0] < 0.06; open F, ">/tmp/burnt"; close F; 1 while 1' &); until [ -e /tmp/burnt ]; do sleep 0.01; done`, 0, "rusage", 50, 0},
 		{"killed by the timeout", nil, "perl -e '1 while 1'", time.Second, "rusage", 40, 0},
 		{"landlock", &Policy{Isolation: IsolationLandlock}, burn + "; " + hog, 0, "rusage", 90, 32 << 10},
 	}

@@ -73,34 +73,3 @@ func TestCheckWorkspace(t *testing.T) {
 		t.Error("the agent preset must refuse the home directory")
 	}
 }
-
-func TestHomeEnv(t *testing.T) {
-	caller := t.TempDir()
-	env := homeEnv([]string{"HOME=" + caller, "PATH=/bin", "GOCACHE=/root/.cache/go-build", "XDG_CONFIG_HOME=/root/.config"}, "/h", "/s/id", nil)
-	want := []string{"PATH=/bin", "HOME=/h", "XDG_CACHE_HOME=/h/.cache", "XDG_CONFIG_HOME=/h/.config", "XDG_DATA_HOME=/h/.local/share",
-		"XDG_STATE_HOME=/h/.local/state", "GOCACHE=/h/.cache/go-build", "GOMODCACHE=/h/go/pkg/mod", "npm_config_cache=/h/.npm",
-		"PIP_CACHE_DIR=/h/.cache/pip", "GIT_CONFIG_SYSTEM=/s/id"}
-	if !reflect.DeepEqual(env, want) {
-		t.Errorf("home env\n%q\nwant\n%q", env, want)
-	}
-	// What the caller keeps stays; a kept HOME is what the rest follows.
-	env = homeEnv([]string{"HOME=/mine", "GOCACHE=/gc"}, "/h", "", []string{"HOME", "GOCACHE"})
-	if v, _ := getEnv(env, "HOME"); v != "/mine" {
-		t.Errorf("kept HOME: %q", env)
-	}
-	if v, _ := getEnv(env, "GOCACHE"); v != "/gc" {
-		t.Errorf("kept GOCACHE: %q", env)
-	}
-	if v, _ := getEnv(env, "XDG_CACHE_HOME"); v != "/mine/.cache" {
-		t.Errorf("caches follow the kept HOME: %q", env)
-	}
-	if _, ok := getEnv(env, "GIT_CONFIG_SYSTEM"); ok {
-		t.Errorf("no identity, no GIT_CONFIG_SYSTEM: %q", env)
-	}
-	// rustup's toolchains stay where the caller has them.
-	os.Mkdir(filepath.Join(caller, ".rustup"), 0o755)
-	env = homeEnv([]string{"HOME=" + caller}, "/h", "", nil)
-	if v, _ := getEnv(env, "RUSTUP_HOME"); v != filepath.Join(caller, ".rustup") {
-		t.Errorf("RUSTUP_HOME: %q", env)
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/plan"
 )
 
 // Every field of a spec the parent really builds, Landlock rules and BPF
@@ -24,7 +25,7 @@ func TestPreparedSpecRoundTrip(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, "ro"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	prep, err := cmd.prepare(sandboxFacts{})
+	prep, err := cmd.prepare(plan.Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"runtime"
 )
 
 // TTYMode says whether a sandbox's payload gets a pseudo-terminal of its
@@ -57,6 +58,23 @@ type WindowSize struct {
 func checkTTYMode(m TTYMode) error {
 	if m < TTYAuto || m > TTYNever {
 		return &SetupError{Code: ExitSetup, Msg: fmt.Sprintf("tty: unknown mode %d", int(m))}
+	}
+	return nil
+}
+
+// errPTYNeedsLinux says this system's backend gives no private
+// pseudo-terminal.
+var errPTYNeedsLinux = errors.New("a private pseudo-terminal needs Linux")
+
+// ttyCheck refuses a mode this package does not know, and TTYAlways where
+// the backend cannot give it (every system but Linux): there the payload
+// gets the streams as they are.
+func ttyCheck(m TTYMode) error {
+	if err := checkTTYMode(m); err != nil {
+		return err
+	}
+	if m == TTYAlways && runtime.GOOS != "linux" {
+		return &SetupError{Code: ExitSetup, Msg: "--tty always: " + errPTYNeedsLinux.Error()}
 	}
 	return nil
 }

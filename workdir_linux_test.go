@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsrun/nsrun/internal/plan"
 )
 
 func TestFixTmpdir(t *testing.T) {
@@ -18,7 +20,7 @@ func TestFixTmpdir(t *testing.T) {
 		{"TMPDIR=relative", "TMPDIR=/tmp"},
 		{"OTHER=/var/tmp", "OTHER=/var/tmp"},
 	} {
-		got := (&Cmd{}).fixTmpdir([]string{tc.in}, rs)
+		got := (&Cmd{}).fixTmpdir([]string{tc.in}, lowerRules(rs))
 		if len(got) != 1 || got[0] != tc.want {
 			t.Errorf("fixTmpdir(%s) = %v, want %s", tc.in, got, tc.want)
 		}
@@ -45,7 +47,7 @@ func TestWorkDir(t *testing.T) {
 		{"/tmp/made-up", "/", "", "starts empty"},
 	} {
 		c := &Cmd{Dir: tc.dir}
-		got, err := c.workDir("/", rs, tc.cwd)
+		got, err := c.workDir("/", lowerRules(rs), tc.cwd)
 		if tc.err != "" {
 			var de *DirError
 			if !errors.As(err, &de) || !strings.Contains(err.Error(), tc.err) {
@@ -58,7 +60,7 @@ func TestWorkDir(t *testing.T) {
 		}
 	}
 	// A cwd hidden by the private /tmp falls back to the first writable dir.
-	got, err := (&Cmd{}).workDir("/", rules(cr("/tmp", Tmpfs), cr("/w", ReadWrite)), "/tmp")
+	got, err := (&Cmd{}).workDir("/", lowerRules(rules(cr("/tmp", Tmpfs), cr("/w", ReadWrite))), "/tmp")
 	if err != nil || got != "/w" {
 		t.Errorf("cwd at the tmpfs root: %q %v", got, err)
 	}
@@ -69,7 +71,7 @@ func TestWorkDir(t *testing.T) {
 	if under, err = filepath.EvalSymlinks(under); err != nil || !strings.HasPrefix(under, "/tmp/") {
 		t.Skipf("the test's temporary directory %s is not under /tmp", under)
 	}
-	got, err = (&Cmd{}).workDir("/", rules(cr("/tmp", Tmpfs), cr(under+"/a", ReadWrite)), under)
+	got, err = (&Cmd{}).workDir("/", lowerRules(rules(cr("/tmp", Tmpfs), cr(under+"/a", ReadWrite))), under)
 	if err != nil || got != under {
 		t.Errorf("cwd above a rule under the tmpfs: %q %v", got, err)
 	}
@@ -83,14 +85,26 @@ func TestWorkDirOverAnotherRootsRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := rules(cr("/", Overlay))
-	got, err := (&Cmd{}).workDir(img, rs, "/usr/bin")
+	got, err := (&Cmd{}).workDir(img, lowerRules(rs), "/usr/bin")
 	if err != nil || got != "/" {
 		t.Errorf("a cwd the image lacks: %q %v", got, err)
 	}
-	if got, err := (&Cmd{Dir: "/etc"}).workDir(img, rs, "/"); err != nil || got != "/etc" {
+	if got, err := (&Cmd{Dir: "/etc"}).workDir(img, lowerRules(rs), "/"); err != nil || got != "/etc" {
 		t.Errorf("--chdir /etc: %q %v", got, err)
 	}
-	if _, err := (&Cmd{Dir: "/usr"}).workDir(img, rs, "/"); err == nil {
+	if _, err := (&Cmd{Dir: "/usr"}).workDir(img, lowerRules(rs), "/"); err == nil {
 		t.Error("--chdir to what the image lacks")
 	}
+}
+
+// workDir is the payload's working directory (plan.WorkDir).
+func (c *Cmd) workDir(root string, rules []plan.Rule, cwd string) (string, error) {
+	dir, err := plan.WorkDir(c.Dir, root, rules, cwd, c.logf)
+	return dir, raise(err)
+}
+
+// fixTmpdir points TMPDIR at /tmp where the payload cannot write it
+// (plan.FixTmpdir).
+func (c *Cmd) fixTmpdir(env []string, rules []plan.Rule) []string {
+	return plan.FixTmpdir(env, rules, c.warnf)
 }

@@ -373,6 +373,8 @@ func makeMountpoint(dir int, mp Mountpoint) error {
 	}
 	last := parts[len(parts)-1]
 	switch {
+	case mp.Data:
+		return writeNewFile(cur, last, mp.Content, mp.Mode)
 	case mp.Link != "":
 		return unix.Symlinkat(mp.Link, cur, last)
 	case mp.Dir:
@@ -389,6 +391,24 @@ func makeMountpoint(dir int, mp Mountpoint) error {
 		return err
 	}
 	return unix.Close(fd)
+}
+
+// writeNewFile makes the regular file name in dir, which must not exist,
+// with content and the permission bits mode (the umask not applied).
+func writeNewFile(dir int, name, content string, mode uint32) error {
+	fd, err := unix.Openat(dir, name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	for b := []byte(content); len(b) > 0; {
+		n, err := unix.Write(fd, b)
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return unix.Fchmod(fd, mode)
 }
 
 // scratchFS is a detached tmpfs holding the empty file that denied files
@@ -431,7 +451,7 @@ func (s *scratchFS) emptyFile() (int, error) {
 
 // file writes content to a new file in the scratch tmpfs and returns its
 // name there.
-func (s *scratchFS) file(content string) (int, string, error) {
+func (s *scratchFS) file(content string, mode uint32) (int, string, error) {
 	dir, err := s.emptyFile()
 	if err != nil {
 		return -1, "", err
@@ -449,6 +469,11 @@ func (s *scratchFS) file(content string) (int, string, error) {
 			return -1, "", err
 		}
 		b = b[n:]
+	}
+	if mode != 0 {
+		if err := unix.Fchmod(fd, mode); err != nil {
+			return -1, "", err
+		}
 	}
 	return dir, name, nil
 }
@@ -469,7 +494,7 @@ func (b *builder) mountEmptyFile(op Op, target int) error {
 
 // mountFile binds a read-only file with op.Content onto op.Path.
 func (b *builder) mountFile(op Op, target int) error {
-	dir, name, err := b.scratch.file(op.Content)
+	dir, name, err := b.scratch.file(op.Content, op.FileMode)
 	if err != nil {
 		return fmt.Errorf("file %s: %w", op.Path, err)
 	}

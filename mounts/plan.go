@@ -248,6 +248,11 @@ type Mountpoint struct {
 	Rel  string // relative to the Op's Path
 	Dir  bool
 	Link string // if set, a symlink with this target instead
+	// Data makes a regular file holding Content with permission bits
+	// Mode, instead of an empty one to mount on; it must not exist yet.
+	Data    bool
+	Content string
+	Mode    uint32
 }
 
 // Op is one mount of a plan.
@@ -266,6 +271,9 @@ type Op struct {
 	// the directory in place (see Make).
 	Pin     bool
 	Content string // for OpFile
+	// FileMode, when not 0, is an OpFile's permission bits (0444
+	// otherwise).
+	FileMode uint32
 	// Mirror, on OpMirror, an OpBind or the root, are entries the directory
 	// at Path lacks: it is covered by a mirror of itself holding them (see
 	// OpMirror), after it is mounted.

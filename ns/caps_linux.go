@@ -77,3 +77,60 @@ func lastCap() (int, error) {
 	}
 	return n, nil
 }
+
+// KeepCapabilities sets NO_NEW_PRIVS and leaves the calling thread the
+// capabilities of keep (bit N is capability N) and no other in its
+// permitted and effective sets, those of bounding in its bounding set;
+// with ambient, those of keep in its
+// inheritable and ambient sets too, so that they survive execve whatever
+// the payload's uid (without, only uid 0 has them after execve, and the
+// inheritable set is emptied). Only capabilities the thread holds can be
+// kept; the others of keep are left out. It is bubblewrap's treatment of
+// a root caller (or of --cap-add) and is meant for a thread in a user
+// namespace of the sandbox's own, whose capabilities reach nothing
+// outside it.
+func KeepCapabilities(keep, bounding uint64, ambient bool) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_SET_NO_NEW_PRIVS: %w", err)
+	}
+	last, err := lastCap()
+	if err != nil {
+		return err
+	}
+	for c := 0; c <= last && c < 64; c++ {
+		if bounding&(1<<c) != 0 {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("prctl PR_CAPBSET_DROP %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_CAP_AMBIENT_CLEAR_ALL: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	for i := range data {
+		m := uint32(keep>>(32*i)) & data[i].Permitted
+		data[i] = unix.CapUserData{Effective: m, Permitted: m}
+		if ambient {
+			data[i].Inheritable = m
+		}
+	}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset to %#x: %w", keep, err)
+	}
+	held := uint64(data[0].Inheritable) | uint64(data[1].Inheritable)<<32
+	for c := 0; c <= last && c < 64; c++ {
+		if held&(1<<c) == 0 {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_RAISE, uintptr(c), 0, 0); err != nil {
+			return fmt.Errorf("prctl PR_CAP_AMBIENT_RAISE %d: %w", c, err)
+		}
+	}
+	return nil
+}

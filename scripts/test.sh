@@ -2,7 +2,8 @@
 # The whole test suite: vet, unit tests, and the integration tests as the
 # calling user and, when run as root, again as an unprivileged user; the
 # integration tests run once more with the init forked through the fork
-# helper, as for a program with a large heap.
+# helper, as for a program with a large heap; then bubblewrap's own test
+# suite against nsrun as bwrap (scripts/bwrap-suite-check.sh).
 # NSRUN_INTEGRATION=1 turns a host that cannot run sandboxes into a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +65,15 @@ if [ "$(id -u)" -eq 0 ]; then
 	echo "ok  	integration and library as $TEST_USER"
 	cat "$user_log" >>"$log"
 fi
+
+# bubblewrap's own tests/test-run.sh (taken from Debian's source package at
+# test time) against nsrun as bwrap, as this user and, as root, as
+# $TEST_USER; each outcome held to scripts/bwrap-suite.expected.
+echo "== bubblewrap's tests/test-run.sh against nsrun as bwrap"
+bw="$(mktemp -d /var/tmp/nsrun-bwrap-bin.XXXXXX)"
+CGO_ENABLED=0 go build -o "$bw/nsrun" ./cmd/nsrun
+NSRUN_TEST_USER="$TEST_USER" scripts/bwrap-suite-check.sh "$bw/nsrun" || { rm -rf "$bw"; exit 1; }
+rm -rf "$bw"
 
 passed=$(grep -cE '^ *--- PASS' "$log" || true)
 skipped=$(grep -cE '^ *--- SKIP' "$log" || true)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nsrun/nsrun"
 	"github.com/nsrun/nsrun/internal/bwrap"
+	"github.com/nsrun/nsrun/internal/front"
 )
 
 // bwrapVersion is the bubblewrap whose command line nsrun's bubblewrap
@@ -110,7 +112,9 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 		blockOn(a.BlockFD)
 	}
 
-	cmd := nsrun.Command(run.policy, run.args[0], run.args[1:]...)
+	status := newBwrapStatus(a, ns)
+	run.front.Started = status.started
+	cmd := nsrun.CommandContext(front.With(context.Background(), &run.front), run.policy, run.args[0], run.args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Env, cmd.Dir, cmd.TTY, cmd.ExtraFiles = run.env, run.dir, run.tty, extra
 	if os.Getenv("NSRUN_BWRAP_VERBOSE") == "1" {
@@ -121,13 +125,103 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 	var ee *nsrun.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		code = log.die(bwrapFailureText(err, run.args[0]))
+	} else {
+		status.exited(code)
 	}
+	status.close()
 	if report != nil {
 		if werr := report.write(cmd.Report()); werr != nil {
 			log.print(3, fmt.Sprintf("NSRUN_REPORT %s: %v", report.name, werr))
 		}
 	}
 	return code
+}
+
+// bwrapStatus writes bubblewrap's JSON on --info-fd and --json-status-fd:
+// once the sandbox runs, the pid of its first process and the
+// namespaces bubblewrap would have made; on --json-status-fd, once the
+// command ran and exited, its status.
+type bwrapStatus struct {
+	info, json *os.File
+	// names are the namespaces listed, in bubblewrap's order.
+	names []string
+}
+
+func newBwrapStatus(a *bwrap.Args, ns bwrap.Namespaces) *bwrapStatus {
+	s := &bwrapStatus{names: bwrapNamespaceNames(ns)}
+	if a.InfoFD >= 0 {
+		s.info = os.NewFile(uintptr(a.InfoFD), "--info-fd")
+	}
+	if a.JSONStatusFD >= 0 {
+		s.json = os.NewFile(uintptr(a.JSONStatusFD), "--json-status-fd")
+	}
+	return s
+}
+
+// bwrapNamespaceNames are the namespaces bubblewrap reports: the mount
+// namespace, and those the command line unshared.
+func bwrapNamespaceNames(ns bwrap.Namespaces) []string {
+	var out []string
+	for _, n := range []struct {
+		name string
+		on   bool
+	}{{"cgroup", ns.Cgroup || ns.CgroupTry}, {"ipc", ns.IPC}, {"mnt", true}, {"net", ns.Net}, {"pid", ns.PID}, {"uts", ns.UTS}} {
+		if n.on {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+// started writes the first lines, for the sandbox's first process pid
+// (host pid); a namespace nsrun cannot read is left out, as bubblewrap
+// leaves it.
+func (s *bwrapStatus) started(pid int) {
+	if s.info == nil && s.json == nil {
+		return
+	}
+	ids := namespaceIDs(pid, s.names)
+	if s.info != nil {
+		var b strings.Builder
+		fmt.Fprintf(&b, "{\n    \"child-pid\": %d", pid)
+		for _, id := range ids {
+			fmt.Fprintf(&b, ",\n    \"%s-namespace\": %d", id.name, id.ino)
+		}
+		b.WriteString("\n}\n")
+		_, _ = s.info.WriteString(b.String())
+		s.info.Close()
+		s.info = nil
+	}
+	if s.json != nil {
+		var b strings.Builder
+		fmt.Fprintf(&b, "{ \"child-pid\": %d", pid)
+		for _, id := range ids {
+			fmt.Fprintf(&b, ", \"%s-namespace\": %d", id.name, id.ino)
+		}
+		b.WriteString(" }\n")
+		_, _ = s.json.WriteString(b.String())
+	}
+}
+
+// exited writes the command's exit status on --json-status-fd.
+func (s *bwrapStatus) exited(code int) {
+	if s.json != nil {
+		_, _ = fmt.Fprintf(s.json, "{ \"exit-code\": %d }\n", code)
+	}
+}
+
+func (s *bwrapStatus) close() {
+	for _, f := range []*os.File{s.info, s.json} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// nsID is a namespace by its name and inode.
+type nsID struct {
+	name string
+	ino  uint64
 }
 
 // startAndWait runs cmd, passing the signals nsrun gets on to it, as the
@@ -139,20 +233,7 @@ func startAndWait(cmd *nsrun.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-sigs:
-				_ = cmd.Signal(sig)
-			case <-done:
-				return
-			}
-		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	return err
+	return waitForwarding(cmd, sigs)
 }
 
 // bwrapFailureText words a failure to build the sandbox or start the
@@ -282,6 +363,7 @@ var bwrapOptions = [][2]string{
 	{"--gid GID", "Custom gid in the sandbox (requires --unshare-user)"},
 	{"--hostname NAME", "Custom hostname in the sandbox (requires --unshare-uts)"},
 	{"--chdir DIR", "Change directory to DIR"},
+	{"--argv0 VALUE", "Set argv[0] to the value VALUE before running the program"},
 	{"--clearenv", "Unset all environment variables"},
 	{"--setenv VAR VALUE", "Set an environment variable"},
 	{"--unsetenv VAR", "Unset an environment variable"},
@@ -295,18 +377,27 @@ var bwrapOptions = [][2]string{
 	{"--ro-bind-try SRC DEST", "Equal to --ro-bind but ignores non-existent SRC"},
 	{"--bind-fd FD DEST", "Bind open directory or path fd on DEST"},
 	{"--ro-bind-fd FD DEST", "Bind open directory or path fd read-only on DEST"},
-	{"--remount-ro DEST", "Remount DEST, a bind, as readonly"},
+	{"--remount-ro DEST", "Remount DEST, a bind or tmpfs, as readonly"},
 	{"--overlay-src SRC", "Read files from SRC in the following --tmp-overlay"},
 	{"--tmp-overlay DEST", "Mount overlayfs on DEST (= SRC), with writes going to an invisible tmpfs"},
 	{"--proc /proc", "Mount new procfs on /proc"},
 	{"--dev /dev", "Mount new dev on /dev"},
 	{"--tmpfs DEST", "Mount new tmpfs on DEST"},
 	{"--dir DEST", "Create dir at DEST"},
+	{"--file FD DEST", "Copy from FD to file DEST (in a --tmpfs)"},
+	{"--bind-data FD DEST", "Copy from FD to file which is bind-mounted on DEST (in a --tmpfs)"},
+	{"--ro-bind-data FD DEST", "Copy from FD to file which is readonly bind-mounted on DEST (in a --tmpfs)"},
 	{"--symlink SRC DEST", "Create symlink at DEST with target SRC"},
+	{"--perms OCTAL", "Set permissions of next argument (--tmpfs, --file, --bind-data, --ro-bind-data)"},
+	{"--size BYTES", "Set size of next argument (only for --tmpfs)"},
 	{"--block-fd FD", "Block on FD until some data to read is available"},
+	{"--info-fd FD", "Write information about the running container to FD"},
+	{"--json-status-fd FD", "Write container status to FD as multiple JSON documents"},
 	{"--new-session", "Create a new terminal session"},
 	{"--die-with-parent", "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
-	{"--cap-drop CAP", "Drop cap CAP (nsrun drops all)"},
+	{"--as-pid-1", "Do not install a reaper process with PID=1 (nsrun's init)"},
+	{"--cap-add CAP", "Add cap CAP when running as privileged user (in the sandbox's user namespace)"},
+	{"--cap-drop CAP", "Drop cap CAP when running as privileged user"},
 	{"--not-a-security-boundary", "Accepted; nsrun fails hard all the same"},
 }
 

@@ -66,6 +66,7 @@ func newBwrapHost() (bwrapHost, func(), error) {
 			return fi.Mode(), nil
 		},
 		fdPath: fdPath,
+		readFD: readArgsFD,
 		cwd:    cwd,
 		env:    os.Environ(),
 		emptyRoot: func() (string, error) {
@@ -78,6 +79,10 @@ func newBwrapHost() (bwrapHost, func(), error) {
 		},
 		noSeccomp:  os.Getenv("NSRUN_BWRAP_SECCOMP") == "off",
 		noLandlock: os.Getenv("NSRUN_BWRAP_LANDLOCK") == "off",
+		uid:        os.Getuid(),
+		maker:      osMaker,
+		caps:       effectiveCaps(),
+		bounding:   boundingCaps(),
 	}
 	cleanup := func() {
 		for _, d := range made {
@@ -169,4 +174,67 @@ func lockFile(p, name string) error {
 		return &bwrapFailure{fmt.Sprintf("Unable to lock file %s: %s", name, bwrap.Strerror(err))}
 	}
 	return nil
+}
+
+// effectiveCaps is the calling thread's effective capabilities (bit N:
+// capability N); none where capget fails.
+func effectiveCaps() uint64 {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return 0
+	}
+	return uint64(data[0].Effective) | uint64(data[1].Effective)<<32
+}
+
+// boundingCaps is the calling thread's bounding set.
+func boundingCaps() uint64 {
+	var set uint64
+	for c := 0; c < 64; c++ {
+		in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
+		if err != nil {
+			break // EINVAL: past the last capability
+		}
+		if in == 1 {
+			set |= 1 << c
+		}
+	}
+	return set
+}
+
+// namespaceIDs are the inodes of pid's namespaces of names, those that
+// can be read.
+func namespaceIDs(pid int, names []string) []nsID {
+	var out []nsID
+	for _, n := range names {
+		var st unix.Stat_t
+		if err := unix.Stat("/proc/"+strconv.Itoa(pid)+"/ns/"+n, &st); err == nil {
+			out = append(out, nsID{n, st.Ino})
+		}
+	}
+	return out
+}
+
+// osMaker makes on the host what bubblewrap makes through a writable
+// bind; modes are set with chmod, so the umask does not change them.
+var osMaker = &hostMaker{
+	mkdir: func(p string, mode fs.FileMode) error {
+		if err := unix.Mkdir(p, 0o700); err != nil {
+			return &fs.PathError{Op: "mkdir", Path: p, Err: err}
+		}
+		return unix.Chmod(p, uint32(mode))
+	},
+	mkfile: func(p string, mode fs.FileMode) error {
+		fd, err := unix.Open(p, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return &fs.PathError{Op: "create", Path: p, Err: err}
+		}
+		defer unix.Close(fd)
+		return unix.Fchmod(fd, uint32(mode.Perm()))
+	},
+	symlink:  os.Symlink,
+	readlink: os.Readlink,
+	chmod: func(p string, mode fs.FileMode) error {
+		return unix.Fchmodat(unix.AT_FDCWD, p, uint32(mode), 0)
+	},
 }

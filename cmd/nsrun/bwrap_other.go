@@ -24,3 +24,5 @@ func blockOn(int) {}
 func inheritedFiles([]int) ([]*os.File, error) { return nil, errBwrapLinux }
 
 func lockFile(string, string) error { return errBwrapLinux }
+
+func namespaceIDs(int, []string) []nsID { return nil }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsrun/nsrun"
 	"github.com/nsrun/nsrun/internal/bwrap"
+	"github.com/nsrun/nsrun/internal/front"
 )
 
 // bwrapHost is what the lowering needs to know of the host; tests give
@@ -23,14 +24,24 @@ type bwrapHost struct {
 	// fdPath is the host path an open descriptor names, refused when the
 	// path no longer is the descriptor's file.
 	fdPath func(fd int) (string, error)
+	// readFD reads a descriptor to its end and closes it.
+	readFD func(fd int) ([]byte, error)
 	cwd    string
 	env    []string
 	// emptyRoot makes an empty directory to stand for a root bubblewrap
 	// builds from nothing (no root, or --tmpfs /).
 	emptyRoot func() (string, error)
+	// maker changes the host as bubblewrap does through a writable bind;
+	// nil changes nothing (and leaves such places to nsrun's plan).
+	maker *hostMaker
 	// noSeccomp says nsrun's seccomp layer is switched off
 	// (NSRUN_BWRAP_SECCOMP=off), and noLandlock its Landlock layer.
 	noSeccomp, noLandlock bool
+	// uid is the caller's, and caps its effective capabilities (bit N:
+	// capability N), which bubblewrap passes on to a root caller's
+	// command.
+	uid            int
+	caps, bounding uint64
 }
 
 // bwrapRun is a bubblewrap command line in nsrun's terms.
@@ -43,6 +54,9 @@ type bwrapRun struct {
 	// noFDs are the caller's descriptors bubblewrap consumes itself and
 	// does not pass on to the command.
 	noFDs []int
+	// front is what the launch is asked beyond the policy: argv[0], the
+	// capabilities, /dev/core, no NSRUN_SANDBOX.
+	front front.Settings
 }
 
 // refusal is an option, or a use of one, that nsrun cannot honour as
@@ -94,21 +108,26 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 	if err != nil {
 		return nil, err
 	}
-	if err := lowerOps(p, ops, h); err != nil {
+	if ops, err = makeOnHost(ops, h); err != nil {
 		return nil, err
 	}
-	run := &bwrapRun{policy: p, args: a.Command, env: editEnv(h.env, a.Env), tty: nsrun.TTYAuto}
-	if a.NewSession {
+	f := frontSettings(a, ns, ops, h)
+	if err := lowerOps(p, &f, ops, h); err != nil {
+		return nil, err
+	}
+	run := &bwrapRun{policy: p, args: a.Command, env: editEnv(h.env, a.Env), tty: nsrun.TTYAuto, front: f}
+	if a.NewSession || a.AsPid1 {
 		// bubblewrap's setsid(): the streams as they are, no controlling
 		// terminal. Without it nsrun's own pty stands in for the caller's
-		// terminal, which bubblewrap would hand over.
+		// terminal, which bubblewrap would hand over. A payload in the
+		// init's place (--as-pid-1) has no init to relay a pty either.
 		run.tty = nsrun.TTYNever
 	}
 	if a.ChdirSet {
 		run.dir = path.Join("/", a.Chdir)
 	}
 	run.noFDs = append(run.noFDs, a.ArgsFDs...)
-	for _, fd := range []int{a.SyncFD, a.BlockFD} {
+	for _, fd := range []int{a.SyncFD, a.BlockFD, a.InfoFD, a.JSONStatusFD} {
 		if fd >= 0 {
 			run.noFDs = append(run.noFDs, fd)
 		}
@@ -124,18 +143,12 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 // refuseSettings refuses the process settings nsrun cannot give.
 func refuseSettings(a *bwrap.Args, h bwrapHost) error {
 	switch {
-	case a.Argv0Set:
-		return refuse("--argv0", "nsrun passes the command's own name as its argv[0]")
-	case a.AsPid1:
-		return refuse("--as-pid-1", "nsrun's init is always pid 1 of the sandbox, reaping")
+	case a.Argv0Set && a.Argv0 == "":
+		return refuse("--argv0 ''", "nsrun gives the command a non-empty argv[0]")
 	case a.SeccompFD != -1:
 		return refuse("--seccomp", "nsrun loads JSON seccomp profiles, not BPF programs")
 	case len(a.AddSeccompFDs) > 0:
 		return refuse("--add-seccomp-fd", "nsrun loads JSON seccomp profiles, not BPF programs")
-	case a.InfoFD != -1:
-		return refuse("--info-fd", "not yet")
-	case a.JSONStatusFD != -1:
-		return refuse("--json-status-fd", "not yet")
 	case a.UsernsBlockFD != -1:
 		return refuse("--userns-block-fd", "nsrun makes its user namespace itself")
 	case a.UsernsFD != -1:
@@ -155,12 +168,31 @@ func refuseSettings(a *bwrap.Args, h bwrapHost) error {
 	case h.noSeccomp && a.AssertUsernsDisabled:
 		return refuse("--assert-userns-disabled", "nsrun's seccomp filter is what refuses new namespaces, and NSRUN_BWRAP_SECCOMP=off turned it off")
 	}
-	for _, c := range a.Caps {
-		if c.Add {
-			return refuse("--cap-add", "the command runs without capabilities")
+	return nil
+}
+
+// frontSettings are bubblewrap's process settings nsrun's Policy has no
+// words for: argv[0], the capabilities bubblewrap leaves the command
+// (for root, its own; --cap-add and --cap-drop), /dev/core under --dev,
+// and an environment without nsrun's NSRUN_SANDBOX.
+func frontSettings(a *bwrap.Args, ns bwrap.Namespaces, ops []bop, h bwrapHost) front.Settings {
+	f := front.Settings{NoSandboxEnv: true, AsPid1: a.AsPid1}
+	if a.Argv0Set {
+		f.Argv0 = a.Argv0
+	}
+	if h.uid == 0 || len(a.Caps) > 0 {
+		keep := a.RequestedCaps(h.uid, h.caps)
+		// bubblewrap sets the bounding set only in a user namespace of
+		// its own; else the caller's stays.
+		f.Caps = &front.Caps{Keep: keep, Bounding: keep, Ambient: len(a.Caps) > 0}
+		if !ns.User {
+			f.Caps.Bounding = h.bounding
 		}
 	}
-	return nil
+	if i := lastAt(ops, "/dev"); i >= 0 && ops[i].Kind == bwrap.Dev {
+		f.DevCore = true
+	}
+	return f
 }
 
 // bop is an operation with its paths made absolute and cleaned: a
@@ -225,8 +257,8 @@ func effectiveOps(in []bwrap.Op, h bwrapHost) ([]bop, error) {
 			b.Sources = []string{absFrom(h.cwd, o.Sources[0])}
 		case bwrap.RemountRO:
 			i := lastAt(out, b.Dest)
-			if i < 0 || (out[i].Kind != bwrap.Bind && out[i].Kind != bwrap.ROBind) {
-				return nil, refuse("--remount-ro "+o.Dest, "nsrun can make read-only only what a --bind or --ro-bind showed at that very place")
+			if i < 0 || (out[i].Kind != bwrap.Bind && out[i].Kind != bwrap.ROBind && out[i].Kind != bwrap.Tmpfs) {
+				return nil, refuse("--remount-ro "+o.Dest, "nsrun can make read-only only what a --bind, --ro-bind or --tmpfs showed at that very place")
 			}
 			out[i].readOnly = true
 			continue
@@ -286,14 +318,6 @@ func lastAt(ops []bop, dest string) int {
 // does, whatever their place.
 func unsupportedOp(o bwrap.Op) error {
 	switch {
-	case o.Size != 0:
-		return refuse("--size", "nsrun's tmpfs size (--tmpfs-size) caps every tmpfs alike")
-	case o.Kind == bwrap.Tmpfs && o.Perms != 0o755, o.Kind == bwrap.Dir && o.Perms != 0o755:
-		return refuse("--perms", "nsrun makes its directories and tmpfs with modes of its own")
-	case o.Kind == bwrap.File, o.Kind == bwrap.BindData, o.Kind == bwrap.ROBindData:
-		return refuse(o.Option, "not yet: nsrun copies host files (--file SRC DEST), not descriptors")
-	case o.Kind == bwrap.Chmod:
-		return refuse("--chmod", "nsrun changes no mode in the sandbox")
 	case o.Kind == bwrap.Mqueue:
 		return refuse("--mqueue", "not yet")
 	case o.Kind == bwrap.Overlay, o.Kind == bwrap.ROOverlay:
@@ -306,7 +330,7 @@ func unsupportedOp(o bwrap.Op) error {
 
 // lowerOps turns the effective operations into the policy's root and
 // rules.
-func lowerOps(p *nsrun.Policy, ops []bop, h bwrapHost) error {
+func lowerOps(p *nsrun.Policy, f *front.Settings, ops []bop, h bwrapHost) error {
 	rootAt := lastAt(ops, "/")
 	hostRoot, err := lowerRoot(p, ops, rootAt, h)
 	if err != nil {
@@ -318,7 +342,7 @@ func lowerOps(p *nsrun.Policy, ops []bop, h bwrapHost) error {
 		if i == rootAt {
 			continue
 		}
-		if err := lowerOp(p, o, h); err != nil {
+		if err := lowerOp(p, f, o, h); err != nil {
 			return err
 		}
 	}
@@ -373,7 +397,7 @@ func underSpecial(p string) string {
 }
 
 // lowerOp adds the rule for one operation other than the root's.
-func lowerOp(p *nsrun.Policy, o bop, h bwrapHost) error {
+func lowerOp(p *nsrun.Policy, f *front.Settings, o bop, h bwrapHost) error {
 	args := opArgs(o)
 	sp := underSpecial(o.Dest)
 	switch o.Kind {
@@ -407,8 +431,22 @@ func lowerOp(p *nsrun.Policy, o bop, h bwrapHost) error {
 	switch o.Kind {
 	case bwrap.Tmpfs:
 		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Tmpfs})
+		if o.Perms != 0o755 || o.Size != 0 || o.readOnly {
+			f.Tmpfs = append(f.Tmpfs, front.Tmpfs{Path: o.Dest, Mode: uint32(o.Perms), Size: o.Size, ReadOnly: o.readOnly})
+		}
+	case bwrap.File, bwrap.BindData, bwrap.ROBindData:
+		data, err := h.readFD(o.FD)
+		if err != nil {
+			return &bwrapFailure{fmt.Sprintf("Can't read from fd %d: %s", o.FD, bwrap.Strerror(err))}
+		}
+		f.Files = append(f.Files, front.File{Path: o.Dest, Content: string(data), Mode: uint32(o.Perms), ReadOnly: o.Kind == bwrap.ROBindData})
 	case bwrap.Dir:
+		if o.Perms != 0o755 {
+			return refuse("--perms", "nsrun gives a directory a mode of the caller's only in a writable host tree, where it makes it on the host as bubblewrap does")
+		}
 		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Directory})
+	case bwrap.Chmod:
+		return refuse("--chmod", "nsrun changes modes only in a writable host tree, on the host as bubblewrap does")
 	case bwrap.Symlink:
 		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Symlink, From: o.Op.Source})
 	case bwrap.TmpOverlay:

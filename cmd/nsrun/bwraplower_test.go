@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"reflect"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/nsrun/nsrun"
 	"github.com/nsrun/nsrun/internal/bwrap"
+	"github.com/nsrun/nsrun/internal/front"
 )
 
 // fakeHost is a host of a few paths: "d" a directory, "f" a file, "c" a
@@ -54,6 +56,7 @@ func fakeHost(paths map[string]string) bwrapHost {
 		cwd:       "/w",
 		env:       []string{"PATH=/usr/bin", "HOME=/home/u"},
 		emptyRoot: func() (string, error) { return "/tmp/empty", nil },
+		uid:       1000,
 	}
 }
 
@@ -187,6 +190,7 @@ func TestLowerBwrap(t *testing.T) {
 			if len(want.policy.Rules) == 0 {
 				want.policy.Rules = hostDirs
 			}
+			got.front = front.Settings{} // TestBwrapFrontSettings
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("\n got %+v\n     %+v\nwant %+v\n     %+v", got, got.policy, want, want.policy)
 			}
@@ -212,20 +216,12 @@ func TestLowerBwrapRefuses(t *testing.T) {
 		argv []string
 		want string // the start of the message
 	}{
-		{[]string{"--argv0", "codex-linux-sandbox", "--ro-bind", "/", "/", "sh"}, "--argv0 is not supported"},
-		{[]string{"--unshare-pid", "--as-pid-1", "sh"}, "--as-pid-1 is not supported"},
-		{[]string{"--cap-add", "CAP_NET_RAW", "sh"}, "--cap-add is not supported"},
+		{[]string{"--argv0", "", "--ro-bind", "/", "/", "sh"}, "--argv0 '' is not supported"},
 		{[]string{"--seccomp", "3", "sh"}, "--seccomp is not supported"},
 		{[]string{"--add-seccomp-fd", "3", "sh"}, "--add-seccomp-fd is not supported"},
-		{[]string{"--info-fd", "3", "sh"}, "--info-fd is not supported"},
-		{[]string{"--json-status-fd", "3", "sh"}, "--json-status-fd is not supported"},
 		{[]string{"--pidns", "3", "sh"}, "--pidns is not supported"},
 		{[]string{"--exec-label", "x", "sh"}, "--exec-label is not supported"},
-		{[]string{"--perms", "555", "--tmpfs", "/w", "sh"}, "--perms is not supported"},
 		{[]string{"--perms", "0700", "--dir", "/w/d", "sh"}, "--perms is not supported"},
-		{[]string{"--size", "100", "--tmpfs", "/w", "sh"}, "--size is not supported"},
-		{[]string{"--file", "0", "/f", "sh"}, "--file is not supported"},
-		{[]string{"--ro-bind-data", "0", "/f", "sh"}, "--ro-bind-data is not supported"},
 		{[]string{"--chmod", "0755", "/w", "sh"}, "--chmod is not supported"},
 		{[]string{"--mqueue", "/dev/mqueue", "sh"}, "--mqueue is not supported"},
 		{[]string{"--overlay-src", "/w", "--overlay", "/u", "/k", "/w", "sh"}, "--overlay is not supported"},
@@ -239,7 +235,7 @@ func TestLowerBwrapRefuses(t *testing.T) {
 		{[]string{"--ro-bind", "/", "/", "--proc", "/w/proc", "sh"}, "--proc /w/proc is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--dev", "/w/dev", "sh"}, "--dev /w/dev is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--remount-ro", "/w", "sh"}, "--remount-ro /w is not supported"},
-		{[]string{"--ro-bind", "/", "/", "--tmpfs", "/w", "--remount-ro", "/w", "sh"}, "--remount-ro /w is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--dir", "/w/d", "--remount-ro", "/w/d", "sh"}, "--remount-ro /w/d is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w/missing", "sh"}, "--ro-bind /dev/null /w/missing is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w", "sh"}, "--ro-bind /dev/null /w is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--ro-bind", "/dev/null", "/w/link", "sh"}, "Can't mount on symlink destination /w/link"},
@@ -300,5 +296,122 @@ func TestEditEnv(t *testing.T) {
 	}
 	if !reflect.DeepEqual(env, []string{"A=1", "B=2", "A=3"}) {
 		t.Errorf("editEnv changed its input: %q", env)
+	}
+}
+
+// TestBwrapFrontSettings holds bubblewrap's process settings that go
+// beyond the policy: argv[0], the capabilities (a root caller's own, in
+// its bounding set unless in a user namespace of bubblewrap's; --cap-add
+// and --cap-drop in order, then kept across execve), /dev/core with --dev.
+func TestBwrapFrontSettings(t *testing.T) {
+	const callerCaps, callerBounding = 0xff, 0xfff
+	for _, tc := range []struct {
+		name string
+		uid  int
+		argv []string
+		want front.Settings
+	}{
+		{"user", 1000, []string{"--ro-bind", "/", "/", "sh"}, front.Settings{}},
+		{"user, argv0", 1000, []string{"--argv0", "x", "--ro-bind", "/", "/", "sh"}, front.Settings{Argv0: "x"}},
+		{"user, --dev", 1000, []string{"--ro-bind", "/", "/", "--dev", "/dev", "sh"}, front.Settings{DevCore: true}},
+		{"user, --perms and --size of a tmpfs", 1000, []string{"--ro-bind", "/", "/", "--perms", "1777", "--size", "4096", "--tmpfs", "/w", "--tmpfs", "/t", "sh"},
+			front.Settings{Tmpfs: []front.Tmpfs{{Path: "/w", Mode: 0o1777, Size: 4096}}}},
+		{"user, Codex's read-only tmpfs", 1000, []string{"--ro-bind", "/", "/", "--perms", "555", "--tmpfs", "/w", "--remount-ro", "/w", "sh"},
+			front.Settings{Tmpfs: []front.Tmpfs{{Path: "/w", Mode: 0o555, ReadOnly: true}}}},
+		{"user, files from descriptors", 1000, []string{"--ro-bind", "/", "/", "--tmpfs", "/t", "--file", "5", "/t/a", "--perms", "0640", "--bind-data", "5", "/t/b", "--ro-bind-data", "5", "/t/c", "sh"},
+			front.Settings{Files: []front.File{{Path: "/t/a", Content: "data", Mode: 0o666}, {Path: "/t/b", Content: "data", Mode: 0o640},
+				{Path: "/t/c", Content: "data", Mode: 0o600, ReadOnly: true}}}},
+		{"user, --dev covered", 1000, []string{"--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/", "/", "sh"}, front.Settings{}},
+		{"user, --cap-add", 1000, []string{"--cap-add", "cap_kill", "--cap-add", "5", "sh"},
+			front.Settings{Caps: &front.Caps{Keep: 1 << 5, Bounding: 1 << 5, Ambient: true}}},
+		{"user, --cap-add ALL --cap-drop", 1000, []string{"--cap-add", "ALL", "--cap-drop", "CAP_CHOWN", "sh"},
+			front.Settings{Caps: &front.Caps{Keep: ^uint64(1), Bounding: ^uint64(1), Ambient: true}}},
+		{"root", 0, []string{"sh"}, front.Settings{Caps: &front.Caps{Keep: callerCaps, Bounding: callerBounding}}},
+		{"root, user namespace", 0, []string{"--unshare-user", "sh"}, front.Settings{Caps: &front.Caps{Keep: callerCaps, Bounding: callerCaps}}},
+		{"root, --cap-drop", 0, []string{"--cap-drop", "CAP_CHOWN", "--cap-drop", "CAP_KILL", "sh"},
+			front.Settings{Caps: &front.Caps{Keep: callerCaps &^ (1 | 1<<5), Bounding: callerBounding, Ambient: true}}},
+		{"root, --cap-drop ALL", 0, []string{"--cap-drop", "ALL", "sh"},
+			front.Settings{Caps: &front.Caps{Bounding: callerBounding, Ambient: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := fakeHost(hostPaths)
+			h.uid, h.caps, h.bounding = tc.uid, callerCaps, callerBounding
+			h.readFD = func(fd int) ([]byte, error) {
+				if fd != 5 {
+					return nil, syscall.EBADF
+				}
+				return []byte("data"), nil
+			}
+			a, err := bwrap.Parse(tc.argv, func(int) ([]byte, error) { return nil, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns, err := a.Check(bwrap.Host{UID: tc.uid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := lowerBwrap(a, ns, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want.NoSandboxEnv = true
+			if !reflect.DeepEqual(run.front, tc.want) {
+				t.Fatalf("front settings\n got %+v (caps %+v)\nwant %+v (caps %+v)", run.front, run.front.Caps, tc.want, tc.want.Caps)
+			}
+		})
+	}
+}
+
+// TestMakeOnHost holds what bubblewrap's operations make on the host
+// through a writable bind, in order, and what they leave to the policy.
+func TestMakeOnHost(t *testing.T) {
+	var did []string
+	h := fakeHost(map[string]string{"/": "d", "/w": "d", "/w/f": "f", "/w/l": "l:/etc", "/etc": "d", "/w/sym": "l:/dev/null"})
+	h.maker = &hostMaker{
+		mkdir: func(p string, mode fs.FileMode) error {
+			if _, err := h.lstat(p); err == nil {
+				return fs.ErrExist
+			}
+			did = append(did, fmt.Sprintf("mkdir %s %#o", p, mode))
+			return nil
+		},
+		mkfile: func(p string, mode fs.FileMode) error {
+			did = append(did, fmt.Sprintf("mkfile %s %#o", p, mode))
+			return nil
+		},
+		symlink: func(target, p string) error {
+			if _, err := h.lstat(p); err == nil {
+				return fs.ErrExist
+			}
+			did = append(did, "symlink "+target+" "+p)
+			return nil
+		},
+		readlink: func(p string) (string, error) { return "/dev/null", nil },
+		chmod: func(p string, mode fs.FileMode) error {
+			did = append(did, fmt.Sprintf("chmod %s %#o", p, mode))
+			return nil
+		},
+	}
+	for _, tc := range []struct {
+		argv []string
+		did  []string
+		err  string
+	}{
+		{[]string{"--ro-bind", "/", "/", "--bind", "/w", "/w", "--perms", "0750", "--dir", "/w/a/b", "--chmod", "0700", "/w/f",
+			"--symlink", "x", "/w/s", "--ro-bind", "/w/f", "/w/m", "--ro-bind", "/w", "/w/n", "sh"},
+			[]string{"mkdir /w/a 0750", "mkdir /w/a/b 0750", "chmod /w/f 0700", "symlink x /w/s", "mkfile /w/m 0444", "mkdir /w/n 0755"}, ""},
+		{[]string{"--ro-bind", "/", "/", "--dir", "/w/x", "sh"}, nil, ""}, // read-only: left to the plan
+		{[]string{"--bind", "/", "/", "--symlink", "/dev/null", "/w/sym", "sh"}, nil, ""},
+		{[]string{"--bind", "/", "/", "--symlink", "/dev/full", "/w/sym", "sh"}, nil, "Can't make symlink at /w/sym: existing destination is /dev/null"},
+		{[]string{"--bind", "/", "/", "--dir", "/w/l/x", "sh"}, nil, "--dir /w/l/x is not supported"},
+	} {
+		did = nil
+		_, err := lowerArgs(tc.argv, h)
+		if (err == nil) != (tc.err == "") || (err != nil && !strings.HasPrefix(err.Error(), tc.err)) {
+			t.Errorf("%q: error %v, want %q", tc.argv, err, tc.err)
+		}
+		if !reflect.DeepEqual(did, tc.did) {
+			t.Errorf("%q: did %q, want %q", tc.argv, did, tc.did)
+		}
 	}
 }

@@ -23,12 +23,14 @@ type options struct {
 	envOps     []envOp
 	timeout    time.Duration
 	killAfter  time.Duration
-	tty        nsrun.TTYMode
-	report     string
-	verbose    bool
-	quiet      bool
-	help       bool
-	printProf  bool
+	// idleTimeout is `session start`'s: a one-shot run refuses it.
+	idleTimeout time.Duration
+	tty         nsrun.TTYMode
+	report      string
+	verbose     bool
+	quiet       bool
+	help        bool
+	printProf   bool
 }
 
 // usageError is bad input on the command line.
@@ -140,6 +142,9 @@ func parseArgs(args []string) (*options, error) {
 	o, err := parseOptions(args)
 	if err != nil || o.help || o.printProf {
 		return o, err
+	}
+	if o.set["idle-timeout"] {
+		return nil, usagef("--idle-timeout is for `nsrun session start`")
 	}
 	if len(o.args) == 0 || o.args[0] == "" {
 		return nil, usagef("no command given (usage: nsrun [OPTIONS] [--] COMMAND [ARG...])")

@@ -99,6 +99,9 @@ var optionSections = []section{
 			help: "group id seen inside (default: the caller's, to which it maps)"},
 		{name: "timeout", arg: "D", set: func(o *options, v string) error { return parseTo(&o.timeout, nsrun.ParseTimeout, v) },
 			help: "end the whole sandbox D after the command started (`30s`, `2m`, or whole seconds); exit 124"},
+		{name: "idle-timeout", arg: "D", set: func(o *options, v string) error { return parseTo(&o.idleTimeout, nsrun.ParseTimeout, v) },
+			help: "`nsrun session start` only: end the session once no command has run in it for D " +
+				"(with `--timeout D`, the session ends D after it started)"},
 		{name: "kill-after", arg: "D", set: func(o *options, v string) error { return parseTo(&o.killAfter, nsrun.ParseTimeout, v) },
 			help: "with `--timeout`: SIGTERM to the command at the timeout, and the whole sandbox killed D later " +
 				"if it has not ended"},

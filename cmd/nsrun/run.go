@@ -29,6 +29,10 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 			return changesCommand(args[1:], stdout, stderr)
 		case "bwrap":
 			return bwrapMain("bwrap", args[1:], stdin, stdout, stderr)
+		case "session":
+			return sessionCommand(args[1:], stdout, stderr)
+		case "exec":
+			return execCommand(args[1:], stdin, stdout, stderr)
 		}
 	}
 	o, err := parseArgs(args)
@@ -86,19 +90,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 
 	err = cmd.Start()
 	if err == nil {
-		done := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case sig := <-sigs:
-					_ = cmd.Signal(sig)
-				case <-done:
-					return
-				}
-			}
-		}()
-		err = cmd.Wait()
-		close(done)
+		err = waitForwarding(cmd, sigs)
 	}
 	code := nsrun.ExitCode(err)
 	if err != nil && !isPayloadExit(err) {
@@ -120,6 +112,26 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		}
 	}
 	return code
+}
+
+// waitForwarding waits for the started cmd, passing it each signal that
+// arrives on sigs meanwhile (the sandbox's init passes them on to the
+// payload).
+func waitForwarding(cmd *nsrun.Cmd, sigs <-chan os.Signal) error {
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				_ = cmd.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	return err
 }
 
 // oneLine escapes control characters, so that a message naming a path or

@@ -10,6 +10,8 @@ import (
 
 // usageHead is the start of the help: the forms of the command line.
 const usageHead = `usage: nsrun [OPTIONS] [--] COMMAND [ARG...]
+       nsrun session start [OPTIONS] NAME | list | stop NAME   a sandbox kept up
+       nsrun exec NAME [--env K=V --chdir D --tty M --report F] -- CMD...
        nsrun changes [apply] DIR       what --keep-changes DIR kept; apply it
        nsrun probe [--json]            what this host can enforce, and why not
        nsrun policy explain [OPTIONS] PATH...   which rule decides each path

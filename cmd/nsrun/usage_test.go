@@ -48,7 +48,7 @@ var optionSamples = map[string][]string{
 	"overlay": {"a"}, "keep-changes": {"a"}, "dir": {"/a"}, "symlink": {"a", "/b"}, "file": {"a", "/b"}, "dev": {"/dev/kvm"},
 	"dev-bind": {"/dev/kvm", "/dev/k"}, "dev-block": {"/dev/loop0"}, "sys": {"host"},
 	"chdir": {"a"}, "env": {"A=1"}, "unset-env": {"A"}, "keep-env": {"A*"}, "clear-env": nil, "home": {"private"},
-	"hostname": {"h"}, "uid": {"1"}, "gid": {"1"}, "timeout": {"1s"}, "kill-after": {"1s"}, "tty": {"never"},
+	"hostname": {"h"}, "uid": {"1"}, "gid": {"1"}, "timeout": {"1s"}, "idle-timeout": {"1s"}, "kill-after": {"1s"}, "tty": {"never"},
 	"rlimit": {"nofile=10"}, "tmpfs-size": {"1M"}, "memory": {"1M"}, "pids": {"10"}, "cpu": {"0.5"},
 	"net": {"host"}, "allow-connect": {"443"}, "allow-bind": {"80"}, "allow-host": {"a.example"},
 	"allow-private-hosts": nil, "add-host": {"a.example=10.0.0.1"}, "publish": {"8080:80"}, "host-port": {"5432"},

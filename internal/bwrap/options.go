@@ -379,16 +379,50 @@ var capNames = []string{"chown", "dac_override", "dac_read_search", "fowner",
 // knownCap is libcap's cap_from_name: a name, case ignored, or a number
 // below 64.
 func knownCap(s string) bool {
+	_, ok := capNumber(s)
+	return ok
+}
+
+// capNumber is the capability s names, as knownCap takes it.
+func capNumber(s string) (int, bool) {
 	if s != "" && s[0] >= '0' && s[0] <= '9' {
 		n, ok := parseCBase0(s)
-		return ok && n < 64
+		return int(n), ok && n < 64
 	}
-	for _, c := range capNames {
+	for i, c := range capNames {
 		if strings.EqualFold(s, "cap_"+c) {
-			return true
+			return i, true
 		}
 	}
-	return false
+	return 0, false
+}
+
+// Mask is the capabilities the operation adds or drops: every one for
+// ALL (bit N is capability N).
+func (c CapOp) Mask() uint64 {
+	if strings.EqualFold(c.Name, "ALL") {
+		return ^uint64(0)
+	}
+	n, _ := capNumber(c.Name)
+	return 1 << n
+}
+
+// RequestedCaps are the capabilities bubblewrap gives the command: the
+// caller's effective ones (callerCaps) when the caller is root, none
+// otherwise, changed by each --cap-add and --cap-drop in order.
+func (a *Args) RequestedCaps(uid int, callerCaps uint64) uint64 {
+	var caps uint64
+	if uid == 0 {
+		caps = callerCaps
+	}
+	for _, c := range a.Caps {
+		if c.Add {
+			caps |= c.Mask()
+		} else {
+			caps &^= c.Mask()
+		}
+	}
+	return caps
 }
 
 // validEnvName is what setenv(3) and unsetenv(3) accept.

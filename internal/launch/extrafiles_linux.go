@@ -2,6 +2,8 @@ package launch
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -59,8 +61,13 @@ func PlaceExtraFiles(extra []int, status int) (int, error) {
 	}
 	for i, fd := range copies {
 		if fd < 0 {
-			unix.Close(3 + i)
+			// Left as it is: whatever holds that number is close-on-exec,
+			// and may be the Go runtime's own (its poller), which must
+			// not be closed under it.
 			continue
+		}
+		if runtimeFD(3 + i) {
+			return moved, fmt.Errorf("ExtraFiles[%d]: descriptor %d is held by the Go runtime's poller and cannot be given", i, 3+i)
 		}
 		if err := unix.Dup3(fd, 3+i, 0); err != nil {
 			return moved, fmt.Errorf("ExtraFiles[%d] as descriptor %d: %w", i, 3+i, err)
@@ -68,4 +75,11 @@ func PlaceExtraFiles(extra []int, status int) (int, error) {
 		unix.Close(fd)
 	}
 	return moved, nil
+}
+
+// runtimeFD says whether fd is one of the Go runtime's poller's (an epoll
+// or its wake-up eventfd), which replacing would crash the runtime.
+func runtimeFD(fd int) bool {
+	target, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	return err == nil && (target == "anon_inode:[eventpoll]" || target == "anon_inode:[eventfd]")
 }

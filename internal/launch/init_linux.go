@@ -118,6 +118,12 @@ func RunInit() int {
 		step("network listeners in place")
 	}
 	<-notified
+	if spec.Session {
+		return serveSession(spec, status, sigs)
+	}
+	if spec.AsPid1 {
+		return execAsPid1(spec, path, term, status)
+	}
 	// The payload's pidfd is for nsrun, which takes it (pidfd_getfd) to
 	// learn the payload's pid outside; held until the init exits.
 	pidfd := -1
@@ -125,7 +131,7 @@ func RunInit() int {
 	if term != nil {
 		term.payloadAttr(attr)
 	}
-	pid, err := syscall.ForkExec(path, spec.Args, attr)
+	pid, err := syscall.ForkExec(path, payloadArgv(spec), attr)
 	if err != nil {
 		err = fmt.Errorf("exec %s: %w", spec.Args[0], err)
 		return fail(execCode(err), err)
@@ -134,6 +140,56 @@ func RunInit() int {
 	Send(status, Msg{Kind: MsgStarted, Pid: pid, Code: pidfd})
 	step("payload started")
 	return supervisePayload(pid, term, status, sigs, endNamespace, nil)
+}
+
+// execAsPid1 makes the init the payload (Spec.AsPid1): once nsrun knows
+// it started, the init executes it in its own place, as pid 1. Nothing is
+// left to reap the sandbox's orphans, pass signals on or report the exit:
+// nsrun learns the end from the init's own status, and the kernel ends
+// every process of the PID namespace when its pid 1 ends.
+func execAsPid1(spec *Spec, path string, term *sandboxTTY, status *os.File) int {
+	if term != nil {
+		err := errors.New("the payload as pid 1 takes no terminal of the sandbox's")
+		Send(status, Failure(ExitSetup, err))
+		return ExitSetup
+	}
+	Send(status, Msg{Kind: MsgStarted, Pid: 1})
+	if !awaitControl(CtlStarted) {
+		return ExitSetup // nsrun is gone
+	}
+	if _, err := PlaceExtraFiles(spec.ExtraFiles, int(status.Fd())); err != nil {
+		fmt.Fprintf(os.Stderr, "nsrun: %v\n", err)
+		return ExitSetup
+	}
+	err := unix.Exec(path, payloadArgv(spec), spec.Env)
+	fmt.Fprintf(os.Stderr, "nsrun: exec %s: %v\n", spec.Args[0], err)
+	return execCode(err)
+}
+
+// awaitControl reads the parent's control bytes until want, false when the
+// parent closed its end first.
+func awaitControl(want byte) bool {
+	var b [1]byte
+	for {
+		n, err := unix.Read(SpecFD, b[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			return false
+		}
+		if b[0] == want {
+			return true
+		}
+	}
+}
+
+// payloadArgv is the payload's argv: Args, with Argv0 first where set.
+func payloadArgv(spec *Spec) []string {
+	if spec.Argv0 == "" {
+		return spec.Args
+	}
+	return append([]string{spec.Argv0}, spec.Args[1:]...)
 }
 
 // supervisePayload waits for the payload pid and returns its exit status, after
@@ -363,10 +419,17 @@ func lockDown(spec *Spec, step func(string), status *os.File) (path string, code
 		}
 		step("landlock applied")
 	}
-	if err := ns.DropPrivileges(); err != nil {
-		return "", ExitSetup, err
+	if spec.Caps != nil {
+		if err := ns.KeepCapabilities(spec.Caps.Keep, spec.Caps.Bounding|spec.Caps.Keep, spec.Caps.Ambient); err != nil {
+			return "", ExitSetup, err
+		}
+		step(fmt.Sprintf("capabilities %#x kept, no_new_privs set", spec.Caps.Keep))
+	} else {
+		if err := ns.DropPrivileges(); err != nil {
+			return "", ExitSetup, err
+		}
+		step("capabilities dropped, no_new_privs set")
 	}
-	step("capabilities dropped, no_new_privs set")
 	for i, prog := range spec.Seccomp {
 		if i == 0 && spec.HoldListener {
 			// Kept open, never read, closed with the init: the filter
@@ -395,6 +458,9 @@ func lockDown(spec *Spec, step func(string), status *os.File) (path string, code
 	}
 	if err := unix.Chdir(spec.Dir); err != nil {
 		return "", ExitSetup, fmt.Errorf("chdir %s inside the sandbox: %w", spec.Dir, err)
+	}
+	if spec.Session {
+		return "", 0, nil // each exec names its command
 	}
 	path, err = lookPath(spec.Args[0], spec.Env)
 	if err != nil {

@@ -21,8 +21,11 @@ const InitStage = "nsrun-init"
 // Spec is everything the init needs, sent over an inherited pipe so
 // none of it appears in the init's argv or environment.
 type Spec struct {
-	Plan     *mounts.Plan
-	Args     []string
+	Plan *mounts.Plan
+	Args []string
+	// Argv0, when set, is the payload's argv[0] in place of Args[0],
+	// which still names the program.
+	Argv0    string
 	Env      []string
 	Dir      string
 	Hostname string
@@ -39,6 +42,12 @@ type Spec struct {
 	// Landlock and Seccomp are applied last, in that order, when set.
 	Landlock *landlock.Ruleset
 	Seccomp  []seccomp.Program
+	// AsPid1 makes the init execute the payload in its own place, as pid
+	// 1 of the sandbox, instead of starting it as a child it supervises.
+	AsPid1 bool
+	// Caps, when set, are the capabilities the payload keeps in the
+	// sandbox's user namespace instead of none.
+	Caps *Caps
 	// HoldListener loads Seccomp[0] with a listener the init keeps open
 	// and never reads (--trace-denials, where no program notifies): the
 	// kernel allows one per task tree, so the payload cannot load a filter
@@ -51,8 +60,19 @@ type Spec struct {
 	// LoopbackAddrs are given to lo with lo up, for the addresses of a
 	// filtered network's address rules.
 	LoopbackAddrs []string
+	// Session makes the init serve a session (serveSession) on the
+	// descriptor ExtraFiles[0] instead of starting Args.
+	Session bool
 	// Supervisor is set for a Landlock-only sandbox.
 	Supervisor *SupervisorSpec
+}
+
+// Caps are the capabilities the payload keeps (ns.KeepCapabilities):
+// Keep in the permitted and effective sets, with Ambient in the
+// inheritable and ambient sets too; Bounding in the bounding set.
+type Caps struct {
+	Keep, Bounding uint64
+	Ambient        bool
 }
 
 // TTYSpec is the sandbox's pseudo-terminal: which of the payload's

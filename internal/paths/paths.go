@@ -31,3 +31,20 @@ func Abs(p, cwd string) string {
 	}
 	return filepath.Join(cwd, p)
 }
+
+// Cover is the item deciding the clean absolute path p among items, each
+// at the place at gives: the deepest one at p or above it, the later one
+// of two at the same place. ok is false when none is.
+func Cover[T any](items []T, p string, at func(T) string) (item T, ok bool) {
+	depth := -1
+	for _, it := range items {
+		place := at(it)
+		if !Within(p, place) {
+			continue
+		}
+		if d := Depth(place); d >= depth {
+			item, ok, depth = it, true, d
+		}
+	}
+	return item, ok
+}

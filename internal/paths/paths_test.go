@@ -19,3 +19,19 @@ func TestWithinAndDepth(t *testing.T) {
 		}
 	}
 }
+
+// Cover takes the deepest place at or above p, the later of two at one
+// place, and none where nothing covers p.
+func TestCover(t *testing.T) {
+	type it struct{ place, name string }
+	items := []it{{"/a", "a"}, {"/a/b", "ab1"}, {"/a/b", "ab2"}, {"/", "root"}, {"/c/d", "cd"}}
+	at := func(i it) string { return i.place }
+	for p, want := range map[string]string{"/a/b/c": "ab2", "/a/x": "a", "/c": "root", "/c/d/e": "cd", "/": "root"} {
+		if got, ok := Cover(items, p, at); !ok || got.name != want {
+			t.Errorf("Cover(%q) = %v, %v; want %s", p, got, ok, want)
+		}
+	}
+	if got, ok := Cover(items[:1], "/b", at); ok {
+		t.Errorf("Cover(/b) over /a = %v, want none", got)
+	}
+}

@@ -1,10 +1,22 @@
 // Package plan decides, on Linux, what a sandbox is made of: from a policy
-// the root package has lowered into plain values, it computes the
-// Landlock ruleset, the seccomp filters and what the report says of them.
-// It never starts, signals or reads a running sandbox: what it needs of
-// one is handed in, and its results are values the root package raises
-// into its public Report and errors.
+// and command the root package has lowered into plain values (Request),
+// and the few Facts of the sandbox started before it is planned, it
+// computes a sandbox with namespaces (Full: the mount plan, the passwd
+// and group entries, the Landlock ruleset, the seccomp filters) or a
+// Landlock-only one (LandlockOnly: the grants, the supervisor's part),
+// the init's spec and what the report says of them. It also judges the
+// calls --trace-denials finds refused (Judge).
 //
-// Its functions read the host's files (to stat, list and resolve paths)
-// and ask the kernel what it supports (the Landlock ABI), nothing more.
+// It never starts, signals or reads a running sandbox: what it needs of
+// one is handed in (Facts), what it needs made outside planning (the
+// Landlock-only private /tmp) is made by the caller, and its results are
+// values the root package raises into its public Report and errors
+// (Error). The filtered network and the kept changes are still planned by
+// the root package, reached through FullParts and LandlockOnlyNet.
+//
+// Its functions read the host's files (to stat, list and resolve paths),
+// make the persistent home and the git identity file (MakeHome), and ask
+// the kernel what it supports (the Landlock ABI, the seccomp host),
+// nothing more. What the kernel cannot give is not planned around: it is
+// refused (Error) or said in the report.
 package plan

@@ -1,5 +1,11 @@
 package plan
 
+import (
+	"fmt"
+
+	"github.com/nsrun/nsrun/internal/errs"
+)
+
 // ErrorKind says which public error the root package raises a planning
 // failure into.
 type ErrorKind int
@@ -13,6 +19,12 @@ const (
 	KindDir
 	// KindRule is a rule (Rule) that cannot be applied.
 	KindRule
+	// KindIsolation is a setting (Setting, or the option of Rule) that
+	// needs namespaces, in a sandbox without them.
+	KindIsolation
+	// KindNet is a network setting (Setting, with Value at fault) that
+	// cannot be applied.
+	KindNet
 )
 
 // Error is a planning failure: Op names the step, Msg (when set) is the
@@ -23,19 +35,20 @@ type Error struct {
 	Msg  string
 	Path string
 	Rule *Rule
-	Err  error
+	// Setting names the setting at fault (KindIsolation, KindNet), as the
+	// command line names it; Value is the value at fault, if one is.
+	Setting, Value string
+	Err            error
 }
 
 func (e *Error) Error() string {
-	switch {
-	case e.Msg != "":
-		return e.Msg
-	case e.Err == nil:
-		return e.Op
-	case e.Op == "":
-		return e.Err.Error()
+	if e.Kind == KindNet && e.Msg == "" && e.Setting != "" {
+		if e.Value != "" {
+			return fmt.Sprintf("%s %q: %v", e.Setting, e.Value, e.Err)
+		}
+		return fmt.Sprintf("%s: %v", e.Setting, e.Err)
 	}
-	return e.Op + ": " + e.Err.Error()
+	return errs.Step(e.Op, e.Msg, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -62,9 +62,27 @@ func DirIdentity(p string) (mounts.Identity, error) {
 // kernel does.
 func SymlinksAlong(p string) []mounts.Link {
 	var links []mounts.Link
+	walk("/", p, true, func(l mounts.Link) { links = append(links, l) })
+	return links
+}
+
+// PathInRoot is where p leads inside a sandbox whose root is the host
+// directory root: each symlink on the way followed as the sandbox would
+// follow it (an absolute target from root), missing components taken as
+// they are, and after 40 links the rest taken as it is.
+func PathInRoot(root, p string) string {
+	return walk(root, p, false, func(mounts.Link) {})
+}
+
+// walk resolves the absolute path p inside the host directory root as the
+// sandbox would, telling met each symlink on the way (its path inside,
+// target and identity) and returning where p leads. A component that
+// cannot be read ends the walk where stop says so, else it is taken as it
+// is; after 40 links the walk ends (stop) or follows no more.
+func walk(root, p string, stop bool, met func(mounts.Link)) string {
 	cur := "/"
 	rest := strings.Split(p, "/")
-	for len(rest) > 0 && len(links) < 40 {
+	for hops := 0; len(rest) > 0; {
 		c := rest[0]
 		rest = rest[1:]
 		switch c {
@@ -75,23 +93,27 @@ func SymlinksAlong(p string) []mounts.Link {
 			continue
 		}
 		next := filepath.Join(cur, c)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return links
+		fi, err := os.Lstat(filepath.Join(root, next))
+		var target string
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			target, err = os.Readlink(filepath.Join(root, next))
 		}
-		if fi.Mode()&os.ModeSymlink == 0 {
+		switch {
+		case err != nil && stop:
+			return cur
+		case err != nil, fi.Mode()&os.ModeSymlink == 0, hops >= 40:
 			cur = next
 			continue
 		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return links
+		hops++
+		met(mounts.Link{Path: next, Target: target, ID: Identity(fi)})
+		if stop && hops == 40 {
+			return cur
 		}
-		links = append(links, mounts.Link{Path: next, Target: target, ID: Identity(fi)})
 		if filepath.IsAbs(target) {
 			cur = "/"
 		}
 		rest = append(strings.Split(target, "/"), rest...)
 	}
-	return links
+	return cur
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -52,5 +53,49 @@ func TestSymlinksAlong(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("SymlinksAlong(%s):\n got %+v\nwant %+v", tc.path, got, tc.want)
 		}
+	}
+}
+
+// PathInRoot follows links inside root, an absolute target from root, and
+// takes what is missing as it is; SymlinksAlong walks the same way on the
+// host and stops after 40 links.
+func TestPathInRoot(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"etc", "run/resolve", "usr/etc"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"etc/resolv.conf": "../run/resolve/stub.conf", "etc/hosts": "/usr/etc/hosts", "etc/loop": "loop2", "etc/loop2": "loop",
+		"etc/dir": "/usr/etc",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, want := range map[string]string{
+		"/etc/resolv.conf": "/run/resolve/stub.conf", // missing at the end: taken as it is
+		"/etc/hosts":       "/usr/etc/hosts",         // absolute: from root, not from the host's /
+		"/etc/dir/x/../y":  "/usr/etc/y",
+		"/etc/passwd":      "/etc/passwd",
+		"/nowhere/a":       "/nowhere/a",
+		"/etc/loop":        "/etc/loop", // the 41st link is taken as it is
+	} {
+		if got := PathInRoot(root, p); got != want {
+			t.Errorf("PathInRoot(%s) = %s, want %s", p, got, want)
+		}
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 41 {
+		if err := os.Symlink(fmt.Sprintf("l%d", i+1), filepath.Join(base, fmt.Sprintf("l%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := SymlinksAlong(filepath.Join(base, "l0")); len(got) != 40 {
+		t.Errorf("SymlinksAlong over a chain of 41 links: %d, want 40", len(got))
 	}
 }

@@ -38,14 +38,5 @@ func (r Rule) HostPath() string {
 
 // Cover is the deepest rule whose place is p or above it.
 func Cover(rules []Rule, p string) (r Rule, ok bool) {
-	depth := -1
-	for _, c := range rules {
-		if !paths.Within(p, c.Canon) {
-			continue
-		}
-		if d := paths.Depth(c.Canon); d >= depth {
-			r, ok, depth = c, true, d
-		}
-	}
-	return r, ok
+	return paths.Cover(rules, p, func(r Rule) string { return r.Canon })
 }

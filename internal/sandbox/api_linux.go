@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/netproxy"
@@ -50,6 +51,10 @@ type Attr struct {
 	// sandbox still gets a cgroup where one can be made: without a PID
 	// namespace it is the surest way to find every process at the end.
 	Limits cgroup.Limits
+	// KeepCaps are capabilities the init holds across its execve beside
+	// the ones it builds the sandbox with, for a payload that keeps them
+	// (launch.Spec.Caps); the init drops every other before the payload.
+	KeepCaps []uintptr
 
 	TTY        TTYMode // one of the three below
 	WindowSize WindowSize
@@ -153,15 +158,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	switch {
-	case e.Msg != "":
-		return e.Msg
-	case e.Err == nil:
-		return e.Op
-	case e.Op == "":
-		return e.Err.Error()
-	}
-	return e.Op + ": " + e.Err.Error()
+	return errs.Step(e.Op, e.Msg, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"github.com/nsrun/nsrun/cgroup"
@@ -22,6 +23,7 @@ type startup struct {
 	statusW      *os.File // the status pipe's child end
 	netChild     *os.File // the network socket's child end, if any
 	extraAt      []int    // where the ExtraFiles are in the child
+	trailing     int      // how many of attr.Files, last, are ExtraFiles and their padding
 }
 
 // newLaunch makes the pipes, the standard streams and the descriptors of
@@ -82,7 +84,7 @@ func (s *Sandbox) newLaunch(a *Attr) (*startup, error) {
 	}
 	// Last, after every descriptor of a fixed number, where the fork
 	// helper places them too.
-	attr.Files, l.extraAt = extraFilePlaces(attr.Files, a.ExtraFiles, launch.NetSockFD+1)
+	attr.Files, l.extraAt, l.trailing = extraFilePlaces(attr.Files, a.ExtraFiles, launch.NetSockFD+1)
 	if s.direct {
 		// The stage is a session leader with the pty as its terminal; it
 		// sets a parent-death signal of its own, which it catches to end
@@ -106,6 +108,7 @@ func (s *Sandbox) newLaunch(a *Attr) (*startup, error) {
 		if a.Overlay {
 			attr.Sys.AmbientCaps = ns.OverlayCaps
 		}
+		attr.Sys.AmbientCaps = withCaps(attr.Sys.AmbientCaps, a.KeepCaps)
 	}
 	return l, nil
 }
@@ -136,7 +139,7 @@ func (s *Sandbox) fork() error {
 	}
 	if why != "" {
 		s.logf("forking the init through the fork helper (%s)", why)
-		err = s.startThroughHelper(l.attr, len(s.extra)-countNil(s.extra))
+		err = s.startThroughHelper(l.attr, l.trailing)
 	} else {
 		err = s.start(l.stage, l.attr)
 	}
@@ -178,14 +181,29 @@ func (s *Sandbox) forkAndHold(stage string, attr *syscall.ProcAttr, started chan
 }
 
 // extraFilePlaces appends the ExtraFiles to the descriptors the init (or
-// the Landlock-only stage) is started with, from first on (the places
-// before it left empty), and returns where each lands, -1 for a nil one.
-func extraFilePlaces(files []uintptr, extra []*os.File, first int) ([]uintptr, []int) {
+// the Landlock-only stage) is started with, from first on, and returns
+// where each lands (-1 for a nil one) and how many entries it appended
+// from first on.
+//
+// Every number below 3+len(extra), the payload's highest, is taken in the
+// child, by a copy of its stdin where nothing else is: the Go runtime's
+// own descriptors (its poller, the cgroup files it reads) then lie above
+// every number the payload's descriptors take, and a payload executed in
+// the child's place (Spec.AsPid1) can be given them there without
+// closing one of the runtime's. A place before first is taken only
+// where it was left empty.
+func extraFilePlaces(files []uintptr, extra []*os.File, first int) ([]uintptr, []int, int) {
 	if len(extra) == 0 {
-		return files, nil
+		return files, nil, 0
+	}
+	filler := files[0]
+	for i, fd := range files {
+		if fd == ^uintptr(0) {
+			files[i] = filler
+		}
 	}
 	for len(files) < first {
-		files = append(files, ^uintptr(0))
+		files = append(files, filler)
 	}
 	at := make([]int, len(extra))
 	for i, f := range extra {
@@ -196,21 +214,25 @@ func extraFilePlaces(files []uintptr, extra []*os.File, first int) ([]uintptr, [
 		at[i] = len(files)
 		files = append(files, f.Fd())
 	}
-	return files, at
-}
-
-func countNil(files []*os.File) int {
-	n := 0
-	for _, f := range files {
-		if f == nil {
-			n++
-		}
+	for len(files) < 3+len(extra) {
+		files = append(files, filler)
 	}
-	return n
+	return files, at, len(files) - first
 }
 
 func closeFiles(fs ...*os.File) {
 	for _, f := range fs {
 		f.Close()
 	}
+}
+
+// withCaps is caps and those of more it lacks, in a new slice.
+func withCaps(caps, more []uintptr) []uintptr {
+	out := append([]uintptr{}, caps...)
+	for _, c := range more {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -71,3 +71,27 @@ func TestHelperAttr(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraFilePlaces: the ExtraFiles go after the fixed descriptors, and
+// every number up to the payload's highest (3+len) is taken in the child,
+// by a copy of its stdin where nothing else is, so that the Go runtime's
+// own descriptors there lie above them (a payload executed in the init's
+// place takes its descriptors at those numbers).
+func TestExtraFilePlaces(t *testing.T) {
+	none := ^uintptr(0)
+	a, b := os.NewFile(100, "a"), os.NewFile(101, "b")
+	fixed := []uintptr{10, 11, 12, 13, 14}
+	files, at, trailing := extraFilePlaces(append([]uintptr{}, fixed...), []*os.File{a, nil, nil, nil, nil, nil, b}, 7)
+	want := []uintptr{10, 11, 12, 13, 14, 10, 10, 100, 101, 10}
+	if !reflect.DeepEqual(files, want) || !reflect.DeepEqual(at, []int{7, -1, -1, -1, -1, -1, 8}) || trailing != 3 {
+		t.Errorf("got %v at %v trailing %d; want %v at [7 -1 ... 8] trailing 3", files, at, trailing, want)
+	}
+	files, at, trailing = extraFilePlaces([]uintptr{10, 11, 12, 13, 14, none, 16}, []*os.File{a}, 7)
+	if !reflect.DeepEqual(files, []uintptr{10, 11, 12, 13, 14, 10, 16, 100}) || !reflect.DeepEqual(at, []int{7}) || trailing != 1 {
+		t.Errorf("got %v at %v trailing %d", files, at, trailing)
+	}
+	files, at, trailing = extraFilePlaces(append([]uintptr{}, fixed...), nil, 7)
+	if !reflect.DeepEqual(files, fixed) || at != nil || trailing != 0 {
+		t.Errorf("no ExtraFiles: got %v at %v trailing %d", files, at, trailing)
+	}
+}

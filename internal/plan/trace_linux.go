@@ -1,8 +1,6 @@
-package nsrun
+package plan
 
 import (
-	"math"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
@@ -26,12 +24,12 @@ func traceProgram() (seccomp.Program, error) {
 	}
 	compiled, err := seccomp.Compile(prof)
 	if err != nil {
-		return nil, &SetupError{Code: ExitSetup, Msg: "--trace-denials filter: " + err.Error()}
+		return nil, &Error{Msg: "--trace-denials filter: " + err.Error()}
 	}
 	return compiled.Program, nil
 }
 
-// tracedFilters makes spec's seccomp programs those of a traced sandbox
+// TracedFilters makes spec's seccomp programs those of a traced sandbox
 // and returns them as they were, oldest first, for the tracer to decide
 // by. Each refusal becomes a trace (seccomp.Traced): a trap would send
 // the payload a SIGSYS, which its own handlers, masks and signals would
@@ -48,7 +46,7 @@ func traceProgram() (seccomp.Program, error) {
 //
 // The trace filter, which only observes, is loaded first; the tracer
 // decides each stop by the untraced programs, whichever value wins.
-func tracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
+func TracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
 	var untraced []seccomp.Program
 	if spec.Supervisor != nil {
 		untraced = append(untraced, spec.Supervisor.Filter)
@@ -58,14 +56,14 @@ func tracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
 	loaded := make([]seccomp.Program, len(untraced))
 	for i, prog := range untraced {
 		if err := prog.Check(); err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: "--trace-denials: " + err.Error()}
+			return nil, &Error{Msg: "--trace-denials: " + err.Error()}
 		}
 		if seccomp.Notifies(prog) {
 			notifier = i
 		}
 		var err error
 		if loaded[i], err = seccomp.Traced(prog); err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: "--trace-denials: " + err.Error()}
+			return nil, &Error{Msg: "--trace-denials: " + err.Error()}
 		}
 	}
 	if notifier >= 0 {
@@ -77,7 +75,7 @@ func tracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
 		}
 		prog, err := seccomp.Ahead(loaded[notifier], ahead...)
 		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: "--trace-denials: " + err.Error()}
+			return nil, &Error{Msg: "--trace-denials: " + err.Error()}
 		}
 		loaded[notifier] = prog
 	}
@@ -93,12 +91,12 @@ func tracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
 	return untraced, nil
 }
 
-// refusedBy says whether filters, loaded in that order, refuse a call and
+// RefusedBy says whether filters, loaded in that order, refuse a call and
 // with which errno: what the payload gets untraced. A trace is refused with
 // ENOSYS, as the kernel refuses it without a tracer; the actions that
 // outrank a trace (a kill, a trap, a notification) never reach the tracer,
 // and are refused with ENOSYS should one do.
-func refusedBy(filters []seccomp.Program) func(ptrace.Syscall) (unix.Errno, bool) {
+func RefusedBy(filters []seccomp.Program) func(ptrace.Syscall) (unix.Errno, bool) {
 	return func(c ptrace.Syscall) (unix.Errno, bool) {
 		d := seccomp.Data{NR: int32(c.NR), Arch: c.Arch, IP: c.IP, Args: c.Args}
 		switch a := seccomp.ActionOf(seccomp.Decide(filters, d)); a.Kind {
@@ -111,74 +109,19 @@ func refusedBy(filters []seccomp.Program) func(ptrace.Syscall) (unix.Errno, bool
 	}
 }
 
-// traceDenials makes the judge of --trace-denials, which attributes each
-// refused call to the rule or layer that refused it, and returns what the
-// sandbox's tracer tells every refused call it sees: the judge, then the
-// log of the denials.
-func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error) {
-	eff, err := p.Effect()
-	if err != nil {
-		return nil, err
+// RefusalEvent is what the Landlock-only supervisor failed for the
+// payload, as the tracer would have seen it (a user notification outranks
+// a trace, so it never does), for the judge; false for a call this
+// architecture does not name.
+func RefusalEvent(r supervise.Refusal) (ptrace.Event, bool) {
+	name, ok := seccomp.NativeName(uint64(r.NR))
+	if !ok {
+		return ptrace.Event{}, false
 	}
-	direct := p.Isolation == IsolationLandlock
-	j := newJudge(p, eff.Rules, direct)
-	if direct && prep.tmpDir != nil {
-		j.Writable = []string{prep.tmpDir.Path()}
+	ev := ptrace.Event{Tid: r.Pid, Pid: r.Pid, Call: name, Errno: unix.Errno(r.Errno)}
+	copy(ev.Args[:], r.Args)
+	if r.Path != "" {
+		ev.Paths = []string{r.Path}
 	}
-	s := c.sys
-	s.denials, s.judge = newDenialLog(), j
-	return func(ev ptrace.Event) {
-		if pd, ok := j.Judge(ev); ok {
-			d := Denial(pd)
-			d.Pid, d.Argv0 = ev.Process()
-			if d.Pid == 0 {
-				d.Pid = ev.Pid
-			}
-			s.denials.add(d)
-		}
-	}, nil
-}
-
-// addRefusals judges what the Landlock-only supervisor failed for the
-// payload, which its tracer never saw (a user notification outranks a
-// trace), and counts it in the denials.
-func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
-	if s.denials == nil || s.judge == nil {
-		return
-	}
-	for _, r := range refusals {
-		name, ok := seccomp.NativeName(uint64(r.NR))
-		if !ok {
-			continue
-		}
-		ev := ptrace.Event{Tid: r.Pid, Pid: r.Pid, Call: name, Errno: unix.Errno(r.Errno)}
-		copy(ev.Args[:], r.Args)
-		if r.Path != "" {
-			ev.Paths = []string{r.Path}
-		}
-		if pd, ok := s.judge.Judge(ev); ok {
-			d := Denial(pd)
-			d.Pid, d.Argv0 = r.Pid, r.Argv0
-			s.denials.addCount(d, r.Count)
-		}
-	}
-	s.denials.drop(dropped)
-}
-
-// addCount counts d n times.
-func (l *denialLog) addCount(d Denial, n int) {
-	for ; n > 0; n-- {
-		l.add(d)
-	}
-}
-
-// drop counts n denials that were not kept.
-func (l *denialLog) drop(n int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.dropped+n < math.MaxInt32 {
-		l.dropped += n
-	} else {
-		l.dropped = math.MaxInt32
-	}
+	return ev, true
 }

@@ -1,4 +1,4 @@
-package nsrun
+package plan
 
 import (
 	"net/netip"

@@ -1,4 +1,4 @@
-package nsrun
+package plan
 
 import (
 	"bytes"
@@ -12,51 +12,45 @@ import (
 	"github.com/nsrun/nsrun/internal/gitguard"
 )
 
-// homeSetup is what a Policy's Home needs before planning: the persistent
-// directory (made and checked) with its rule, and the git identity file.
-type homeSetup struct {
-	dir      string      // the persistent HOME, "" for none
-	rules    []canonRule // the rules that show it and the identity file
-	identity string      // a git configuration file with the caller's identity, or ""
+// HomeRequest is what a policy's home needs made before planning.
+type HomeRequest struct {
+	// Persistent is the persistent HOME to make and check, absolute; ""
+	// for none.
+	Persistent string
+	// CallerHome is the caller's home, whose git identity the payload's
+	// git is given, and StateDir nsrun's state directory there; both ""
+	// when the caller has no home.
+	CallerHome, StateDir string
+	Cwd                  string
 }
 
-// setupHome makes the persistent home directory if the policy has one and
+// Home is a policy's home as made: the persistent directory (made and
+// checked) and the git identity file.
+type Home struct {
+	Dir     string      // the persistent HOME, canonical; "" for none
+	DirInfo os.FileInfo // Dir's
+	// Identity is a git configuration file with the caller's identity, or
+	// "" for none; IdentityErr says why there is none where writing it
+	// failed (the payload's git then has none of the caller's).
+	Identity    string
+	IdentityErr error
+}
+
+// MakeHome makes the persistent home directory if r asks for one and
 // writes the caller's git identity where the payload's git will read it.
-func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
-	hs := &homeSetup{}
-	if p.Home == HomeInherit {
-		return hs, nil
-	}
-	homes := Homes()
-	if p.Home == HomePersistent {
-		dir, err := persistentHomeDir(p.HomeDir, homes, cwd)
+func MakeHome(r HomeRequest) (*Home, error) {
+	h := &Home{}
+	if r.Persistent != "" {
+		dir, fi, err := ownedDir(r.Persistent)
 		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}
+			return nil, &Error{Op: "--home " + dir, Err: err}
 		}
-		dir, fi, err := ownedDir(dir)
-		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Op: "--home " + dir, Err: err}
-		}
-		hs.dir = dir
-		hs.rules = append(hs.rules, canonRule{Rule: Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}, Canon: dir, Dir: true, info: fi, internal: true})
+		h.Dir, h.DirInfo = dir, fi
 	}
-	if len(homes) > 0 {
-		id, err := writeIdentity(StateDir(homes[0]), gitguard.Identity(homes[0], cwd))
-		if err == nil && id != "" {
-			// Shown where it is even when that is hidden otherwise (under
-			// the private /tmp).
-			var cr canonRule
-			if cr, err = canonicalRule(Rule{Path: id, Access: ReadOnly, Source: SourceInternal}, "/"); err == nil {
-				cr.internal = true
-				hs.rules = append(hs.rules, cr)
-				hs.identity = cr.Canon
-			}
-		}
-		if err != nil {
-			c.warnf("git identity: %v; git inside has none of yours", err)
-		}
+	if r.CallerHome != "" {
+		h.Identity, h.IdentityErr = writeIdentity(r.StateDir, gitguard.Identity(r.CallerHome, r.Cwd))
 	}
-	return hs, nil
+	return h, nil
 }
 
 // ownedDir makes dir (and its missing parents, 0700) and checks it is a
@@ -147,4 +141,50 @@ func writeIdentity(state string, id gitguard.User) (string, error) {
 // quoteGitValue quotes a value for a git configuration file.
 func quoteGitValue(v string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}
+
+// homeVars are the variables that follow the payload's HOME: caches and
+// the XDG directories, so that tools write inside it and never into the
+// caller's own (read-only inside anyway).
+var homeVars = []struct{ name, rel string }{
+	{"XDG_CACHE_HOME", ".cache"},
+	{"XDG_CONFIG_HOME", ".config"},
+	{"XDG_DATA_HOME", ".local/share"},
+	{"XDG_STATE_HOME", ".local/state"},
+	{"GOCACHE", ".cache/go-build"},
+	{"GOMODCACHE", "go/pkg/mod"},
+	{"npm_config_cache", ".npm"},
+	{"PIP_CACHE_DIR", ".cache/pip"},
+}
+
+// HomeEnv points HOME and homeVars into home, and git's system
+// configuration at identity (a file giving the caller's user.name and
+// user.email) when there is one. A variable kept (the caller's KeepEnv
+// matches it) is left as it is; a kept HOME is the one the others follow.
+func HomeEnv(env []string, home, identity string, kept func(name string) bool) []string {
+	callerHome, _ := getEnv(env, "HOME")
+	if h, ok := getEnv(env, "HOME"); ok && kept("HOME") {
+		home = h
+	} else {
+		env = setEnv(env, "HOME", home)
+	}
+	for _, v := range homeVars {
+		if !kept(v.name) {
+			env = setEnv(env, v.name, filepath.Join(home, v.rel))
+		}
+	}
+	// rustup's toolchains stay usable (read-only) where the caller keeps
+	// them; cargo's caches go to the new home.
+	if _, set := getEnv(env, "RUSTUP_HOME"); !set && callerHome != "" && callerHome != home && isDir(filepath.Join(callerHome, ".rustup")) {
+		env = setEnv(env, "RUSTUP_HOME", filepath.Join(callerHome, ".rustup"))
+	}
+	if identity != "" && !kept("GIT_CONFIG_SYSTEM") {
+		env = setEnv(env, "GIT_CONFIG_SYSTEM", identity)
+	}
+	return env
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

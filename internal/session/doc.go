@@ -1,0 +1,36 @@
+// Package session is the parent side of a session (Linux): one sandbox
+// that lives across many commands. It holds the channel to the session's
+// init (Conn), and the control socket through which the user who started
+// the session reaches it from other processes (Listen, Dial).
+//
+// How a command gets exactly the session's confinement: the init of a
+// session builds the sandbox as for a one-shot run and confines its own
+// locked thread (Landlock, capabilities, no_new_privs, seccomp) as a
+// one-shot init does before it forks the payload; it then forks every
+// command from that thread, by the same fork and exec
+// (internal/launch.serveSession). A command inherits the thread's
+// confinement and cannot be given less: a request carries only argv, the
+// environment, the directory and three descriptors. The other design, a
+// server that is itself the sandbox's first, confined payload and forks
+// the commands, would give the same confinement, but the server would be
+// a process every command can ptrace or signal (same user, same
+// namespaces, dumpable), and with it the channel that starts commands and
+// the streams of later ones. The init is pid 1 of the sandbox's PID
+// namespace and is not dumpable: nothing inside can trace it, signal it
+// with a signal it did not ask for, or reach its descriptors.
+//
+// Who reaches a session: the control socket is in a 0700 directory of the
+// user's (XDG_RUNTIME_DIR/nsrun/sessions, else /run/user/UID/nsrun/sessions,
+// else a directory made and checked under the temporary directory), and a
+// peer is served only when SO_PEERCRED says it is the same user and it is
+// in the holder's PID namespace (a process inside any sandbox with a PID
+// namespace of its own is not). The directory is also denied to the
+// session itself (the caller adds it to the policy's deny rules), so
+// nothing inside can name the socket even where a rule shows its parent.
+//
+// What it cannot do: commands get no pseudo-terminal of their own (a
+// terminal stream is relayed through a pipe by the client); a session has
+// no Landlock-only form (--isolation landlock): its supervisor is the
+// payload's parent, and sessions need an init in a PID namespace.
+// Kernel minimums are the sandbox's: pidfd_open (5.3).
+package session

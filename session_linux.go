@@ -1,0 +1,239 @@
+package nsrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/sandbox"
+	"github.com/nsrun/nsrun/internal/session"
+)
+
+// sysSession is the running session: the Cmd of its init, which holds the
+// sandbox, and the channel to the init.
+type sysSession struct {
+	init *Cmd
+	conn *session.Conn
+	env  []string // the session's environment, as the init was given it
+	base Report   // what the session enforces, copied once it was built
+	done chan struct{}
+	err  error // the init's Wait, once done is closed
+}
+
+// cmdSession is what a Cmd knows of its session: for the init's Cmd, that
+// it starts a session (initOf); for a command's, the session and the
+// command once started.
+type cmdSession struct {
+	s       *Session
+	initOf  bool
+	env     []string   // set by the init's start: the lowered environment
+	mu      sync.Mutex // exec, which the watch reads
+	exec    *session.Exec
+	streams *sandbox.Streams
+	begun   chan struct{}
+	done    chan struct{}
+}
+
+func startSession(ctx context.Context, p *Policy) (*Session, error) {
+	if p.Isolation == IsolationLandlock {
+		return nil, &SetupError{Code: ExitSetup, Msg: "sessions need namespaces: a Landlock-only sandbox (IsolationLandlock) cannot be a session yet"}
+	}
+	if p.TraceDenials {
+		return nil, &SetupError{Code: ExitSetup, Msg: "TraceDenials is not available for sessions yet"}
+	}
+	parent, child, err := session.Pair()
+	if err != nil {
+		return nil, err
+	}
+	defer child.Close()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c := CommandContext(ctx, p, "nsrun-session")
+	c.TTY, c.ExtraFiles = TTYNever, []*os.File{child}
+	c.session = &cmdSession{initOf: true}
+	if err := c.Start(); err != nil {
+		parent.Close()
+		return nil, err
+	}
+	s := &Session{policy: p, started: time.Now()}
+	s.sys = &sysSession{init: c, conn: session.NewConn(parent), env: c.session.env, done: make(chan struct{})}
+	// A deep copy: the init's Wait writes its report, commands read this.
+	if b, err := json.Marshal(c.Report()); err == nil {
+		_ = json.Unmarshal(b, &s.sys.base)
+	}
+	go func() {
+		s.sys.err = c.Wait()
+		s.sys.conn.Close()
+		close(s.sys.done)
+	}()
+	return s, nil
+}
+
+func (s *Session) close() error {
+	if s.sys == nil {
+		return errNoSession
+	}
+	if s.sys.conn.Stop() != nil {
+		_ = s.sys.init.stopper().kill()
+	}
+	select {
+	case <-s.sys.done:
+	case <-time.After(5 * time.Second):
+		_ = s.sys.init.stopper().kill()
+		<-s.sys.done
+	}
+	var ee *ExitError
+	if errors.As(s.sys.err, &ee) && ee.Code == 0 {
+		return nil
+	}
+	return s.sys.err
+}
+
+func (s *Session) report() *Report {
+	if s.sys == nil {
+		return &Report{}
+	}
+	select {
+	case <-s.sys.done:
+		return s.sys.init.Report()
+	default:
+		r := s.sys.base
+		return &r
+	}
+}
+
+var errNoSession = errors.New("nsrun: the Session was not made by StartSession")
+
+// inSession says the Cmd is a command of a session.
+func (c *Cmd) inSession() bool { return c.session != nil && !c.session.initOf }
+
+// checkSession refuses, before anything starts, what a command of a
+// session cannot have.
+func (c *Cmd) checkSession() error {
+	cs := c.session
+	if cs == nil || cs.initOf {
+		return nil
+	}
+	switch {
+	case cs.s == nil || cs.s.sys == nil:
+		return errNoSession
+	case c.Policy != cs.s.policy:
+		return &SetupError{Code: ExitSetup, Msg: "a session's command runs under the session's policy: Cmd.Policy cannot be changed"}
+	case c.WindowSize != (WindowSize{}):
+		return &SetupError{Code: ExitSetup, Msg: "a session's command takes no WindowSize: with TTYAlways, size the terminal given as Stdin"}
+	case c.TTY == TTYAlways:
+		return checkSessionTTY(c.Stdin)
+	case len(c.ExtraFiles) > 0:
+		return &SetupError{Code: ExitSetup, Msg: "a session's command takes no ExtraFiles"}
+	}
+	return nil
+}
+
+// startInSession starts the command in its session's init.
+func (c *Cmd) startInSession() error {
+	cs, sys := c.session, c.session.s.sys
+	started := time.Now()
+	c.report = sys.base
+	c.report.Exit, c.report.Usage, c.report.TimingsMS = ExitReport{}, nil, TimingsReport{}
+	fail := func(err error) error {
+		c.report.notBuilt(c.backend(), err)
+		return err
+	}
+	streams, err := sandbox.NewStreams(c.Stdin, c.Stdout, c.Stderr)
+	if err != nil {
+		return fail(err)
+	}
+	env := c.Env
+	if env == nil {
+		env = sys.env
+	}
+	cs.begun, cs.done = make(chan struct{}), make(chan struct{})
+	c.startWatch(cs, cs.begun, cs.done)
+	ex, err := sys.conn.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways)
+	streams.Started()
+	if err != nil {
+		streams.Abort()
+		close(cs.done)
+		var se *session.StartError
+		switch {
+		case errors.As(err, &se):
+			err = &SetupError{Code: se.Code, Msg: se.Msg}
+		case errors.Is(err, session.ErrClosed):
+			err = &SetupError{Code: ExitSetup, Msg: "nsrun: the session has ended"}
+		}
+		return fail(err)
+	}
+	cs.mu.Lock()
+	cs.exec, cs.streams = ex, streams
+	cs.mu.Unlock()
+	if timedOut, ctxErr := c.end.outcome(); timedOut || ctxErr != nil {
+		_ = cs.kill() // ended while it was being started
+	}
+	c.report.TimingsMS.Setup = ms(time.Since(started))
+	c.report.Dir = c.Dir
+	c.sys = &sysCmd{started: time.Now()}
+	close(cs.begun)
+	return nil
+}
+
+// waitInSession waits for the command and its output.
+func (c *Cmd) waitInSession() (*ExitError, error) {
+	cs := c.session
+	r := cs.exec.Wait()
+	close(cs.done)
+	cut, ioErr := cs.streams.Finish(c.awaitIO)
+	if cut {
+		ioErr = ErrWaitDelay
+	}
+	c.report.TimingsMS.Run = ms(time.Since(c.sys.started))
+	c.report.Usage = &UsageReport{UserMS: float64(r.Usage.UserUS) / 1000, SystemMS: float64(r.Usage.SystemUS) / 1000,
+		MaxRSSKiB: r.Usage.MaxRSSKiB, WallMS: c.report.TimingsMS.Run, Source: "rusage"}
+	return &ExitError{Code: r.Code, Signal: r.Signal}, ioErr
+}
+
+// The stopper of a session's command ends its process group.
+func (cs *cmdSession) terminate() error { return cs.signal(unix.SIGTERM) }
+func (cs *cmdSession) kill() error      { return cs.signal(unix.SIGKILL) }
+
+func (cs *cmdSession) signal(sig unix.Signal) error {
+	cs.mu.Lock()
+	ex := cs.exec
+	cs.mu.Unlock()
+	if ex == nil {
+		return os.ErrProcessDone
+	}
+	return ex.Signal(sig)
+}
+
+func (s *Session) environ() []string {
+	if s.sys == nil {
+		return nil
+	}
+	return append([]string{}, s.sys.env...)
+}
+
+func (s *Session) done() <-chan struct{} {
+	if s.sys == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return s.sys.done
+}
+
+// checkSessionTTY accepts, for a command that gets a terminal of its own
+// (TTYAlways), a Stdin that is a terminal made for it (session.CheckTTY).
+func checkSessionTTY(stdin io.Reader) error {
+	f, _ := stdin.(*os.File)
+	if err := session.CheckTTY(f); err != nil {
+		return &SetupError{Code: ExitSetup, Msg: "TTYAlways in a session: " + err.Error()}
+	}
+	return nil
+}
