@@ -65,6 +65,14 @@ func Supports(spec *launch.Spec) error {
 		return unsupported("loopback addresses")
 	case spec.HoldListener:
 		return unsupported("a held seccomp listener")
+	case spec.Session:
+		return unsupported("a session")
+	case spec.AsPid1:
+		return unsupported("the payload as pid 1")
+	case spec.Caps != nil:
+		return unsupported("capabilities kept")
+	case spec.Argv0 != "":
+		return unsupported("an argv[0] of its own")
 	case spec.Plan == nil:
 		return unsupported("a spec without a mount plan")
 	case spec.Plan.Remount:

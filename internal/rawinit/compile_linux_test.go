@@ -165,6 +165,10 @@ func TestSupports(t *testing.T) {
 		}, "devices in /dev"},
 		{"rlimit", func(s *launch.Spec) { s.Rlimits = []launch.Rlimit{{Name: "rtprio"}} }, "rlimit rtprio"},
 		{"no command", func(s *launch.Spec) { s.Args = nil }, "an empty command"},
+		{"session", func(s *launch.Spec) { s.Session = true }, "a session"},
+		{"as pid 1", func(s *launch.Spec) { s.AsPid1 = true }, "the payload as pid 1"},
+		{"caps", func(s *launch.Spec) { s.Caps = &launch.Caps{} }, "capabilities kept"},
+		{"argv0", func(s *launch.Spec) { s.Argv0 = "sh" }, "an argv[0] of its own"},
 	} {
 		s := smallSpec()
 		c.edit(s)
@@ -348,3 +352,25 @@ func TestCompileVfork(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestSupportsKnowsEverySpecField fails when launch.Spec gains a field:
+// the raw init must build it or refuse it (Supports), never ignore it.
+// (The merge that brought sessions, AsPid1, Caps and Argv0 showed why.)
+func TestSupportsKnowsEverySpecField(t *testing.T) {
+	known := map[string]bool{
+		// Built.
+		"Plan": true, "Args": true, "Env": true, "Dir": true, "Hostname": true, "Loopback": true, "Rlimits": true,
+		"Landlock": true, "Seccomp": true,
+		// Ignored on purpose: the raw init sends no step log.
+		"Verbose": true,
+		// Refused when set.
+		"TTY": true, "ExtraFiles": true, "HoldListener": true, "Net": true, "LoopbackAddrs": true, "Supervisor": true,
+		"Session": true, "AsPid1": true, "Caps": true, "Argv0": true,
+	}
+	typ := reflect.TypeOf(launch.Spec{})
+	for i := 0; i < typ.NumField(); i++ {
+		if name := typ.Field(i).Name; !known[name] {
+			t.Errorf("launch.Spec.%s is new: build it in Compile or refuse it in Supports, then list it here", name)
+		}
+	}
+}
