@@ -20,11 +20,14 @@
 // the usage of everything reaped. On amd64 the payload is vforked
 // (CLONE_VM|CLONE_VFORK) onto a stack of its own by a few lines of Go
 // assembly, so that its clone copies nothing; NSRUN_RAW_FORK=1, and other
-// architectures, fork it with a copy of the init's address space. It refuses a pty, ExtraFiles, the
-// filtered network, loopback addresses, seccomp listeners, overlays,
-// mirrors, pins, files and denied files in the plan, the remount path for
-// kernels without mount_setattr, and the Landlock-only supervisor (which
-// must run Go code for the payload's whole life and stays a Go stage).
+// architectures, fork it with a copy of the init's address space.
+//
+// It refuses a pty, ExtraFiles, the filtered network, loopback addresses,
+// seccomp listeners, a session, the payload as pid 1, kept capabilities,
+// an argv[0] of its own, overlays, mirrors, pins, files and denied files
+// in the plan, the remount path for kernels without mount_setattr, and the
+// Landlock-only supervisor (which must run Go code for the payload's whole
+// life and stays a Go stage).
 //
 // What it cannot do, as a clone without exec: its memory is a copy of the
 // parent's, the caller's heap and environment included (only the argv and
