@@ -102,6 +102,7 @@ func (c *Cmd) start() error {
 		return fail(err)
 	}
 	c.report, s.git = prep.report, prep.git
+	told := c.tellFront(sb)
 	if c.session != nil {
 		prep.spec.Session, c.session.env = true, prep.spec.Env
 	}
@@ -121,6 +122,9 @@ func (c *Cmd) start() error {
 		sb.Abort()
 		return fail(raiseSandbox(err))
 	}
+	if !told {
+		c.tellFront(sb)
+	}
 	if prep.net != nil {
 		c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
 	}
@@ -128,12 +132,23 @@ func (c *Cmd) start() error {
 		sb.Abort()
 		return fail(raiseSandbox(err))
 	}
-	if f := front.From(c.ctx); f != nil && f.Started != nil {
-		f.Started(sb.Pid())
-	}
 	c.report.TimingsMS.Setup = ms(sb.Running().Sub(s.started))
 	c.logf("sandbox ready in %.2f ms", c.report.TimingsMS.Setup)
 	return nil
+}
+
+// tellFront gives a front end that asks for it (bubblewrap's --info-fd)
+// the pid of the sandbox's first process while it is alive, so that its
+// namespaces can be read: once it is forked, before the payload could
+// have ended (an init that Send starts has no pid before). It says
+// whether it told.
+func (c *Cmd) tellFront(sb *sandbox.Sandbox) bool {
+	f := front.From(c.ctx)
+	if f == nil || f.Started == nil || sb.Pid() == 0 {
+		return false
+	}
+	f.Started(sb.Pid())
+	return true
 }
 
 // hasLimits says whether p limits the sandbox through a cgroup.
