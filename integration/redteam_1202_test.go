@@ -53,17 +53,16 @@ func needPython(t *testing.T) string {
 // A payload that may write the sessions directory (here a one-shot run
 // given the user's runtime directory, as a program that needs the
 // Wayland, PulseAudio or D-Bus sockets there would be) replaces a running
-// session's control socket with one of its own. The user's next
-// `nsrun exec NAME` then talks to the payload: it gets the request (argv,
-// and the --env values, secrets included) and the caller's standard
-// streams, writes what it likes to the caller's stdout, and decides the
-// exit status; `session stop NAME` answers 0 while the session runs on.
+// session's control socket with one of its own, to be sent the user's
+// next `nsrun exec NAME` (argv, the --env values, the caller's standard
+// streams), to write what it likes to the caller's stdout and decide the
+// exit status, and to answer `session stop NAME` with 0 while the session
+// runs on.
 //
-// HOLE (fails now): the client (session.Dial) never checks who serves the
-// socket. The holder checks its clients (uid, PID namespace, no more
-// confined); the client should check the server the same way (SO_PEERCRED
-// pid in the client's PID namespace, not more confined than the client),
-// and a one-shot run could deny the sessions directory as a session does.
+// The client (session.Dial) checks who serves the socket as the holder
+// checks its clients: SO_PEERCRED's uid, a pid in the client's PID
+// namespace, no more confined than the client. Before that check the
+// payload got the request and the streams, and this test failed.
 func TestRedteamSessionSocketStandIn(t *testing.T) {
 	py := needPython(t)
 	for _, isolation := range []string{"full", "landlock"} {
@@ -80,11 +79,13 @@ func TestRedteamSessionSocketStandIn(t *testing.T) {
 			fake := startReady(t, "--isolation", isolation, "--rw", e.runtime, "--rw", ws, "--", py, filepath.Join(ws, "fake.py"), filepath.Join(e.dir, "target.sock"), log)
 			t.Cleanup(func() { _ = fake.Process.Kill(); _ = fake.Wait() })
 
+			// The client must refuse a socket its session's holder does not
+			// serve: nothing sent, a one-line reason, exit 125.
 			r := e.nsrun("exec", "target", "--env", "TOKEN=secret", "--", "/bin/echo", "from-session")
-			if r.stdout != "from-session" {
-				t.Errorf("nsrun exec target -- /bin/echo from-session, with a payload's socket at target.sock: %v", r)
+			if r.code != 125 || r.stdout != "" || !strings.Contains(r.stderr, "target.sock is not served by a holder of this user's") {
+				t.Errorf("nsrun exec target -- /bin/echo from-session, with a payload's socket at target.sock: want a refusal (125), got %v", r)
 			}
-			if b, err := os.ReadFile(log); err == nil {
+			if b, err := os.ReadFile(log); err == nil && strings.TrimSpace(string(b)) != "" {
 				t.Errorf("the payload received the exec request: %s", strings.TrimSpace(string(b)))
 			}
 			r = e.nsrun("session", "stop", "target")

@@ -206,9 +206,11 @@ func (l *Listener) Accept() (*Peer, error) {
 	}
 }
 
-// checkPeer vouches for a client: its uid is this process's, its PID
-// namespace is this process's, and it is not more confined than this
-// process (no_new_privs where this process has none, or more seccomp
+// checkPeer vouches for the process at the other end of a control
+// connection (a client for the holder, the holder for a client; for a
+// client's connection the kernel names the process that listened): its
+// uid is this process's, its PID namespace is this process's, and it is
+// not more confined than this process (no_new_privs where this process has none, or more seccomp
 // filters: a process inside a sandbox without a PID namespace of its own,
 // such as nsrun's --isolation landlock, has both). What /proc says of its
 // pid is taken only if the pid still names the process that connected
@@ -220,10 +222,10 @@ func checkPeer(fd int) (int, error) {
 		return 0, err
 	}
 	if int(cred.Uid) != os.Getuid() {
-		return 0, fmt.Errorf("peer uid %d is not the session's user", cred.Uid)
+		return 0, fmt.Errorf("its uid %d is not this user's", cred.Uid)
 	}
 	if cred.Pid <= 0 {
-		return 0, errors.New("peer outside this PID namespace")
+		return 0, errors.New("it is outside this PID namespace (inside a sandbox?)")
 	}
 	pidfd, pidfdErr := unix.GetsockoptInt(fd, unix.SOL_SOCKET, soPeerPidfd)
 	if pidfdErr == nil {
@@ -233,15 +235,15 @@ func checkPeer(fd int) (int, error) {
 	mine, err1 := os.Readlink("/proc/self/ns/pid")
 	theirs, err2 := os.Readlink("/proc/" + pid + "/ns/pid")
 	if err1 != nil || err2 != nil || mine != theirs {
-		return 0, errors.New("peer in another PID namespace")
+		return 0, errors.New("it is in another PID namespace (inside a sandbox?)")
 	}
 	self, err1 := confinement("self")
 	peer, err2 := confinement(pid)
 	if err1 != nil || err2 != nil || moreConfined(peer, self) {
-		return 0, errors.New("peer more confined than the session's holder")
+		return 0, errors.New("it is more confined than this process (inside a sandbox?)")
 	}
 	if pidfdErr == nil && unix.PidfdSendSignal(pidfd, 0, nil, 0) != nil {
-		return 0, errors.New("peer gone: its pid may name another process")
+		return 0, errors.New("it is gone: its pid may name another process")
 	}
 	return int(cred.Pid), nil
 }
@@ -340,6 +342,15 @@ func Dial(name string) (*Client, error) {
 			return nil, fmt.Errorf("no session %q of this user's", name)
 		}
 		return nil, fmt.Errorf("session %s: connect: %w", name, err)
+	}
+	// The holder vouches for its clients; the client must vouch for the
+	// holder the same way, or a payload that may write the sessions
+	// directory (a run given the runtime directory or /tmp) could bind a
+	// socket of its own there and be sent the next exec's arguments,
+	// environment and streams.
+	if _, err := checkPeer(fd); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("session %s: %s is not served by a holder of this user's: %w", name, filepath.Join(dir, name+".sock"), err)
 	}
 	return &Client{fd: fd}, nil
 }
