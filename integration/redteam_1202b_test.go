@@ -53,23 +53,13 @@ while True:
 // sandbox starts, as bubblewrap does through the bind). The payload of the
 // first swaps, in a loop, the name the second acts on for a symlink to a
 // host file outside every writable path (here a 0600 file in another
-// directory). nsrun checks the path for symlinks (lstat of each
-// component), then acts by path: fchmodat(AT_FDCWD, p, mode, 0) follows
-// a symlink put there in between, and --dir's mkdir(p) then chmod(p)
-// follows one exchanged for the new directory. The payload so sets the
-// mode of any file or directory of the user's (0666 on ~/.bashrc, 0777 on
-// ~/.ssh), which it may not write.
-//
-// HOLE (fails now, within a few dozen runs, both --chmod and --perms
-// --dir): docs/BWRAP.md says nsrun makes nothing "through a host symlink
-// on the way" and admits only a race by "a process of the caller's ...
-// within what the caller may write anyway"; a sandboxed payload is
-// confined to much less. Fix: act on descriptors, not paths: open the
-// bind's base directory, walk to the parent with openat2
-// RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH (or O_NOFOLLOW|O_DIRECTORY per
-// component), then mkdirat/fchmodat(dirfd, name, AT_SYMLINK_NOFOLLOW) or
-// open the made directory O_NOFOLLOW|O_DIRECTORY and fchmod that
-// descriptor; symlinkat and the mount points' mkdirat/openat likewise.
+// directory), to set the mode of a file of the user's it may not write
+// (0666 on ~/.bashrc, 0777 on ~/.ssh). nsrun acts through descriptors
+// (cmd/nsrun/bwrapmaker_linux.go): the parent reached from the bind's
+// host directory with no symlink followed, the mode set on the file's own
+// descriptor. Before, it checked each component with lstat and then acted
+// by path (fchmodat following a symlink swapped in between, mkdir then
+// chmod by name), and this test failed within a few dozen runs.
 func TestRedteamBwrapHostChangeRace(t *testing.T) {
 	py := needPython(t)
 	cases := []struct {

@@ -214,27 +214,3 @@ func namespaceIDs(pid int, names []string) []nsID {
 	}
 	return out
 }
-
-// osMaker makes on the host what bubblewrap makes through a writable
-// bind; modes are set with chmod, so the umask does not change them.
-var osMaker = &hostMaker{
-	mkdir: func(p string, mode fs.FileMode) error {
-		if err := unix.Mkdir(p, 0o700); err != nil {
-			return &fs.PathError{Op: "mkdir", Path: p, Err: err}
-		}
-		return unix.Chmod(p, uint32(mode))
-	},
-	mkfile: func(p string, mode fs.FileMode) error {
-		fd, err := unix.Open(p, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if err != nil {
-			return &fs.PathError{Op: "create", Path: p, Err: err}
-		}
-		defer unix.Close(fd)
-		return unix.Fchmod(fd, uint32(mode.Perm()))
-	},
-	symlink:  os.Symlink,
-	readlink: os.Readlink,
-	chmod: func(p string, mode fs.FileMode) error {
-		return unix.Fchmodat(unix.AT_FDCWD, p, uint32(mode), 0)
-	},
-}

@@ -15,15 +15,18 @@ import (
 // bind of a host tree: it makes directories, mount points and symlinks
 // there, and changes modes. Tests give their own.
 type hostMaker struct {
+	// Each acts on p, a path under base (the host directory a writable
+	// bind shows), following no symlink below base.
+	//
 	// mkdir makes the directory p with the permission bits mode, the
 	// umask not applied; fs.ErrExist where something is there.
-	mkdir func(p string, mode fs.FileMode) error
+	mkdir func(base, p string, mode fs.FileMode) error
 	// mkfile makes the empty regular file p with mode; fs.ErrExist where
 	// something is there.
-	mkfile   func(p string, mode fs.FileMode) error
-	symlink  func(target, p string) error
-	readlink func(p string) (string, error)
-	chmod    func(p string, mode fs.FileMode) error
+	mkfile   func(base, p string, mode fs.FileMode) error
+	symlink  func(base, target, p string) error
+	readlink func(base, p string) (string, error)
+	chmod    func(base, p string, mode fs.FileMode) error
 }
 
 // makeOnHost does, in order, what bubblewrap's operations do to the host
@@ -56,19 +59,19 @@ func makeOnHost(ops []bop, h bwrapHost) ([]bop, error) {
 		}
 		switch o.Kind {
 		case bwrap.Dir:
-			if err := makeParents(m, host, o.Dest, o.Perms); err != nil {
+			if err := makeParents(m, base, host, o.Dest, o.Perms); err != nil {
 				return nil, err
 			}
-			if err := m.mkdir(host, fs.FileMode(o.Perms)); err != nil && !errors.Is(err, fs.ErrExist) {
+			if err := m.mkdir(base, host, fs.FileMode(o.Perms)); err != nil && !errors.Is(err, fs.ErrExist) {
 				return nil, &bwrapFailure{fmt.Sprintf("Can't create file %s: %s", o.Op.Dest, bwrap.Strerror(err))}
 			}
 			continue
 		case bwrap.Symlink:
-			if err := makeParents(m, host, o.Dest, -1); err != nil {
+			if err := makeParents(m, base, host, o.Dest, -1); err != nil {
 				return nil, err
 			}
-			if err := m.symlink(o.Op.Source, host); err != nil {
-				target, rerr := m.readlink(host)
+			if err := m.symlink(base, o.Op.Source, host); err != nil {
+				target, rerr := m.readlink(base, host)
 				if !errors.Is(err, fs.ErrExist) || rerr != nil {
 					return nil, &bwrapFailure{fmt.Sprintf("Can't make symlink at %s: %s", o.Op.Dest, bwrap.Strerror(err))}
 				}
@@ -78,16 +81,16 @@ func makeOnHost(ops []bop, h bwrapHost) ([]bop, error) {
 			}
 			continue
 		case bwrap.Chmod:
-			if err := m.chmod(host, fs.FileMode(o.Perms)); err != nil {
+			if err := m.chmod(base, host, fs.FileMode(o.Perms)); err != nil {
 				return nil, &bwrapFailure{fmt.Sprintf("Can't chmod %#o %s: %s", o.Perms, o.Op.Dest, bwrap.Strerror(err))}
 			}
 			continue
 		}
 		if isMount(o.Kind) {
-			if err := makeParents(m, host, o.Dest, -1); err != nil {
+			if err := makeParents(m, base, host, o.Dest, -1); err != nil {
 				return nil, err
 			}
-			if err := makeMountPoint(m, host, o); err != nil {
+			if err := makeMountPoint(m, base, host, o); err != nil {
 				return nil, err
 			}
 		}
@@ -99,16 +102,16 @@ func makeOnHost(ops []bop, h bwrapHost) ([]bop, error) {
 // makeMountPoint makes what a mount needs at host where nothing is: a
 // directory (0755), or for a bind of a non-directory an empty file
 // (0444), as bubblewrap makes them.
-func makeMountPoint(m *hostMaker, host string, o bop) error {
+func makeMountPoint(m *hostMaker, base, host string, o bop) error {
 	dir := o.Kind != bwrap.BindData && o.Kind != bwrap.ROBindData
 	if o.Kind == bwrap.Bind || o.Kind == bwrap.ROBind || o.Kind == bwrap.DevBind {
 		dir = o.mode.IsDir()
 	}
 	var err error
 	if dir {
-		err = m.mkdir(host, 0o755)
+		err = m.mkdir(base, host, 0o755)
 	} else {
-		err = m.mkfile(host, 0o444)
+		err = m.mkfile(base, host, 0o444)
 	}
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return &bwrapFailure{fmt.Sprintf("Can't create file %s: %s", o.Op.Dest, bwrap.Strerror(err))}
@@ -116,10 +119,10 @@ func makeMountPoint(m *hostMaker, host string, o bop) error {
 	return nil
 }
 
-// makeParents makes the missing directories above host, the place of
-// dest: 0755, without the group's or the others' bits where perms (-1:
+// makeParents makes the missing directories between base and host, the
+// place of dest: 0755, without the group's or the others' bits where perms (-1:
 // none) gives them none, as bubblewrap does.
-func makeParents(m *hostMaker, host, dest string, perms int) error {
+func makeParents(m *hostMaker, base, host, dest string, perms int) error {
 	mode := fs.FileMode(0o755)
 	if perms >= 0 && perms&0o070 == 0 {
 		mode &^= 0o050
@@ -128,11 +131,11 @@ func makeParents(m *hostMaker, host, dest string, perms int) error {
 		mode &^= 0o005
 	}
 	var missing []string
-	for d := filepath.Dir(host); d != "/" && d != "."; d = filepath.Dir(d) {
+	for d := filepath.Dir(host); d != base && d != "/" && d != "."; d = filepath.Dir(d) {
 		missing = append(missing, d)
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
-		if err := m.mkdir(missing[i], mode); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := m.mkdir(base, missing[i], mode); err != nil && !errors.Is(err, fs.ErrExist) {
 			return &bwrapFailure{fmt.Sprintf("Can't mkdir parents for %s: %s", dest, bwrap.Strerror(err))}
 		}
 	}

@@ -368,26 +368,26 @@ func TestMakeOnHost(t *testing.T) {
 	var did []string
 	h := fakeHost(map[string]string{"/": "d", "/w": "d", "/w/f": "f", "/w/l": "l:/etc", "/etc": "d", "/w/sym": "l:/dev/null"})
 	h.maker = &hostMaker{
-		mkdir: func(p string, mode fs.FileMode) error {
+		mkdir: func(_, p string, mode fs.FileMode) error {
 			if _, err := h.lstat(p); err == nil {
 				return fs.ErrExist
 			}
 			did = append(did, fmt.Sprintf("mkdir %s %#o", p, mode))
 			return nil
 		},
-		mkfile: func(p string, mode fs.FileMode) error {
+		mkfile: func(_, p string, mode fs.FileMode) error {
 			did = append(did, fmt.Sprintf("mkfile %s %#o", p, mode))
 			return nil
 		},
-		symlink: func(target, p string) error {
+		symlink: func(_, target, p string) error {
 			if _, err := h.lstat(p); err == nil {
 				return fs.ErrExist
 			}
 			did = append(did, "symlink "+target+" "+p)
 			return nil
 		},
-		readlink: func(p string) (string, error) { return "/dev/null", nil },
-		chmod: func(p string, mode fs.FileMode) error {
+		readlink: func(_, p string) (string, error) { return "/dev/null", nil },
+		chmod: func(_, p string, mode fs.FileMode) error {
 			did = append(did, fmt.Sprintf("chmod %s %#o", p, mode))
 			return nil
 		},
