@@ -184,3 +184,23 @@ func TestBwrapOverlayRefusals(t *testing.T) {
 	}
 	f.unchanged(t)
 }
+
+// TestBwrapNestedUserns holds nsrun's one named difference from
+// bubblewrap (docs/BWRAP.md): a command in nsrun's bubblewrap mode makes
+// no user namespace, with or without --disable-userns (bubblewrap allows
+// one unless --disable-userns), so --assert-userns-disabled holds, and a
+// bwrap run inside fails with bubblewrap's exit status.
+func TestBwrapNestedUserns(t *testing.T) {
+	for _, opts := range [][]string{nil, {"--unshare-user", "--disable-userns"}} {
+		args := append([]string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}, opts...)
+		expect(t, "unshare a user namespace inside, options "+strings.Join(opts, " "), bwrapHelper(t, args, "unshare-user"), "EPERM")
+	}
+	r := run(t, "/", "bwrap", "--ro-bind", "/", "/", "--assert-userns-disabled", "--", helperBin, "unshare-user")
+	if r.code != 0 || r.stdout != "EPERM" {
+		t.Errorf("--assert-userns-disabled: %v", r)
+	}
+	r = run(t, "/", "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", nsrunBin, "bwrap", "--ro-bind", "/", "/", "true")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "bwrap: ") {
+		t.Errorf("nested bwrap: %v; want exit 1 and one bwrap: line", r)
+	}
+}
