@@ -5,6 +5,7 @@ package integration
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -186,10 +187,13 @@ func TestBwrapOverlayRefusals(t *testing.T) {
 }
 
 // TestBwrapNestedUserns holds nsrun's one named difference from
-// bubblewrap (docs/BWRAP.md): a command in nsrun's bubblewrap mode makes
-// no user namespace, with or without --disable-userns (bubblewrap allows
-// one unless --disable-userns), so --assert-userns-disabled holds, and a
-// bwrap run inside fails with bubblewrap's exit status.
+// bubblewrap (docs/BWRAP.md): with its layers on, a command in nsrun's
+// bubblewrap mode makes no user namespace, with or without
+// --disable-userns (bubblewrap allows one unless --disable-userns), so
+// --assert-userns-disabled holds, and a bwrap run inside fails with
+// bubblewrap's exit status. With NSRUN_BWRAP_LANDLOCK=off it gives
+// bubblewrap's meaning: allowed, and -v says so, but --disable-userns
+// still refuses them.
 func TestBwrapNestedUserns(t *testing.T) {
 	for _, opts := range [][]string{nil, {"--unshare-user", "--disable-userns"}} {
 		args := append([]string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}, opts...)
@@ -202,5 +206,32 @@ func TestBwrapNestedUserns(t *testing.T) {
 	r = run(t, "/", "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", nsrunBin, "bwrap", "--ro-bind", "/", "/", "true")
 	if r.code != 1 || !strings.HasPrefix(r.stderr, "bwrap: ") {
 		t.Errorf("nested bwrap: %v; want exit 1 and one bwrap: line", r)
+	}
+
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare(1) to make a user namespace with (the helper, a Go program, has threads: EINVAL)")
+	}
+	// unshare(1) exits 1 when the kernel refuses.
+	noLandlock := []string{"NSRUN_BWRAP_LANDLOCK=off", "NSRUN_BWRAP_VERBOSE=1"}
+	for _, c := range []struct {
+		opts    []string
+		allowed bool
+	}{{nil, true}, {[]string{"--unshare-user", "--disable-userns"}, false}, {[]string{"--unshare-user", "--assert-userns-disabled"}, false}} {
+		argv := append(append([]string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}, c.opts...), "--", unshare, "--user", "true")
+		r := runEnv(t, "/", noLandlock, argv...)
+		if (r.code == 0) != c.allowed {
+			t.Errorf("Landlock off, %q: %v; want a user namespace made: %v", c.opts, r, c.allowed)
+		}
+		if said := strings.Contains(r.stderr, "nested user namespaces allowed"); said != c.allowed {
+			t.Errorf("Landlock off, %q: -v says nested user namespaces are allowed: %v\n%s", c.opts, said, r.stderr)
+		}
+	}
+	if _, err := os.Stat("/usr/bin/bwrap"); err == nil {
+		r := runEnv(t, "/", noLandlock[:1], "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--",
+			"/usr/bin/bwrap", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", helperBin, "read", "/proc/self/comm")
+		if r.code != 0 || r.stdout != `"helper\n"` {
+			t.Errorf("bubblewrap inside nsrun as bwrap, Landlock off: %v", r)
+		}
 	}
 }

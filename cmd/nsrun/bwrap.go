@@ -119,6 +119,9 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 	cmd.Env, cmd.Dir, cmd.TTY, cmd.ExtraFiles = run.env, run.dir, run.tty, extra
 	if os.Getenv("NSRUN_BWRAP_VERBOSE") == "1" {
 		cmd.Log, cmd.Warnings = stderr, stderr
+		if run.policy.AllowUserns {
+			fmt.Fprintln(stderr, "nsrun: nested user namespaces allowed, as bubblewrap allows them without --disable-userns (NSRUN_BWRAP_LANDLOCK=off: a Landlock domain could not mount in them)")
+		}
 	}
 	err = startAndWait(cmd)
 	code := nsrun.ExitCode(err)

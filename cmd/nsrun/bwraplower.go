@@ -106,6 +106,10 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 	}
 	if h.noLandlock {
 		p.Landlock = nsrun.LandlockOff
+		// bubblewrap's meaning where nsrun's layers leave room for it:
+		// the command may make user namespaces (and mount in them,
+		// which a Landlock domain forbids) unless --disable-userns.
+		p.AllowUserns = !h.noSeccomp && !a.DisableUserns && !a.AssertUsernsDisabled
 	}
 	ops, err := effectiveOps(a.Ops, h)
 	if err != nil {

@@ -293,6 +293,25 @@ func TestLowerBwrapLayerSwitches(t *testing.T) {
 	if r.policy.Seccomp != "off" || r.policy.Landlock != nsrun.LandlockOff {
 		t.Fatalf("policy %+v, want seccomp and Landlock off", r.policy)
 	}
+	if r.policy.AllowUserns {
+		t.Errorf("both layers off: nested user namespaces allowed by nsrun's (absent) seccomp filter")
+	}
+	// Landlock off alone: bubblewrap's meaning, nested user namespaces
+	// allowed unless --disable-userns (or --assert-userns-disabled).
+	noLL := fakeHost(hostPaths)
+	noLL.noLandlock = true
+	for _, c := range []struct {
+		opts []string
+		want bool
+	}{{nil, true}, {[]string{"--unshare-user", "--disable-userns"}, false}, {[]string{"--unshare-user", "--assert-userns-disabled"}, false}} {
+		r, err := lowerArgs(append(c.opts, "--ro-bind", "/", "/", "sh"), noLL)
+		if err != nil || r.policy.AllowUserns != c.want {
+			t.Errorf("Landlock off, %q: allow user namespaces %v (%v), want %v", c.opts, r != nil && r.policy.AllowUserns, err, c.want)
+		}
+	}
+	if r, err := lowerArgs([]string{"--ro-bind", "/", "/", "sh"}, fakeHost(hostPaths)); err != nil || r.policy.AllowUserns {
+		t.Errorf("all layers on: allow user namespaces (%v)", err)
+	}
 	for _, opt := range []string{"--disable-userns", "--assert-userns-disabled"} {
 		if _, err := lowerArgs([]string{"--unshare-user", opt, "--ro-bind", "/", "/", "sh"}, h); err == nil {
 			t.Errorf("%s with nsrun's seccomp off: no error", opt)
