@@ -75,7 +75,7 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 	if r.From != "" {
 		hostPath = r.From
 		switch r.Access {
-		case Deny, Tmpfs, Overlay, BlockDevice:
+		case Deny, Tmpfs, BlockDevice:
 			return canonRule{}, &RuleError{Rule: r, Err: fmt.Errorf("%s shows nothing from another host path (from %s)", r.Access, r.From)}
 		}
 	} else if r.Access == Copy {

@@ -109,7 +109,8 @@ func (s Source) String() string {
 // same (canonical) place inside; a relative path is taken from the
 // current directory. With From, Path is the place inside (absolute, never
 // resolved on the host) and From the host path shown there (ReadOnly,
-// ReadWrite, Copy, Device), or a Symlink's target, taken as it is.
+// ReadWrite, Overlay, Copy, Device), or a Symlink's target, taken as it
+// is.
 // Directory and Symlink name a place inside alone; Device and BlockDevice
 // a place under /dev (From, when empty, is Path itself).
 //

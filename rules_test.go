@@ -31,6 +31,8 @@ func TestCanonicalMappedRules(t *testing.T) {
 		{r: Rule{Path: "/work", Access: Directory}, canon: "/work"},
 		{r: Rule{Path: "/dev/kvm0", From: "/dev/null", Access: Device}, canon: "/dev/kvm0", src: "/dev/null"},
 		{r: Rule{Path: "/dev/null", Access: Device}, canon: "/dev/null", src: "/dev/null"},
+		{r: Rule{Path: "/o", From: "link", Access: Overlay}, canon: "/o", src: dir},
+		{r: Rule{Path: "/o", From: "f", Access: Overlay}, err: "not a directory"},
 		{r: Rule{Path: "work", From: dir, Access: ReadWrite}, err: `"work" is not an absolute path`},
 		{r: Rule{Path: "/w", From: "nope", Access: ReadOnly}, err: "nope: no such file"},
 		{r: Rule{Path: "/w", From: dir, Access: Tmpfs}, err: "tmpfs shows nothing from another host path"},

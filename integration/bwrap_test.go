@@ -185,14 +185,15 @@ func TestBwrapName(t *testing.T) {
 	}
 	help, _ := runLink(t, link, "--help")
 	for _, opt := range []string{"--bind SRC DEST", "--ro-bind SRC DEST", "--unshare-net", "--die-with-parent", "--new-session", "--args FD",
-		"--argv0 VALUE", "--as-pid-1", "--cap-add CAP", "--perms OCTAL", "--info-fd FD"} {
+		"--argv0 VALUE", "--as-pid-1", "--cap-add CAP", "--perms OCTAL", "--info-fd FD", "--overlay-src SRC", "--overlay RWSRC WORKDIR DEST",
+		"--tmp-overlay DEST", "--ro-overlay DEST"} {
 		if !strings.Contains(help, opt) {
 			t.Errorf("--help does not list %s", opt)
 		}
 	}
 	// Only what is supported: Codex takes a bwrap whose --help names
 	// --as-pid-1 and --perms for one that has them.
-	for _, opt := range []string{"--seccomp", "--chmod", "--overlay "} {
+	for _, opt := range []string{"--seccomp", "--chmod", "--mqueue"} {
 		if strings.Contains(help, opt) {
 			t.Errorf("--help lists %s, which nsrun's bubblewrap mode refuses", opt)
 		}

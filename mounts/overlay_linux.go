@@ -3,66 +3,63 @@ package mounts
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
 // mountOverlay mounts op's overlay on target (-1: on the process root, as
-// the root of the view) and returns it. The lower layer is op.Source,
-// opened without following a symlink and checked against op.ID (the
-// kernel takes none with mounts below it: from a user namespace, they
-// hide what the sandbox may not uncover); the upper and work directories
-// are in op.Upper (checked against op.UpperID) or in a tmpfs of their
-// own, mounted at the target first, under the overlay: the kernel takes
-// layers only from mounts in the caller's mount namespace. The layers go
-// to the kernel as /proc/self/fd paths, so no name is looked up again. In
-// a user namespace overlayfs keeps its metadata in user.overlay.*
-// attributes (userxattr) and makes whiteouts as 0:0 character devices.
+// the root of the view) and returns it. The lower layers are op.Source
+// and op.Lower, each opened without following a symlink and checked
+// against its recorded identity (the kernel takes none with mounts below
+// it: from a user namespace, they hide what the sandbox may not uncover).
+// The upper and work directories are op.UpperDir and op.WorkDir, or in
+// op.Upper (checked against op.UpperID), or in a tmpfs of their own,
+// mounted at the target first, under the overlay: the kernel takes layers
+// only from mounts in the caller's mount namespace. A read-only op has no
+// upper layer and is mounted read-only. The layers go to the kernel as
+// /proc/self/fd paths, so no name is looked up again (and none needs
+// escaping). In a user namespace overlayfs keeps its metadata in
+// user.overlay.* attributes (userxattr) and makes whiteouts as 0:0
+// character devices.
 func (b *builder) mountOverlay(op Op, target int) (int, error) {
-	lower, err := OpenNoSymlinks(unix.AT_FDCWD, op.Source, false, false)
-	if err != nil {
-		return -1, fmt.Errorf("overlay %s: open %s: %w", op.Path, op.Source, explainResolve(err))
-	}
-	defer unix.Close(lower)
-	if err := checkIdentity(lower, op.Source, op.ID); err != nil {
-		return -1, err
-	}
+	lowers := append([]Layer{{Path: op.Source, ID: op.ID}}, op.Lower...)
+	var lowerFDs []string
 	var st unix.Stat_t
-	if err := unix.Fstat(lower, &st); err != nil {
-		return -1, fmt.Errorf("overlay %s: fstat %s: %w", op.Path, op.Source, err)
+	for i, l := range lowers {
+		fd, lst, err := openLayer(op.Path, l)
+		if err != nil {
+			return -1, err
+		}
+		defer unix.Close(fd)
+		if i == 0 {
+			st = lst
+		}
+		lowerFDs = append(lowerFDs, fmt.Sprintf("/proc/self/fd/%d", fd))
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return -1, fmt.Errorf("overlay %s: %s is not a directory", op.Path, op.Source)
+	if op.ReadOnly && (len(lowers) < 2 || len(op.Mountpoints) > 0) {
+		return -1, fmt.Errorf("overlay %s: a read-only overlay needs two lower layers and takes no mount points", op.Path)
 	}
-	layers, under, err := b.overlayLayers(op, target, st)
+	upper, work, under, err := b.overlayDirs(op, target, st)
 	if err != nil {
 		return -1, err
 	}
-	defer unix.Close(layers)
-	if under >= 0 {
-		defer unix.Close(under)
+	for _, fd := range []int{upper, work, under} {
+		if fd >= 0 {
+			defer unix.Close(fd)
+		}
 	}
-	upper, err := unix.Openat(layers, "upper", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, fmt.Errorf("overlay %s: upper directory: %w", op.Path, err)
-	}
-	defer unix.Close(upper)
-	work, err := unix.Openat(layers, "work", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, fmt.Errorf("overlay %s: work directory: %w", op.Path, err)
-	}
-	defer unix.Close(work)
 	fs, err := unix.Fsopen("overlay", unix.FSOPEN_CLOEXEC)
 	if err != nil {
 		return -1, fmt.Errorf("overlay %s: fsopen: %w", op.Path, err)
 	}
 	defer unix.Close(fs)
-	for _, kv := range [][2]string{
-		{"source", "overlay"},
-		{"lowerdir", fmt.Sprintf("/proc/self/fd/%d", lower)},
-		{"upperdir", fmt.Sprintf("/proc/self/fd/%d", upper)},
-		{"workdir", fmt.Sprintf("/proc/self/fd/%d", work)},
-	} {
+	config := [][2]string{{"source", "overlay"}, {"lowerdir", strings.Join(lowerFDs, ":")}}
+	if upper >= 0 {
+		config = append(config, [2]string{"upperdir", fmt.Sprintf("/proc/self/fd/%d", upper)},
+			[2]string{"workdir", fmt.Sprintf("/proc/self/fd/%d", work)})
+	}
+	for _, kv := range config {
 		if err := unix.FsconfigSetString(fs, kv[0], kv[1]); err != nil {
 			return -1, fmt.Errorf("overlay %s: %s: %w", op.Path, kv[0], err)
 		}
@@ -71,12 +68,13 @@ func (b *builder) mountOverlay(op Op, target int) (int, error) {
 		return -1, fmt.Errorf("overlay %s: userxattr: %w", op.Path, err)
 	}
 	if err := unix.FsconfigCreate(fs); err != nil {
-		if errors.Is(err, unix.EINVAL) {
-			return -1, fmt.Errorf("overlay %s of %s: %w (is something mounted below it? The kernel takes no lower layer with mounts below it in a user namespace)", op.Path, op.Source, err)
-		}
-		return -1, fmt.Errorf("overlay %s of %s: %w", op.Path, op.Source, err)
+		return -1, overlayCreateError(op, err)
 	}
-	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	attrs := uint32(unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV)
+	if op.ReadOnly {
+		attrs |= unix.MOUNT_ATTR_RDONLY
+	}
+	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, int(attrs))
 	if err != nil {
 		return -1, fmt.Errorf("overlay %s: fsmount: %w", op.Path, err)
 	}
@@ -104,6 +102,83 @@ func (b *builder) mountOverlay(op Op, target int) (int, error) {
 		return -1, fmt.Errorf("overlay %s: %w", op.Path, err)
 	}
 	return mnt, nil
+}
+
+// overlayCreateError explains why the kernel refused an overlay.
+func overlayCreateError(op Op, err error) error {
+	switch {
+	case errors.Is(err, unix.EINVAL) && op.UpperDir.Path != "":
+		return fmt.Errorf("overlay %s of %s: %w (is something mounted below a layer, or are the upper and work directories on different file systems?)", op.Path, op.Source, err)
+	case errors.Is(err, unix.EINVAL):
+		return fmt.Errorf("overlay %s of %s: %w (is something mounted below it? The kernel takes no lower layer with mounts below it in a user namespace)", op.Path, op.Source, err)
+	case errors.Is(err, unix.ELOOP):
+		return fmt.Errorf("overlay %s of %s: %w (overlay directories may not overlap)", op.Path, op.Source, err)
+	}
+	return fmt.Errorf("overlay %s of %s: %w", op.Path, op.Source, err)
+}
+
+// openLayer opens an overlay's host directory l without following a
+// symlink, checked against its recorded identity.
+func openLayer(dest string, l Layer) (int, unix.Stat_t, error) {
+	var st unix.Stat_t
+	fd, err := OpenNoSymlinks(unix.AT_FDCWD, l.Path, false, false)
+	if err != nil {
+		return -1, st, fmt.Errorf("overlay %s: open %s: %w", dest, l.Path, explainResolve(err))
+	}
+	if err := checkIdentity(fd, l.Path, l.ID); err != nil {
+		unix.Close(fd)
+		return -1, st, err
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, st, fmt.Errorf("overlay %s: fstat %s: %w", dest, l.Path, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		unix.Close(fd)
+		return -1, st, fmt.Errorf("overlay %s: %s is not a directory", dest, l.Path)
+	}
+	return fd, st, nil
+}
+
+// overlayDirs opens op's upper and work directories (-1, -1 for a
+// read-only overlay, which has none); under is the tmpfs of private ones
+// (see overlayLayers), -1 otherwise.
+func (b *builder) overlayDirs(op Op, target int, lower unix.Stat_t) (upper, work, under int, err error) {
+	switch {
+	case op.ReadOnly:
+		return -1, -1, -1, nil
+	case op.UpperDir.Path != "":
+		if upper, _, err = openLayer(op.Path, op.UpperDir); err != nil {
+			return -1, -1, -1, err
+		}
+		if work, _, err = openLayer(op.Path, op.WorkDir); err != nil {
+			unix.Close(upper)
+			return -1, -1, -1, err
+		}
+		return upper, work, -1, nil
+	}
+	layers, under, err := b.overlayLayers(op, target, lower)
+	if err != nil {
+		return -1, -1, -1, err
+	}
+	defer unix.Close(layers)
+	closeUnder := func() {
+		if under >= 0 {
+			unix.Close(under)
+		}
+	}
+	upper, err = unix.Openat(layers, "upper", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		closeUnder()
+		return -1, -1, -1, fmt.Errorf("overlay %s: upper directory: %w", op.Path, err)
+	}
+	work, err = unix.Openat(layers, "work", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(upper)
+		closeUnder()
+		return -1, -1, -1, fmt.Errorf("overlay %s: work directory: %w", op.Path, err)
+	}
+	return upper, work, under, nil
 }
 
 // overlayLayers opens the directory that holds an overlay's upper and work

@@ -281,10 +281,28 @@ type Op struct {
 	// Upper and UpperID are an OpOverlay's kept layer (see Rule.Upper).
 	Upper   string
 	UpperID Identity
+	// Lower are an OpOverlay's lower layers beneath Source, the highest
+	// first (bubblewrap's --overlay-src, several of them).
+	Lower []Layer
+	// UpperDir and WorkDir, when UpperDir.Path is set, are an OpOverlay's
+	// upper directory itself and the kernel's work directory beside it, on
+	// the same file system (bubblewrap's --overlay RWSRC WORKDIR), in
+	// place of Upper or a private tmpfs. An OpOverlay that is ReadOnly has
+	// no upper layer at all: the kernel then needs Source and at least one
+	// Lower, and no Mountpoints can be made in it.
+	UpperDir, WorkDir Layer
 	// Devices are OpDev's host devices, at paths relative to Path.
 	Devices []Node
 	// Target is an opSymlink's.
 	Target string
+}
+
+// Layer is a host directory an overlay takes, with the identity recorded
+// when it was planned: it is opened without following a symlink and
+// refused if it is another file by then.
+type Layer struct {
+	Path string
+	ID   Identity
 }
 
 // Plan is the whole view: Root first, then Ops in order, parents first.

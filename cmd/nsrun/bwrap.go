@@ -119,6 +119,9 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 	cmd.Env, cmd.Dir, cmd.TTY, cmd.ExtraFiles = run.env, run.dir, run.tty, extra
 	if os.Getenv("NSRUN_BWRAP_VERBOSE") == "1" {
 		cmd.Log, cmd.Warnings = stderr, stderr
+		if run.policy.AllowUserns {
+			fmt.Fprintln(stderr, "nsrun: nested user namespaces allowed, as bubblewrap allows them without --disable-userns (NSRUN_BWRAP_LANDLOCK=off: a Landlock domain could not mount in them)")
+		}
 	}
 	err = startAndWait(cmd)
 	code := nsrun.ExitCode(err)
@@ -180,34 +183,60 @@ func (s *bwrapStatus) started(pid int) {
 	if s.info == nil && s.json == nil {
 		return
 	}
-	ids := namespaceIDs(pid, s.names)
+	members := []jsonMember{{"child-pid", uint64(pid)}}
+	for _, id := range namespaceIDs(pid, s.names) {
+		members = append(members, jsonMember{id.name + "-namespace", id.ino})
+	}
 	if s.info != nil {
-		var b strings.Builder
-		fmt.Fprintf(&b, "{\n    \"child-pid\": %d", pid)
-		for _, id := range ids {
-			fmt.Fprintf(&b, ",\n    \"%s-namespace\": %d", id.name, id.ino)
-		}
-		b.WriteString("\n}\n")
-		_, _ = s.info.WriteString(b.String())
+		_ = writeBwrapJSON(s.info, infoLayout, members)
 		s.info.Close()
 		s.info = nil
 	}
 	if s.json != nil {
-		var b strings.Builder
-		fmt.Fprintf(&b, "{ \"child-pid\": %d", pid)
-		for _, id := range ids {
-			fmt.Fprintf(&b, ", \"%s-namespace\": %d", id.name, id.ino)
-		}
-		b.WriteString(" }\n")
-		_, _ = s.json.WriteString(b.String())
+		_ = writeBwrapJSON(s.json, statusLayout, members)
 	}
 }
 
 // exited writes the command's exit status on --json-status-fd.
 func (s *bwrapStatus) exited(code int) {
 	if s.json != nil {
-		_, _ = fmt.Fprintf(s.json, "{ \"exit-code\": %d }\n", code)
+		_ = writeBwrapJSON(s.json, statusLayout, []jsonMember{{"exit-code", uint64(code)}})
 	}
+}
+
+// jsonLayout is how bubblewrap lays out one JSON object on a status
+// descriptor: what opens it, what separates its members, what closes it.
+type jsonLayout struct{ open, sep, close string }
+
+var (
+	// infoLayout is --info-fd's: one member a line.
+	infoLayout = jsonLayout{"{\n    ", ",\n    ", "\n}\n"}
+	// statusLayout is --json-status-fd's: each object on a line of its
+	// own, the descriptor holding several.
+	statusLayout = jsonLayout{"{ ", ", ", " }\n"}
+)
+
+// jsonMember is a member of bubblewrap's status objects: all of them are
+// numbers, and their names need no escaping.
+type jsonMember struct {
+	name  string
+	value uint64
+}
+
+// writeBwrapJSON writes one object of members to w in layout l, in one
+// write.
+func writeBwrapJSON(w io.Writer, l jsonLayout, members []jsonMember) error {
+	var b strings.Builder
+	b.WriteString(l.open)
+	for i, m := range members {
+		if i > 0 {
+			b.WriteString(l.sep)
+		}
+		fmt.Fprintf(&b, "%q: %d", m.name, m.value)
+	}
+	b.WriteString(l.close)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func (s *bwrapStatus) close() {
@@ -378,8 +407,10 @@ var bwrapOptions = [][2]string{
 	{"--bind-fd FD DEST", "Bind open directory or path fd on DEST"},
 	{"--ro-bind-fd FD DEST", "Bind open directory or path fd read-only on DEST"},
 	{"--remount-ro DEST", "Remount DEST, a bind or tmpfs, as readonly"},
-	{"--overlay-src SRC", "Read files from SRC in the following --tmp-overlay"},
-	{"--tmp-overlay DEST", "Mount overlayfs on DEST (= SRC), with writes going to an invisible tmpfs"},
+	{"--overlay-src SRC", "Read files from SRC in the following overlay"},
+	{"--overlay RWSRC WORKDIR DEST", "Mount overlayfs on DEST, with RWSRC as the host path for writes and WORKDIR an empty directory on the same filesystem"},
+	{"--tmp-overlay DEST", "Mount overlayfs on DEST, with writes going to an invisible tmpfs"},
+	{"--ro-overlay DEST", "Mount overlayfs read-only on DEST"},
 	{"--proc /proc", "Mount new procfs on /proc"},
 	{"--dev /dev", "Mount new dev on /dev"},
 	{"--tmpfs DEST", "Mount new tmpfs on DEST"},

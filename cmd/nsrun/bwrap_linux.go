@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,10 +66,11 @@ func newBwrapHost() (bwrapHost, func(), error) {
 			}
 			return fi.Mode(), nil
 		},
-		fdPath: fdPath,
-		readFD: readArgsFD,
-		cwd:    cwd,
-		env:    os.Environ(),
+		realpath: filepath.EvalSymlinks,
+		fdPath:   fdPath,
+		readFD:   readArgsFD,
+		cwd:      cwd,
+		env:      os.Environ(),
 		emptyRoot: func() (string, error) {
 			dir, err := os.MkdirTemp("", "nsrun-bwrap-root-")
 			if err != nil {

@@ -21,6 +21,9 @@ type bwrapHost struct {
 	stat func(p string) (fs.FileMode, error)
 	// lstat is lstat(2): the path itself, a symlink not followed.
 	lstat func(p string) (fs.FileMode, error)
+	// realpath is realpath(3), as bubblewrap resolves the directories of
+	// an overlay.
+	realpath func(p string) (string, error)
 	// fdPath is the host path an open descriptor names, refused when the
 	// path no longer is the descriptor's file.
 	fdPath func(fd int) (string, error)
@@ -103,6 +106,10 @@ func lowerBwrap(a *bwrap.Args, ns bwrap.Namespaces, h bwrapHost) (*bwrapRun, err
 	}
 	if h.noLandlock {
 		p.Landlock = nsrun.LandlockOff
+		// bubblewrap's meaning where nsrun's layers leave room for it:
+		// the command may make user namespaces (and mount in them,
+		// which a Landlock domain forbids) unless --disable-userns.
+		p.AllowUserns = !h.noSeccomp && !a.DisableUserns && !a.AssertUsernsDisabled
 	}
 	ops, err := effectiveOps(a.Ops, h)
 	if err != nil {
@@ -202,6 +209,8 @@ type bop struct {
 	bwrap.Op
 	mode     fs.FileMode // of the source, for binds
 	readOnly bool        // --remount-ro applied to it
+	// upper and work are --overlay's RWSRC and WORKDIR, resolved.
+	upper, work string
 }
 
 // isMount says the operation mounts at its destination, covering what
@@ -253,8 +262,10 @@ func effectiveOps(in []bwrap.Op, h bwrapHost) ([]bop, error) {
 				return nil, &bwrapFailure{fmt.Sprintf("Can't find source path %s: %s", o.Source, bwrap.Strerror(err))}
 			}
 			b.Source, b.mode = src, mode
-		case bwrap.TmpOverlay:
-			b.Sources = []string{absFrom(h.cwd, o.Sources[0])}
+		case bwrap.TmpOverlay, bwrap.Overlay, bwrap.ROOverlay:
+			if err := resolveOverlay(&b, h); err != nil {
+				return nil, err
+			}
 		case bwrap.RemountRO:
 			i := lastAt(out, b.Dest)
 			if i < 0 || (out[i].Kind != bwrap.Bind && out[i].Kind != bwrap.ROBind && out[i].Kind != bwrap.Tmpfs) {
@@ -320,11 +331,42 @@ func unsupportedOp(o bwrap.Op) error {
 	switch {
 	case o.Kind == bwrap.Mqueue:
 		return refuse("--mqueue", "not yet")
-	case o.Kind == bwrap.Overlay, o.Kind == bwrap.ROOverlay:
-		return refuse(o.Option, "nsrun's overlay is --overlay-src DIR --tmp-overlay DIR: one directory over itself, its writes discarded")
-	case o.Kind == bwrap.TmpOverlay && (len(o.Sources) != 1 || path.Clean(o.Sources[0]) != path.Clean(o.Dest)):
-		return refuse("--tmp-overlay", "nsrun's overlay is --overlay-src DIR --tmp-overlay DIR: one directory over itself")
 	}
+	return nil
+}
+
+// resolveOverlay makes an overlay's host directories (its sources, and
+// --overlay's upper and work directories) absolute and resolves their
+// symlinks, as bubblewrap does with realpath.
+func resolveOverlay(b *bop, h bwrapHost) error {
+	resolve := func(p string) (string, error) {
+		r, err := h.realpath(absFrom(h.cwd, p))
+		if err != nil {
+			return "", &bwrapFailure{fmt.Sprintf("Can't find source path %s: %s", p, bwrap.Strerror(err))}
+		}
+		return r, nil
+	}
+	given := b.Op.Sources
+	b.Sources = make([]string, len(given))
+	for i, src := range given {
+		r, err := resolve(src)
+		if err != nil {
+			return err
+		}
+		b.Sources[i] = r
+	}
+	if b.Kind != bwrap.Overlay {
+		return nil
+	}
+	upper, err := resolve(b.Op.Source)
+	if err != nil {
+		return err
+	}
+	work, err := resolve(b.Workdir)
+	if err != nil {
+		return err
+	}
+	b.upper, b.work = upper, work
 	return nil
 }
 
@@ -378,8 +420,8 @@ func lowerRoot(p *nsrun.Policy, ops []bop, rootAt int, h bwrapHost) (string, err
 			p.Rules = append(p.Rules, nsrun.Rule{Path: "/", Access: nsrun.ReadWrite})
 		}
 		return o.Source, nil
-	case o.Kind == bwrap.TmpOverlay:
-		return "", refuse("--tmp-overlay /", "the kernel takes no overlay of the host's root from a user namespace: it has mounts below it")
+	case o.Kind == bwrap.TmpOverlay, o.Kind == bwrap.Overlay, o.Kind == bwrap.ROOverlay:
+		return "", refuse(o.Option+" /", "nsrun lays overlays over directories of the sandbox's root, not as the root")
 	}
 	return "", refuse(opArgs(o), "nsrun's root is a directory, read-only, writable or an overlay")
 }
@@ -449,16 +491,43 @@ func lowerOp(p *nsrun.Policy, f *front.Settings, o bop, h bwrapHost) error {
 		return refuse("--chmod", "nsrun changes modes only in a writable host tree, on the host as bubblewrap does")
 	case bwrap.Symlink:
 		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Symlink, From: o.Op.Source})
-	case bwrap.TmpOverlay:
-		p.Rules = append(p.Rules, nsrun.Rule{Path: o.Dest, Access: nsrun.Overlay})
+	case bwrap.TmpOverlay, bwrap.Overlay, bwrap.ROOverlay:
+		lowerOverlay(p, f, o)
 	default:
 		return refuse(o.Option, "not yet")
 	}
 	return nil
 }
 
+// lowerOverlay is --tmp-overlay, --overlay and --ro-overlay: an nsrun
+// overlay of the highest source at DEST (what makes its mount point, and
+// gives it write in the Landlock rules), which the front settings
+// complete with the sources beneath, --overlay's host upper and work
+// directories, or no upper layer (--ro-overlay: read-only, Landlock's
+// read and execute only).
+func lowerOverlay(p *nsrun.Policy, f *front.Settings, o bop) {
+	top := o.Sources[len(o.Sources)-1]
+	r := nsrun.Rule{Path: o.Dest, Access: nsrun.Overlay}
+	if top != o.Dest {
+		r.From = top
+	}
+	p.Rules = append(p.Rules, r)
+	ov := front.Overlay{Path: o.Dest, ReadOnly: o.Kind == bwrap.ROOverlay, Upper: o.upper, Work: o.work}
+	// overlayfs takes its lower layers highest first, bubblewrap's
+	// --overlay-src lowest first.
+	for i := len(o.Sources) - 2; i >= 0; i-- {
+		ov.Lower = append(ov.Lower, o.Sources[i])
+	}
+	if len(ov.Lower) > 0 || ov.ReadOnly || ov.Upper != "" {
+		f.Overlays = append(f.Overlays, ov)
+	}
+}
+
 // opArgs is the option with its paths as given, for messages.
 func opArgs(o bop) string {
+	if o.Kind == bwrap.Overlay {
+		return o.Option + " " + o.Op.Source + " " + o.Workdir + " " + o.Op.Dest
+	}
 	if o.Op.Source != "" {
 		return o.Option + " " + o.Op.Source + " " + o.Op.Dest
 	}

@@ -45,6 +45,20 @@ func fakeHost(paths map[string]string) bwrapHost {
 		return 0, syscall.ELOOP
 	}
 	return bwrapHost{
+		realpath: func(p string) (string, error) {
+			for range 8 {
+				k, ok := paths[p]
+				if !ok {
+					return "", &fs.PathError{Op: "realpath", Path: p, Err: syscall.ENOENT}
+				}
+				t, link := strings.CutPrefix(k, "l:")
+				if !link {
+					return p, nil
+				}
+				p = t
+			}
+			return "", syscall.ELOOP
+		},
 		stat:  func(p string) (fs.FileMode, error) { return mode(p, true) },
 		lstat: func(p string) (fs.FileMode, error) { return mode(p, false) },
 		fdPath: func(fd int) (string, error) {
@@ -65,6 +79,7 @@ var hostPaths = map[string]string{
 	"/w/.git/hooks": "d", "/w/.env": "f", "/w/link": "l:/w/.env", "/home/u/.ssh": "d", "/dev/null": "c", "/dev/kvm": "c",
 	"/dev/sda": "b", "/dev/shm": "d", "/sys": "d", "/srv/data": "d", "/img": "d", "/img/tmp": "d",
 	"/tmp/claude-http.sock": "s", "/w/rel": "d", "/usr": "d", "/etc/passwd": "f",
+	"/l1": "d", "/l2": "d", "/lk": "l:/l2", "/up": "d", "/wk": "d", "/w/l0": "d",
 }
 
 func brule(p string, a nsrun.Access) nsrun.Rule { return nsrun.Rule{Path: p, Access: a} }
@@ -165,6 +180,12 @@ func TestLowerBwrap(t *testing.T) {
 			func(p *nsrun.Policy, r *bwrapRun) {
 				p.Rules = append([]nsrun.Rule{brule("/w", nsrun.Overlay)}, hostDirs...)
 			}},
+		{"overlays of other sources, at other places", []string{"--ro-bind", "/", "/", "--overlay-src", "/l1", "--overlay-src", "/lk", "--tmp-overlay", "/t",
+			"--overlay-src", "l0", "--overlay", "/up", "/wk", "/o", "--overlay-src", "/l1", "--overlay-src", "/l2", "--ro-overlay", "/r", "sh"},
+			func(p *nsrun.Policy, r *bwrapRun) {
+				p.Rules = append([]nsrun.Rule{{Path: "/t", Access: nsrun.Overlay, From: "/l2"}, {Path: "/o", Access: nsrun.Overlay, From: "/w/l0"},
+					{Path: "/r", Access: nsrun.Overlay, From: "/l2"}}, hostDirs...)
+			}},
 		{"dir and symlink, repeated", []string{"--ro-bind", "/", "/", "--tmpfs", "/t", "--dir", "/t", "--dir", "/t/d", "--dir", "/t/d",
 			"--symlink", "d", "/t/l", "--symlink", "d", "/t/l", "sh"}, func(p *nsrun.Policy, r *bwrapRun) {
 			p.Rules = append([]nsrun.Rule{brule("/t", nsrun.Tmpfs), brule("/t/d", nsrun.Directory), {Path: "/t/l", Access: nsrun.Symlink, From: "d"}}, hostDirs...)
@@ -224,9 +245,13 @@ func TestLowerBwrapRefuses(t *testing.T) {
 		{[]string{"--perms", "0700", "--dir", "/w/d", "sh"}, "--perms is not supported"},
 		{[]string{"--chmod", "0755", "/w", "sh"}, "--chmod is not supported"},
 		{[]string{"--mqueue", "/dev/mqueue", "sh"}, "--mqueue is not supported"},
-		{[]string{"--overlay-src", "/w", "--overlay", "/u", "/k", "/w", "sh"}, "--overlay is not supported"},
-		{[]string{"--overlay-src", "/w", "--tmp-overlay", "/x", "sh"}, "--tmp-overlay is not supported"},
 		{[]string{"--overlay-src", "/", "--tmp-overlay", "/", "sh"}, "--tmp-overlay / is not supported"},
+		{[]string{"--overlay-src", "/l1", "--overlay-src", "/l2", "--ro-overlay", "/", "sh"}, "--ro-overlay / is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--overlay-src", "/l1", "--tmp-overlay", "/dev/x", "sh"}, "--tmp-overlay /dev/x is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--overlay-src", "/l1", "--overlay", "/up", "/wk", "/proc/x", "sh"}, "--overlay /up /wk /proc/x is not supported"},
+		{[]string{"--ro-bind", "/", "/", "--overlay-src", "/nope", "--tmp-overlay", "/t", "sh"}, "Can't find source path /nope: No such file or directory"},
+		{[]string{"--ro-bind", "/", "/", "--overlay-src", "/l1", "--overlay", "/up", "/nowork", "/t", "sh"}, "Can't find source path /nowork: No such file or directory"},
+		{[]string{"--ro-bind", "/", "/", "--overlay-src", "/l1", "--overlay", "nope", "/wk", "/t", "sh"}, "Can't find source path nope: No such file or directory"},
 		{[]string{"--dev-bind", "/", "/", "sh"}, "--dev-bind / / is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--dev-bind", "/w", "/w", "sh"}, "--dev-bind /w /w is not supported"},
 		{[]string{"--ro-bind", "/", "/", "--dev", "/dev", "--bind", "/dev/shm", "/dev/shm", "sh"}, "--bind /dev/shm /dev/shm is not supported"},
@@ -267,6 +292,25 @@ func TestLowerBwrapLayerSwitches(t *testing.T) {
 	}
 	if r.policy.Seccomp != "off" || r.policy.Landlock != nsrun.LandlockOff {
 		t.Fatalf("policy %+v, want seccomp and Landlock off", r.policy)
+	}
+	if r.policy.AllowUserns {
+		t.Errorf("both layers off: nested user namespaces allowed by nsrun's (absent) seccomp filter")
+	}
+	// Landlock off alone: bubblewrap's meaning, nested user namespaces
+	// allowed unless --disable-userns (or --assert-userns-disabled).
+	noLL := fakeHost(hostPaths)
+	noLL.noLandlock = true
+	for _, c := range []struct {
+		opts []string
+		want bool
+	}{{nil, true}, {[]string{"--unshare-user", "--disable-userns"}, false}, {[]string{"--unshare-user", "--assert-userns-disabled"}, false}} {
+		r, err := lowerArgs(append(c.opts, "--ro-bind", "/", "/", "sh"), noLL)
+		if err != nil || r.policy.AllowUserns != c.want {
+			t.Errorf("Landlock off, %q: allow user namespaces %v (%v), want %v", c.opts, r != nil && r.policy.AllowUserns, err, c.want)
+		}
+	}
+	if r, err := lowerArgs([]string{"--ro-bind", "/", "/", "sh"}, fakeHost(hostPaths)); err != nil || r.policy.AllowUserns {
+		t.Errorf("all layers on: allow user namespaces (%v)", err)
 	}
 	for _, opt := range []string{"--disable-userns", "--assert-userns-disabled"} {
 		if _, err := lowerArgs([]string{"--unshare-user", opt, "--ro-bind", "/", "/", "sh"}, h); err == nil {
@@ -321,6 +365,11 @@ func TestBwrapFrontSettings(t *testing.T) {
 		{"user, files from descriptors", 1000, []string{"--ro-bind", "/", "/", "--tmpfs", "/t", "--file", "5", "/t/a", "--perms", "0640", "--bind-data", "5", "/t/b", "--ro-bind-data", "5", "/t/c", "sh"},
 			front.Settings{Files: []front.File{{Path: "/t/a", Content: "data", Mode: 0o666}, {Path: "/t/b", Content: "data", Mode: 0o640},
 				{Path: "/t/c", Content: "data", Mode: 0o600, ReadOnly: true}}}},
+		{"user, one source tmp-overlay", 1000, []string{"--ro-bind", "/", "/", "--overlay-src", "/l1", "--tmp-overlay", "/t", "sh"}, front.Settings{}},
+		{"user, overlays", 1000, []string{"--ro-bind", "/", "/", "--overlay-src", "/l1", "--overlay-src", "/w/l0", "--overlay-src", "/lk", "--tmp-overlay", "/t",
+			"--overlay-src", "/l1", "--overlay", "/up", "/wk", "/o", "--overlay-src", "/l1", "--overlay-src", "/l2", "--ro-overlay", "/r", "sh"},
+			front.Settings{Overlays: []front.Overlay{{Path: "/t", Lower: []string{"/w/l0", "/l1"}}, {Path: "/o", Upper: "/up", Work: "/wk"},
+				{Path: "/r", Lower: []string{"/l1"}, ReadOnly: true}}}},
 		{"user, --dev covered", 1000, []string{"--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/", "/", "sh"}, front.Settings{}},
 		{"user, --cap-add", 1000, []string{"--cap-add", "cap_kill", "--cap-add", "5", "sh"},
 			front.Settings{Caps: &front.Caps{Keep: 1 << 5, Bounding: 1 << 5, Ambient: true}}},

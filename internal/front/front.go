@@ -3,7 +3,9 @@
 // command line (cmd/nsrun's bwrap mode) names the payload's argv[0]
 // apart from the program, keeps the caller's capabilities as bubblewrap
 // does for root, adds bubblewrap's /dev/core, and wants to learn the
-// sandbox's first process once it runs (--info-fd).
+// sandbox's first process once it runs (--info-fd), and lays overlays
+// of several host directories, or of a host upper directory, or
+// read-only ones.
 //
 // The settings travel in a context.Context given to nsrun.CommandContext,
 // so the library's exported API does not grow: only packages of this
@@ -44,6 +46,11 @@ type Settings struct {
 	// (bubblewrap's --file, --bind-data and --ro-bind-data), each in a
 	// writable tmpfs of the plan; elsewhere it is refused.
 	Files []File
+	// Overlays are bubblewrap's overlays (--overlay-src with --overlay,
+	// --tmp-overlay or --ro-overlay), each at a path where the plan
+	// mounts an overlay of its highest lower layer; a path where it
+	// mounts none is refused.
+	Overlays []Overlay
 	// Started, when set, is called once the payload runs, with the host
 	// pid of the sandbox's first process (its init, pid 1 inside).
 	Started func(initPid int)
@@ -76,6 +83,18 @@ type File struct {
 	Path, Content string
 	Mode          uint32
 	ReadOnly      bool
+}
+
+// Overlay completes the overlay the plan mounts at Path: Lower are the
+// host directories beneath the one the plan took as its lower layer,
+// highest first; Upper and Work, when Upper is set, are the host's upper
+// and work directories (else the upper layer is private and discarded);
+// ReadOnly gives it no upper layer and mounts it read-only.
+type Overlay struct {
+	Path        string
+	Lower       []string
+	Upper, Work string
+	ReadOnly    bool
 }
 
 type key struct{}

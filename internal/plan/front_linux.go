@@ -15,7 +15,7 @@ import (
 // not run without what was asked.
 func ApplyFront(spec *launch.Spec, s *front.Settings) error {
 	if s == nil || (s.Argv0 == "" && !s.NoSandboxEnv && !s.DevCore && !s.AsPid1 && s.Caps == nil &&
-		len(s.Tmpfs) == 0 && len(s.Files) == 0) {
+		len(s.Tmpfs) == 0 && len(s.Files) == 0 && len(s.Overlays) == 0) {
 		return nil
 	}
 	if spec.Plan == nil {
@@ -42,7 +42,7 @@ func ApplyFront(spec *launch.Spec, s *front.Settings) error {
 			return err
 		}
 	}
-	return nil
+	return applyOverlays(spec, s.Overlays)
 }
 
 // setTmpfs gives the writable tmpfs the plan mounts at t.Path t's mode,

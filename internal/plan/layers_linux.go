@@ -311,7 +311,7 @@ func FullGrants(plan *mounts.Plan) []landlock.Grant {
 		switch {
 		case op.Pin:
 			// The same rights as the writable tree around it.
-		case op.Kind == mounts.OpBind && op.ReadOnly:
+		case (op.Kind == mounts.OpBind || op.Kind == mounts.OpOverlay) && op.ReadOnly:
 			g = append(g, landlock.Grant{Path: op.Path, Access: landlock.ReadExec, Dir: op.Dir})
 		case op.Kind == mounts.OpBind, op.Kind == mounts.OpTmpfs && !op.ReadOnly, op.Kind == mounts.OpOverlay:
 			g = append(g, landlock.Grant{Path: op.Path, Access: RW, Dir: op.Dir})
