@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/internal/session"
 )
@@ -24,6 +25,12 @@ type sysSession struct {
 	base Report   // what the session enforces, copied once it was built
 	done chan struct{}
 	err  error // the init's Wait, once done is closed
+
+	log     session.Log       // every command, for the session's report
+	endOnce sync.Once         // the first end says why, and what it killed
+	reason  string            // why it ended (SessionReport.Ended)
+	killed  []session.Process // what was left running when it was ended
+	endedAt time.Time         // set before done is closed
 }
 
 // cmdSession is what a Cmd knows of its session: for the init's Cmd, that
@@ -35,6 +42,7 @@ type cmdSession struct {
 	env     []string   // set by the init's start: the lowered environment
 	mu      sync.Mutex // exec, which the watch reads
 	exec    *session.Exec
+	rec     int // its index in the session's log
 	streams *sandbox.Streams
 	begun   chan struct{}
 	done    chan struct{}
@@ -55,7 +63,8 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := CommandContext(ctx, p, "nsrun-session")
+	// The context ends the session through end, which lists what it kills.
+	c := CommandContext(context.WithoutCancel(ctx), p, "nsrun-session")
 	c.TTY, c.ExtraFiles = TTYNever, []*os.File{child}
 	c.session = &cmdSession{initOf: true}
 	if err := c.Start(); err != nil {
@@ -70,8 +79,17 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	}
 	go func() {
 		s.sys.err = c.Wait()
+		s.sys.endOnce.Do(func() { s.sys.reason = "ended" })
+		s.sys.endedAt = time.Now()
 		s.sys.conn.Close()
 		close(s.sys.done)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = s.end(map[bool]string{true: "timeout", false: "cancelled"}[errors.Is(ctx.Err(), context.DeadlineExceeded)])
+		case <-s.sys.done:
+		}
 	}()
 	return s, nil
 }
@@ -80,14 +98,27 @@ func (s *Session) close() error {
 	if s.sys == nil {
 		return errNoSession
 	}
-	if s.sys.conn.Stop() != nil {
-		_ = s.sys.init.stopper().kill()
-	}
+	return s.end("close")
+}
+
+// end ends the session, the first call saying why and listing what was
+// still running, and waits until it is gone.
+func (s *Session) end(reason string) error {
+	sys := s.sys
+	sys.endOnce.Do(func() {
+		sys.reason = reason
+		if p := sys.init.Process; p != nil {
+			sys.killed = session.Processes(p.Pid)
+		}
+		if sys.conn.Stop() != nil {
+			_ = sys.init.stopper().kill()
+		}
+	})
 	select {
-	case <-s.sys.done:
+	case <-sys.done:
 	case <-time.After(5 * time.Second):
-		_ = s.sys.init.stopper().kill()
-		<-s.sys.done
+		_ = sys.init.stopper().kill()
+		<-sys.done
 	}
 	var ee *ExitError
 	if errors.As(s.sys.err, &ee) && ee.Code == 0 {
@@ -102,7 +133,9 @@ func (s *Session) report() *Report {
 	}
 	select {
 	case <-s.sys.done:
-		return s.sys.init.Report()
+		r := s.sys.init.Report()
+		r.Session = s.sys.sessionReport()
+		return r
 	default:
 		r := s.sys.base
 		return &r
@@ -142,7 +175,9 @@ func (c *Cmd) startInSession() error {
 	started := time.Now()
 	c.report = sys.base
 	c.report.Exit, c.report.Usage, c.report.TimingsMS = ExitReport{}, nil, TimingsReport{}
+	cs.rec = sys.log.Begin(c.Args, front.From(c.ctx).ForWhom(), started)
 	fail := func(err error) error {
+		sys.log.End(cs.rec, ExitCode(err), 0, err.Error(), time.Now())
 		c.report.notBuilt(c.backend(), err)
 		return err
 	}
@@ -173,6 +208,7 @@ func (c *Cmd) startInSession() error {
 	cs.mu.Lock()
 	cs.exec, cs.streams = ex, streams
 	cs.mu.Unlock()
+	sys.log.Running(cs.rec, ex.Pid)
 	if timedOut, ctxErr := c.end.outcome(); timedOut || ctxErr != nil {
 		_ = cs.kill() // ended while it was being started
 	}
@@ -187,6 +223,7 @@ func (c *Cmd) startInSession() error {
 func (c *Cmd) waitInSession() (*ExitError, error) {
 	cs := c.session
 	r := cs.exec.Wait()
+	cs.s.sys.log.End(cs.rec, r.Code, r.Signal, "", time.Now())
 	close(cs.done)
 	cut, ioErr := cs.streams.Finish(c.awaitIO)
 	if cut {
@@ -236,4 +273,26 @@ func checkSessionTTY(stdin io.Reader) error {
 		return &SetupError{Code: ExitSetup, Msg: "TTYAlways in a session: " + err.Error()}
 	}
 	return nil
+}
+
+// sessionReport is the session's own part of its report, once it ended.
+func (sys *sysSession) sessionReport() *SessionReport {
+	recs, dropped := sys.log.Records()
+	r := &SessionReport{Ended: sys.reason, Commands: make([]SessionCommand, 0, len(recs)), CommandsDropped: dropped, Killed: []SessionProcess{}}
+	for _, rec := range recs {
+		ended, code, sig := rec.Ended, rec.Code, rec.Signal
+		if ended.IsZero() { // still running when the session's end killed it
+			ended, code, sig = sys.endedAt, 128+int(unix.SIGKILL), int(unix.SIGKILL)
+		}
+		c := SessionCommand{Command: rec.Args, For: rec.For, Pid: rec.Pid, Started: rec.Started, Error: rec.Error,
+			Exit: ExitReport{Code: code}, DurationMS: ms(ended.Sub(rec.Started))}
+		if sig > 0 {
+			c.Exit.Signal = &sig
+		}
+		r.Commands = append(r.Commands, c)
+	}
+	for _, p := range sys.killed {
+		r.Killed = append(r.Killed, SessionProcess{Pid: p.Pid, Command: p.Args})
+	}
+	return r
 }

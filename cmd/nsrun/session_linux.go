@@ -19,11 +19,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun"
+	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/session"
 	"github.com/nsrun/nsrun/pty"
 )
 
-const sessionUsage = "usage: nsrun session start [OPTIONS] NAME | nsrun session list | nsrun session stop NAME"
+const sessionUsage = "usage: nsrun session start [OPTIONS] NAME | nsrun session list | nsrun session stop [--report FILE] NAME"
 
 // sessionCommand is `nsrun session start|list|stop`; `hold` is the
 // process start leaves behind to hold the session.
@@ -40,11 +41,7 @@ func sessionCommand(args []string, stdout, stderr *os.File) int {
 	case "list":
 		return sessionList(stdout, stderr)
 	case "stop":
-		if len(args) != 2 {
-			fmt.Fprintln(stderr, "nsrun:", sessionUsage)
-			return nsrun.ExitSetup
-		}
-		return sessionStop(args[1], stderr)
+		return sessionStop(args[1:], stderr)
 	}
 	fmt.Fprintf(stderr, "nsrun: session %s: unknown; %s\n", oneLine(args[0]), sessionUsage)
 	return nsrun.ExitSetup
@@ -147,6 +144,11 @@ type holder struct {
 	last    atomic.Int64 // unix nanoseconds of the last command's end
 	stop    chan struct{}
 	once    sync.Once
+	// final is closed once the session has ended and report holds its
+	// report (JSON), which a stop request is answered with.
+	final    chan struct{}
+	report   []byte
+	stoppers sync.WaitGroup
 }
 
 // sessionHold is the holder's life: it claims the name, starts the
@@ -189,7 +191,7 @@ func sessionHold(args []string) int {
 		say(nsrun.ExitCode(err), describe(err))
 		return nsrun.ExitCode(err)
 	}
-	h := &holder{s: s, l: l, stop: make(chan struct{}), policy: describePolicy(m.policy)}
+	h := &holder{s: s, l: l, stop: make(chan struct{}), final: make(chan struct{}), policy: describePolicy(m.policy)}
 	h.last.Store(time.Now().UnixNano())
 	_ = l.Describe(h.info())
 	sigs := make(chan os.Signal, 4)
@@ -204,25 +206,42 @@ func sessionHold(args []string) int {
 		defer t.Stop()
 		tick = t.C
 	}
+	reason := h.wait(sigs, ctx, tick, idle)
+	_ = s.Close()
+	// The session is gone: what ran in it, what it killed, what it used.
+	rep := s.Report()
+	if rep.Session != nil && reason != "" {
+		rep.Session.Ended = reason
+	}
+	h.report, _ = json.Marshal(rep)
+	close(h.final)
+	if report != nil {
+		_ = report.write(rep)
+	}
+	// A stop request is answered before the socket goes.
+	h.stoppers.Wait()
+	return 0
+}
+
+// wait waits for the session's end and says why it ends: "" when it
+// ended by itself (the library says so).
+func (h *holder) wait(sigs <-chan os.Signal, ctx context.Context, tick <-chan time.Time, idle time.Duration) string {
 	for {
 		select {
 		case <-h.stop:
+			return "stop"
 		case <-sigs:
+			return "signal"
 		case <-ctx.Done():
-		case <-s.Done(): // it ended by itself
+			return "timeout"
+		case <-h.s.Done():
+			return ""
 		case <-tick:
-			if h.running.Load() > 0 || time.Since(time.Unix(0, h.last.Load())) < idle {
-				continue
+			if h.running.Load() == 0 && time.Since(time.Unix(0, h.last.Load())) >= idle {
+				return "idle-timeout"
 			}
 		}
-		break
 	}
-	_ = s.Close()
-	if report != nil {
-		// The session is gone: what ran in it, and what it used in all.
-		_ = report.write(s.Report())
-	}
-	return 0
 }
 
 func (h *holder) info() *session.Info {
@@ -254,8 +273,11 @@ func (h *holder) handle(p *session.Peer) {
 	}
 	switch req.Op {
 	case "stop":
+		h.stoppers.Add(1)
+		defer h.stoppers.Done()
 		h.once.Do(func() { close(h.stop) })
-		_ = p.Send(&session.Reply{})
+		<-h.final
+		_ = p.Send(&session.Reply{Report: h.report})
 	case "info":
 		_ = p.Send(&session.Reply{Info: h.info()})
 	case "exec":
@@ -277,7 +299,9 @@ func (h *holder) exec(p *session.Peer, req *session.Request, files []*os.File) *
 	if len(files) != 3 || len(req.Args) == 0 {
 		return &session.Reply{Code: nsrun.ExitSetup, Error: "exec: a command and three streams are needed"}
 	}
-	cmd := h.s.Command(req.Args[0], req.Args[1:]...)
+	// The session's report says whom each command ran for.
+	ctx := front.With(context.Background(), &front.Settings{For: session.Describe(p.PID)})
+	cmd := h.s.CommandContext(ctx, req.Args[0], req.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
 	cmd.Dir = req.Dir
 	if req.TTY {
@@ -380,7 +404,30 @@ func sessionList(stdout, stderr *os.File) int {
 	return 0
 }
 
-func sessionStop(name string, stderr *os.File) int {
+// sessionStop is `session stop [--report FILE] NAME`: it returns once the
+// session is gone, with its report written.
+func sessionStop(args []string, stderr *os.File) int {
+	var reportName string
+	if len(args) == 3 && args[0] == "--report" {
+		reportName, args = args[1], args[2:]
+	} else if len(args) == 2 {
+		if v, ok := strings.CutPrefix(args[0], "--report="); ok {
+			reportName, args = v, args[1:]
+		}
+	}
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, "nsrun:", sessionUsage)
+		return nsrun.ExitSetup
+	}
+	name := args[0]
+	var report *reportFile
+	if reportName != "" {
+		var err error
+		if report, err = openReport(reportName, stderr); err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", reportName, oneLine(err.Error()))
+			return nsrun.ExitSetup
+		}
+	}
 	c, err := session.Dial(name)
 	if err != nil {
 		fmt.Fprintln(stderr, "nsrun: session stop:", oneLine(err.Error()))
@@ -391,12 +438,24 @@ func sessionStop(name string, stderr *os.File) int {
 		fmt.Fprintln(stderr, "nsrun: session stop:", err)
 		return 1
 	}
-	if _, err := c.Recv(); err != nil {
+	r, err := c.Recv()
+	if err != nil {
 		fmt.Fprintln(stderr, "nsrun: session stop:", err)
 		return 1
 	}
-	// The holder answers once it begins to stop; its lock goes last.
+	// The holder answers once the session has ended; its lock goes last.
 	waitGone(name)
+	if report != nil {
+		var rep nsrun.Report
+		if err := json.Unmarshal(r.Report, &rep); err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: the holder's report: %v\n", reportName, err)
+			return 1
+		}
+		if err := report.write(&rep); err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", reportName, err)
+			return 1
+		}
+	}
 	return 0
 }
 
