@@ -31,6 +31,7 @@ type sysSession struct {
 	reason  string            // why it ended (SessionReport.Ended)
 	killed  []session.Process // what was left running when it was ended
 	endedAt time.Time         // set before done is closed
+	initPid int               // the init's pid as this process sees it
 }
 
 // cmdSession is what a Cmd knows of its session: for the init's Cmd, that
@@ -77,6 +78,9 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	if b, err := json.Marshal(c.Report()); err == nil {
 		_ = json.Unmarshal(b, &s.sys.base)
 	}
+	if c.Process != nil {
+		s.sys.initPid = c.Process.Pid // Wait releases the Process
+	}
 	go func() {
 		s.sys.err = c.Wait()
 		s.sys.endOnce.Do(func() { s.sys.reason = "ended" })
@@ -107,8 +111,8 @@ func (s *Session) end(reason string) error {
 	sys := s.sys
 	sys.endOnce.Do(func() {
 		sys.reason = reason
-		if p := sys.init.Process; p != nil {
-			sys.killed = session.Processes(p.Pid)
+		if sys.initPid > 0 {
+			sys.killed = session.Processes(sys.initPid)
 		}
 		if sys.conn.Stop() != nil {
 			_ = sys.init.stopper().kill()

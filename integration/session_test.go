@@ -465,6 +465,105 @@ func TestSessionReports(t *testing.T) {
 	}
 }
 
+// sessionReport is what a test reads of a session's report.
+type sessionReport struct {
+	Usage struct {
+		MaxRSSKiB int64 `json:"max_rss_kib"`
+	} `json:"usage"`
+	Session struct {
+		Ended    string `json:"ended"`
+		Commands []struct {
+			Command []string `json:"command"`
+			For     string   `json:"for"`
+			Pid     int      `json:"pid"`
+			Exit    struct {
+				Code int `json:"code"`
+			} `json:"exit"`
+			DurationMS float64 `json:"duration_ms"`
+			Error      string  `json:"error"`
+		} `json:"commands"`
+		Killed []struct {
+			Pid     int      `json:"pid"`
+			Command []string `json:"command"`
+		} `json:"killed"`
+	} `json:"session"`
+}
+
+func readSessionReport(t *testing.T, path string) sessionReport {
+	t.Helper()
+	var rep sessionReport
+	if err := json.Unmarshal([]byte(readFile(t, path)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// The report of session stop --report lists every command, with whom it
+// ran for and how it ended, what was left running (and is gone), why the
+// session ended, and a peak memory at least what one command allocated.
+// The idle timeout writes the report given at start, and says why.
+func TestSessionStopReport(t *testing.T) {
+	e := newSessionEnv(t)
+	out := workspace(t)
+	e.start("rep")
+	if r := e.exec("rep", "/bin/sh", "-c", "sleep 1000 >/dev/null 2>&1 & echo $!"); r.code != 0 {
+		t.Fatal(r)
+	}
+	_, init := e.info("rep")
+	link, err := os.Readlink("/proc/" + strconv.Itoa(init) + "/ns/pid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.exec("rep", "dd", "if=/dev/zero", "of=/dev/null", "bs=50M", "count=1"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if r := e.exec("rep", "/bin/sh", "-c", "exit 4"); r.code != 4 {
+		t.Fatal(r)
+	}
+	if r := e.exec("rep", "/no/such/command"); r.code != 127 {
+		t.Fatal(r)
+	}
+	path := filepath.Join(out, "stop.json")
+	if r := e.nsrun("session", "stop", "--report", path, "rep"); r.code != 0 {
+		t.Fatal(r)
+	}
+	rep := readSessionReport(t, path)
+	s := rep.Session
+	if s.Ended != "stop" || len(s.Commands) != 4 {
+		t.Fatalf("session report: %+v", s)
+	}
+	wantCodes := []int{0, 0, 4, 127}
+	for i, c := range s.Commands {
+		if c.Exit.Code != wantCodes[i] || !strings.Contains(c.For, "nsrun") || c.DurationMS <= 0 {
+			t.Errorf("command %d: %+v", i, c)
+		}
+	}
+	if s.Commands[3].Error == "" || s.Commands[3].Pid != 0 || s.Commands[1].Command[0] != "dd" {
+		t.Errorf("commands: %+v", s.Commands)
+	}
+	if len(s.Killed) != 1 || strings.Join(s.Killed[0].Command, " ") != "sleep 1000" || s.Killed[0].Pid <= 1 {
+		t.Errorf("killed: %+v", s.Killed)
+	}
+	if procs := nsProcs(link); len(procs) != 0 {
+		t.Errorf("left running after stop: %v", procs)
+	}
+	if rep.Usage.MaxRSSKiB < 50*1024 {
+		t.Errorf("peak memory %d KiB, under the 50 MiB a command allocated", rep.Usage.MaxRSSKiB)
+	}
+
+	idlePath := filepath.Join(out, "idle.json")
+	e.start("idle", "--idle-timeout", "500ms", "--report", idlePath)
+	if r := e.exec("idle", "/bin/true"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if !gone(func() bool { _, err := os.Stat(idlePath); return err == nil }) {
+		t.Fatal("no report after the idle timeout")
+	}
+	if s := readSessionReport(t, idlePath).Session; s.Ended != "idle-timeout" || len(s.Commands) != 1 {
+		t.Errorf("idle session's report: %+v", s)
+	}
+}
+
 // sessionLimits are the options that give a session a cgroup of its own
 // where this user may make one here (root, with a cgroup hierarchy it may
 // write: not in every container), and none elsewhere, said in the log.
