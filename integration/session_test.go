@@ -428,6 +428,37 @@ func TestSessionExecTerminal(t *testing.T) {
 	expect(t, "exec without a terminal", e.exec("term", "/bin/sh", "-c", "test -t 0 || echo no-tty").stdout, "no-tty")
 }
 
+// Ctrl-Z in nsrun exec --tty is a one-shot --tty run's: a command that is
+// not a shell stops, and nsrun exec with it as a job of the caller's
+// shell, and fg gives it the terminal back; a shell inside stops its own
+// foreground job and keeps the terminal, and nsrun exec runs on.
+func TestSessionExecCtrlZ(t *testing.T) {
+	e := newSessionEnv(t)
+	e.start("jobs")
+	s := newTmux(t, 100, 30, "env "+strings.Join(e.env, " ")+" PS1='outer$ ' /bin/bash --norc --noprofile -i")
+	s.waitFor("outer$")
+	s.send(nsrunBin+" exec jobs -- /bin/sh -c 'read line; echo got-$line'", "Enter")
+	time.Sleep(500 * time.Millisecond)
+	s.send("C-z")
+	s.waitFor("Stopped")
+	s.send("jobs -l; echo jobs-done", "Enter")
+	s.waitFor("jobs-done")
+	s.fgAndAnswer()
+
+	s.send(nsrunBin+" exec jobs --env 'PS1=inner$ ' -- /bin/bash --norc --noprofile -i", "Enter")
+	s.waitFor("inner$")
+	s.send("sleep 50", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	s.send("C-z")
+	s.waitFor("Stopped")
+	s.send("kill %1; echo inner-killed-$?", "Enter")
+	s.waitFor("inner-killed-0")
+	s.send("exit 3", "Enter")
+	s.waitForPrompt("outer$")
+	s.send("echo rc=$?", "Enter")
+	s.waitFor("rc=3")
+}
+
 // An exec's report is the session's (what is enforced) with the command's
 // exit; the session's report is written once it is stopped.
 func TestSessionReports(t *testing.T) {

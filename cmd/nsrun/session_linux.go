@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -503,7 +504,8 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 	var closeAfter []*os.File
 	var t *execTerminal
 	if wantPTY(local.tty, stdin, stdout) {
-		t, err = newExecTerminal(stdin, stdout, &copies)
+		sendSig := func(sig unix.Signal) { _ = c.Send(&session.Request{Op: "signal", Signal: int(sig)}) }
+		t, err = newExecTerminal(stdin, stdout, &copies, sendSig)
 		if err != nil {
 			fmt.Fprintln(stderr, "nsrun: exec: terminal:", err)
 			return nsrun.ExitSetup
@@ -723,7 +725,7 @@ type execTerminal struct {
 	saved         *pty.Mode
 }
 
-func newExecTerminal(stdin, stdout *os.File, copies *sync.WaitGroup) (*execTerminal, error) {
+func newExecTerminal(stdin, stdout *os.File, copies *sync.WaitGroup, signal func(unix.Signal)) (*execTerminal, error) {
 	master, slave, err := pty.Open("/dev/ptmx")
 	if err != nil {
 		return nil, err
@@ -739,13 +741,56 @@ func newExecTerminal(stdin, stdout *os.File, copies *sync.WaitGroup) (*execTermi
 		}
 	}
 	resizeFrom(stdin, stdout, slave)
-	go func() { _, _ = io.Copy(master, stdin) }()
+	go t.relayKeys(stdout, signal)
 	copies.Add(1)
 	go func() {
 		defer copies.Done()
 		_, _ = io.Copy(stdout, master) // EIO once no process holds the slave
 	}()
 	return t, nil
+}
+
+// relayKeys copies the caller's keys to the command's pty, but a suspend
+// key the pty cannot act on (session.FindSuspend): on it the command and
+// this process stop, as a one-shot --tty run does on Ctrl-Z.
+func (t *execTerminal) relayKeys(stdout *os.File, signal func(unix.Signal)) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := t.stdin.Read(buf)
+		keys := buf[:n]
+		for len(keys) > 0 {
+			i := -1
+			if t.saved != nil {
+				i = session.FindSuspend(t.master, int(t.stdin.Fd()), keys)
+			}
+			if i < 0 {
+				_, _ = t.master.Write(keys)
+				break
+			}
+			_, _ = t.master.Write(keys[:i])
+			t.suspend(stdout, signal)
+			keys = keys[i+1:]
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// suspend stops the command's process group and this process, with the
+// caller's terminal given back meanwhile; once continued (fg), it takes
+// the terminal again and continues the command, which is told to redraw.
+func (t *execTerminal) suspend(stdout *os.File, signal func(unix.Signal)) {
+	signal(unix.SIGSTOP)
+	t.restore()
+	runtime.LockOSThread()
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGTSTP) // stops before it returns
+	runtime.UnlockOSThread()
+	raw := pty.Raw(*t.saved)
+	_ = pty.SetMode(int(t.stdin.Fd()), &raw) // from the background, SIGTTOU stops this until fg
+	resizeFrom(t.stdin, stdout, t.master)
+	signal(unix.SIGCONT)
+	signal(unix.SIGWINCH)
 }
 
 func (t *execTerminal) restore() {
