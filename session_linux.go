@@ -47,14 +47,16 @@ type cmdSession struct {
 	streams *sandbox.Streams
 	begun   chan struct{}
 	done    chan struct{}
+
+	// The init's, with TraceDenials: the denials of each command's
+	// process group (by its pid inside), until the command takes them.
+	denialsMu sync.Mutex
+	byGroup   map[int]*denialLog
 }
 
 func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	if p.Isolation == IsolationLandlock {
-		return nil, &SetupError{Code: ExitSetup, Msg: "sessions need namespaces: a Landlock-only sandbox (IsolationLandlock) cannot be a session yet"}
-	}
-	if p.TraceDenials {
-		return nil, &SetupError{Code: ExitSetup, Msg: "TraceDenials is not available for sessions yet"}
+		return nil, &SetupError{Code: ExitSetup, Msg: "IsolationLandlock: " + session.NoLandlockOnly}
 	}
 	parent, child, err := session.Pair()
 	if err != nil {
@@ -67,7 +69,7 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	// The context ends the session through end, which lists what it kills.
 	c := CommandContext(context.WithoutCancel(ctx), p, "nsrun-session")
 	c.TTY, c.ExtraFiles = TTYNever, []*os.File{child}
-	c.session = &cmdSession{initOf: true}
+	c.session = &cmdSession{initOf: true, byGroup: map[int]*denialLog{}}
 	if err := c.Start(); err != nil {
 		parent.Close()
 		return nil, err
@@ -139,6 +141,9 @@ func (s *Session) report() *Report {
 	case <-s.sys.done:
 		r := s.sys.init.Report()
 		r.Session = s.sys.sessionReport()
+		if r.Denials != nil {
+			r.Denials, r.DenialsDropped = s.sys.init.session.leftDenials(r.Denials, r.DenialsDropped)
+		}
 		return r
 	default:
 		r := s.sys.base
@@ -228,6 +233,10 @@ func (c *Cmd) waitInSession() (*ExitError, error) {
 	cs := c.session
 	r := cs.exec.Wait()
 	cs.s.sys.log.End(cs.rec, r.Code, r.Signal, "", time.Now())
+	if c.Policy.TraceDenials {
+		// Its group's calls were all traced before it was reaped.
+		c.report.Denials, c.report.DenialsDropped = cs.s.sys.init.session.takeDenials(cs.exec.Pid).list()
+	}
 	close(cs.done)
 	cut, ioErr := cs.streams.Finish(c.awaitIO)
 	if cut {
@@ -299,4 +308,60 @@ func (sys *sysSession) sessionReport() *SessionReport {
 		r.Killed = append(r.Killed, SessionProcess{Pid: p.Pid, Command: p.Args})
 	}
 	return r
+}
+
+// addDenial files a denial of the process host (a pid as nsrun sees it)
+// under its process group inside, that of the command it belongs to, if
+// cs is a session's init; false for any other Cmd.
+func (cs *cmdSession) addDenial(host int, d Denial) bool {
+	if cs == nil || !cs.initOf {
+		return false
+	}
+	pgid := session.InnerPgid(host)
+	if pgid <= 1 {
+		return false // the session's, not a command's
+	}
+	cs.denialsMu.Lock()
+	l := cs.byGroup[pgid]
+	if l == nil {
+		l = newDenialLog()
+		cs.byGroup[pgid] = l
+	}
+	cs.denialsMu.Unlock()
+	l.add(d)
+	return true
+}
+
+// takeDenials hands over the denials of the process group pgid: those of
+// the command that leads it, which has ended. What its group does later
+// is the session's.
+func (cs *cmdSession) takeDenials(pgid int) *denialLog {
+	cs.denialsMu.Lock()
+	defer cs.denialsMu.Unlock()
+	l := cs.byGroup[pgid]
+	delete(cs.byGroup, pgid)
+	if l == nil {
+		l = newDenialLog()
+	}
+	return l
+}
+
+// leftDenials adds to the session's own denials those no command took:
+// of processes that outlived their command, or left its group.
+func (cs *cmdSession) leftDenials(own []Denial, dropped int) ([]Denial, int) {
+	all := newDenialLog()
+	for _, d := range own {
+		all.addCount(d, d.Count)
+	}
+	all.drop(dropped)
+	cs.denialsMu.Lock()
+	defer cs.denialsMu.Unlock()
+	for _, l := range cs.byGroup {
+		entries, n := l.list()
+		for _, d := range entries {
+			all.addCount(d, d.Count)
+		}
+		all.drop(n)
+	}
+	return all.list()
 }

@@ -595,6 +595,55 @@ func TestSessionStopReport(t *testing.T) {
 	}
 }
 
+// Under --trace-denials each exec's report lists its own denials (an
+// exec that was refused nothing has an empty list), and the session's
+// report those of processes that outlived their command.
+func TestSessionTraceDenials(t *testing.T) {
+	e := newSessionEnv(t)
+	ws, out := workspace(t), workspace(t)
+	e.start("traced", "--trace-denials", "--ro", ws)
+	denials := func(path string) []string {
+		var rep struct {
+			Denials *[]struct {
+				Path string `json:"path"`
+				Rule string `json:"rule"`
+			} `json:"denials"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, path)), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Denials == nil {
+			t.Fatalf("%s: no denials list", path)
+		}
+		var paths []string
+		for _, d := range *rep.Denials {
+			paths = append(paths, d.Path)
+		}
+		return paths
+	}
+	first, second, final := filepath.Join(out, "1.json"), filepath.Join(out, "2.json"), filepath.Join(out, "s.json")
+	if r := e.nsrun("exec", "traced", "--report", first, "--", "/bin/sh", "-c",
+		"touch "+ws+"/one; (sleep 0.5; touch "+ws+"/late) >/dev/null 2>&1 & exit 0"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if r := e.nsrun("exec", "traced", "--report", second, "--", "/bin/true"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if got := denials(first); len(got) != 1 || got[0] != ws+"/one" {
+		t.Errorf("first exec's denials: %v", got)
+	}
+	if got := denials(second); len(got) != 0 {
+		t.Errorf("second exec's denials: %v", got)
+	}
+	time.Sleep(time.Second)
+	if r := e.nsrun("session", "stop", "--report", final, "traced"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if got := denials(final); len(got) != 1 || got[0] != ws+"/late" {
+		t.Errorf("the session's denials: %v", got)
+	}
+}
+
 // sessionLimits are the options that give a session a cgroup of its own
 // where this user may make one here (root, with a cgroup hierarchy it may
 // write: not in every container), and none elsewhere, said in the log.

@@ -81,10 +81,7 @@ func checkSessionOptions(o *options) (*merged, string, time.Duration, error) {
 		return nil, "", 0, err
 	}
 	if m.policy.Isolation == nsrun.IsolationLandlock {
-		return nil, "", 0, usagef("--isolation landlock: sessions need namespaces; a Landlock-only session is not available yet")
-	}
-	if m.policy.TraceDenials {
-		return nil, "", 0, usagef("--trace-denials: not available for sessions yet")
+		return nil, "", 0, usagef("--isolation landlock: %s", session.NoLandlockOnly)
 	}
 	if m.killAfter > 0 {
 		return nil, "", 0, usagef("--kill-after: not a session setting (--timeout ends the whole session)")

@@ -126,6 +126,28 @@ func innerPid(host int) int {
 	return 0
 }
 
+// InnerPgid is the process group of the process host (a pid as this
+// process sees it) in its own PID namespace, the last field of NSpgid:
+// a session's command's pid inside leads the group of all it starts
+// (but what leaves the group). 0 if the process is gone.
+func InnerPgid(host int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(host) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "NSpgid:"); ok {
+			f := strings.Fields(v)
+			if len(f) == 0 {
+				return 0
+			}
+			n, _ := strconv.Atoi(f[len(f)-1])
+			return n
+		}
+	}
+	return 0
+}
+
 // cmdline is a process's arguments, or [comm] when it shows none.
 func cmdline(host int) []string {
 	dir := "/proc/" + strconv.Itoa(host) + "/"
