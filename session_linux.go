@@ -17,21 +17,12 @@ import (
 )
 
 // sysSession is the running session: the Cmd of its init, which holds the
-// sandbox, and the channel to the init.
+// sandbox, and its life (internal/session.Life).
 type sysSession struct {
 	init *Cmd
-	conn *session.Conn
+	life *session.Life
 	env  []string // the session's environment, as the init was given it
 	base Report   // what the session enforces, copied once it was built
-	done chan struct{}
-	err  error // the init's Wait, once done is closed
-
-	log     session.Log       // every command, for the session's report
-	endOnce sync.Once         // the first end says why, and what it killed
-	reason  string            // why it ended (SessionReport.Ended)
-	killed  []session.Process // what was left running when it was ended
-	endedAt time.Time         // set before done is closed
-	initPid int               // the init's pid as this process sees it
 }
 
 // cmdSession is what a Cmd knows of its session: for the init's Cmd, that
@@ -47,11 +38,8 @@ type cmdSession struct {
 	streams *sandbox.Streams
 	begun   chan struct{}
 	done    chan struct{}
-
-	// The init's, with TraceDenials: the denials of each command's
-	// process group (by its pid inside), until the command takes them.
-	denialsMu sync.Mutex
-	byGroup   map[int]*denialLog
+	// The init's, with TraceDenials: each command's denials.
+	denials *session.Groups[*denialLog]
 }
 
 func startSession(ctx context.Context, p *Policy) (*Session, error) {
@@ -66,37 +54,26 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// The context ends the session through end, which lists what it kills.
+	// The context ends the session through its life, which lists what
+	// it kills.
 	c := CommandContext(context.WithoutCancel(ctx), p, "nsrun-session")
 	c.TTY, c.ExtraFiles = TTYNever, []*os.File{child}
-	c.session = &cmdSession{initOf: true, byGroup: map[int]*denialLog{}}
+	c.session = &cmdSession{initOf: true, denials: session.NewGroups(newDenialLog)}
 	if err := c.Start(); err != nil {
 		parent.Close()
 		return nil, err
 	}
 	s := &Session{policy: p, started: time.Now()}
-	s.sys = &sysSession{init: c, conn: session.NewConn(parent), env: c.session.env, done: make(chan struct{})}
+	s.sys = &sysSession{init: c, env: c.session.env}
 	// A deep copy: the init's Wait writes its report, commands read this.
 	if b, err := json.Marshal(c.Report()); err == nil {
 		_ = json.Unmarshal(b, &s.sys.base)
 	}
+	pid := 0
 	if c.Process != nil {
-		s.sys.initPid = c.Process.Pid // Wait releases the Process
+		pid = c.Process.Pid // Wait releases the Process
 	}
-	go func() {
-		s.sys.err = c.Wait()
-		s.sys.endOnce.Do(func() { s.sys.reason = "ended" })
-		s.sys.endedAt = time.Now()
-		s.sys.conn.Close()
-		close(s.sys.done)
-	}()
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = s.end(map[bool]string{true: "timeout", false: "cancelled"}[errors.Is(ctx.Err(), context.DeadlineExceeded)])
-		case <-s.sys.done:
-		}
-	}()
+	s.sys.life = session.Live(ctx, session.NewConn(parent), pid, c.Wait, func() error { return c.stopper().kill() })
 	return s, nil
 }
 
@@ -104,33 +81,11 @@ func (s *Session) close() error {
 	if s.sys == nil {
 		return errNoSession
 	}
-	return s.end("close")
-}
-
-// end ends the session, the first call saying why and listing what was
-// still running, and waits until it is gone.
-func (s *Session) end(reason string) error {
-	sys := s.sys
-	sys.endOnce.Do(func() {
-		sys.reason = reason
-		if sys.initPid > 0 {
-			sys.killed = session.Processes(sys.initPid)
-		}
-		if sys.conn.Stop() != nil {
-			_ = sys.init.stopper().kill()
-		}
-	})
-	select {
-	case <-sys.done:
-	case <-time.After(5 * time.Second):
-		_ = sys.init.stopper().kill()
-		<-sys.done
-	}
-	var ee *ExitError
-	if errors.As(s.sys.err, &ee) && ee.Code == 0 {
+	err := s.sys.life.End("close")
+	if ee := (*ExitError)(nil); errors.As(err, &ee) && ee.Code == 0 {
 		return nil
 	}
-	return s.sys.err
+	return err
 }
 
 func (s *Session) report() *Report {
@@ -138,7 +93,7 @@ func (s *Session) report() *Report {
 		return &Report{}
 	}
 	select {
-	case <-s.sys.done:
+	case <-s.sys.life.Done():
 		r := s.sys.init.Report()
 		r.Session = s.sys.sessionReport()
 		if r.Denials != nil {
@@ -184,9 +139,9 @@ func (c *Cmd) startInSession() error {
 	started := time.Now()
 	c.report = sys.base
 	c.report.Exit, c.report.Usage, c.report.TimingsMS = ExitReport{}, nil, TimingsReport{}
-	cs.rec = sys.log.Begin(c.Args, front.From(c.ctx).ForWhom(), started)
+	cs.rec = sys.life.Log.Begin(c.Args, front.From(c.ctx).ForWhom(), started)
 	fail := func(err error) error {
-		sys.log.End(cs.rec, ExitCode(err), 0, err.Error(), time.Now())
+		sys.life.Log.End(cs.rec, ExitCode(err), 0, err.Error(), time.Now())
 		c.report.notBuilt(c.backend(), err)
 		return err
 	}
@@ -200,7 +155,7 @@ func (c *Cmd) startInSession() error {
 	}
 	cs.begun, cs.done = make(chan struct{}), make(chan struct{})
 	c.startWatch(cs, cs.begun, cs.done)
-	ex, err := sys.conn.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways)
+	ex, err := sys.life.Conn.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways)
 	streams.Started()
 	if err != nil {
 		streams.Abort()
@@ -217,7 +172,7 @@ func (c *Cmd) startInSession() error {
 	cs.mu.Lock()
 	cs.exec, cs.streams = ex, streams
 	cs.mu.Unlock()
-	sys.log.Running(cs.rec, ex.Pid)
+	sys.life.Log.Running(cs.rec, ex.Pid)
 	if timedOut, ctxErr := c.end.outcome(); timedOut || ctxErr != nil {
 		_ = cs.kill() // ended while it was being started
 	}
@@ -232,10 +187,10 @@ func (c *Cmd) startInSession() error {
 func (c *Cmd) waitInSession() (*ExitError, error) {
 	cs := c.session
 	r := cs.exec.Wait()
-	cs.s.sys.log.End(cs.rec, r.Code, r.Signal, "", time.Now())
+	cs.s.sys.life.Log.End(cs.rec, r.Code, r.Signal, "", time.Now())
 	if c.Policy.TraceDenials {
 		// Its group's calls were all traced before it was reaped.
-		c.report.Denials, c.report.DenialsDropped = cs.s.sys.init.session.takeDenials(cs.exec.Pid).list()
+		c.report.Denials, c.report.DenialsDropped = cs.s.sys.init.session.denials.Take(cs.exec.Pid).list()
 	}
 	close(cs.done)
 	cut, ioErr := cs.streams.Finish(c.awaitIO)
@@ -275,7 +230,7 @@ func (s *Session) done() <-chan struct{} {
 		close(ch)
 		return ch
 	}
-	return s.sys.done
+	return s.sys.life.Done()
 }
 
 // checkSessionTTY accepts, for a command that gets a terminal of its own
@@ -290,12 +245,13 @@ func checkSessionTTY(stdin io.Reader) error {
 
 // sessionReport is the session's own part of its report, once it ended.
 func (sys *sysSession) sessionReport() *SessionReport {
-	recs, dropped := sys.log.Records()
-	r := &SessionReport{Ended: sys.reason, Commands: make([]SessionCommand, 0, len(recs)), CommandsDropped: dropped, Killed: []SessionProcess{}}
+	reason, endedAt, killed := sys.life.Ended()
+	recs, dropped := sys.life.Log.Records()
+	r := &SessionReport{Ended: reason, Commands: make([]SessionCommand, 0, len(recs)), CommandsDropped: dropped, Killed: []SessionProcess{}}
 	for _, rec := range recs {
 		ended, code, sig := rec.Ended, rec.Code, rec.Signal
 		if ended.IsZero() { // still running when the session's end killed it
-			ended, code, sig = sys.endedAt, 128+int(unix.SIGKILL), int(unix.SIGKILL)
+			ended, code, sig = endedAt, 128+int(unix.SIGKILL), int(unix.SIGKILL)
 		}
 		c := SessionCommand{Command: rec.Args, For: rec.For, Pid: rec.Pid, Started: rec.Started, Error: rec.Error,
 			Exit: ExitReport{Code: code}, DurationMS: ms(ended.Sub(rec.Started))}
@@ -304,59 +260,31 @@ func (sys *sysSession) sessionReport() *SessionReport {
 		}
 		r.Commands = append(r.Commands, c)
 	}
-	for _, p := range sys.killed {
+	for _, p := range killed {
 		r.Killed = append(r.Killed, SessionProcess{Pid: p.Pid, Command: p.Args})
 	}
 	return r
 }
 
 // addDenial files a denial of the process host (a pid as nsrun sees it)
-// under its process group inside, that of the command it belongs to, if
-// cs is a session's init; false for any other Cmd.
+// under the command it belongs to, if cs is a session's init; false for
+// any other Cmd, and for a process of no command.
 func (cs *cmdSession) addDenial(host int, d Denial) bool {
 	if cs == nil || !cs.initOf {
 		return false
 	}
-	pgid := session.InnerPgid(host)
-	if pgid <= 1 {
-		return false // the session's, not a command's
+	l, ok := cs.denials.For(host)
+	if ok {
+		l.add(d)
 	}
-	cs.denialsMu.Lock()
-	l := cs.byGroup[pgid]
-	if l == nil {
-		l = newDenialLog()
-		cs.byGroup[pgid] = l
-	}
-	cs.denialsMu.Unlock()
-	l.add(d)
-	return true
-}
-
-// takeDenials hands over the denials of the process group pgid: those of
-// the command that leads it, which has ended. What its group does later
-// is the session's.
-func (cs *cmdSession) takeDenials(pgid int) *denialLog {
-	cs.denialsMu.Lock()
-	defer cs.denialsMu.Unlock()
-	l := cs.byGroup[pgid]
-	delete(cs.byGroup, pgid)
-	if l == nil {
-		l = newDenialLog()
-	}
-	return l
+	return ok
 }
 
 // leftDenials adds to the session's own denials those no command took:
 // of processes that outlived their command, or left its group.
 func (cs *cmdSession) leftDenials(own []Denial, dropped int) ([]Denial, int) {
 	all := newDenialLog()
-	for _, d := range own {
-		all.addCount(d, d.Count)
-	}
-	all.drop(dropped)
-	cs.denialsMu.Lock()
-	defer cs.denialsMu.Unlock()
-	for _, l := range cs.byGroup {
+	for _, l := range append([]*denialLog{{entries: own, dropped: dropped}}, cs.denials.Rest()...) {
 		entries, n := l.list()
 		for _, d := range entries {
 			all.addCount(d, d.Count)

@@ -1,0 +1,142 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Life is a running session as its holder sees it: the channel to its
+// init, every command asked for, and its end: why, when, and what was
+// still running then. Safe for concurrent use.
+type Life struct {
+	Conn *Conn
+	Log  Log
+
+	initPid    int
+	wait, kill func() error
+	done       chan struct{}
+	err        error // wait's, once done is closed
+
+	endOnce sync.Once // the first end says why, and lists what it kills
+	reason  string
+	killed  []Process
+	endedAt time.Time // set before done is closed
+}
+
+// Live follows a session whose init has started: initPid is the init's
+// pid as this process sees it, wait waits for the init to end and kill
+// kills it. The end of ctx ends the session ("timeout" past its
+// deadline, else "cancelled").
+func Live(ctx context.Context, conn *Conn, initPid int, wait, kill func() error) *Life {
+	l := &Life{Conn: conn, initPid: initPid, wait: wait, kill: kill, done: make(chan struct{})}
+	go func() {
+		l.err = wait()
+		l.endOnce.Do(func() { l.reason = "ended" }) // by itself
+		l.endedAt = time.Now()
+		conn.Close()
+		close(l.done)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			reason := "cancelled"
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				reason = "timeout"
+			}
+			_ = l.End(reason)
+		case <-l.done:
+		}
+	}()
+	return l
+}
+
+// End ends the session if it still runs (the first call says why, and
+// what was still running is listed just before the init ends it), waits
+// until it is gone and returns the init's Wait error.
+func (l *Life) End(reason string) error {
+	l.endOnce.Do(func() {
+		l.reason = reason
+		if l.initPid > 0 {
+			l.killed = Processes(l.initPid)
+		}
+		if l.Conn.Stop() != nil {
+			_ = l.kill()
+		}
+	})
+	select {
+	case <-l.done:
+	case <-time.After(5 * time.Second):
+		_ = l.kill()
+		<-l.done
+	}
+	return l.err
+}
+
+// Done is closed once the session has ended.
+func (l *Life) Done() <-chan struct{} { return l.done }
+
+// Ended says why the session ended, when, and what was still running
+// (nothing listed when it ended by itself); once Done is closed.
+func (l *Life) Ended() (reason string, at time.Time, killed []Process) {
+	<-l.done
+	return l.reason, l.endedAt, l.killed
+}
+
+// Groups files what is learnt of a session's processes (their denials)
+// under their process group inside: a command's pid leads the group of
+// what it starts. Safe for concurrent use.
+type Groups[L any] struct {
+	mu      sync.Mutex
+	m       map[int]L
+	newItem func() L
+}
+
+// NewGroups makes Groups whose entries newItem makes.
+func NewGroups[L any](newItem func() L) *Groups[L] {
+	return &Groups[L]{m: map[int]L{}, newItem: newItem}
+}
+
+// For is the entry of the group of the process host (a pid as this
+// process sees it); false for a process of no command's group (the init's,
+// or one gone).
+func (g *Groups[L]) For(host int) (L, bool) {
+	pgid := InnerPgid(host)
+	if pgid <= 1 {
+		var zero L
+		return zero, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e, ok := g.m[pgid]
+	if !ok {
+		e = g.newItem()
+		g.m[pgid] = e
+	}
+	return e, true
+}
+
+// Take hands over the entry of group pgid (a new one if it has none) and
+// forgets it: what the group does later makes a new entry.
+func (g *Groups[L]) Take(pgid int) L {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e, ok := g.m[pgid]
+	delete(g.m, pgid)
+	if !ok {
+		e = g.newItem()
+	}
+	return e
+}
+
+// Rest are the entries no command took.
+func (g *Groups[L]) Rest() []L {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]L, 0, len(g.m))
+	for _, e := range g.m {
+		out = append(out, e)
+	}
+	return out
+}
