@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"sync"
 	"time"
@@ -34,7 +33,6 @@ type cmdSession struct {
 	env     []string   // set by the init's start: the lowered environment
 	mu      sync.Mutex // exec, which the watch reads
 	exec    *session.Exec
-	rec     int // its index in the session's log
 	streams *sandbox.Streams
 	begun   chan struct{}
 	done    chan struct{}
@@ -126,7 +124,9 @@ func (c *Cmd) checkSession() error {
 	case c.WindowSize != (WindowSize{}):
 		return &SetupError{Code: ExitSetup, Msg: "a session's command takes no WindowSize: with TTYAlways, size the terminal given as Stdin"}
 	case c.TTY == TTYAlways:
-		return checkSessionTTY(c.Stdin)
+		if f, _ := c.Stdin.(*os.File); session.CheckTTY(f) != nil {
+			return &SetupError{Code: ExitSetup, Msg: "TTYAlways in a session: " + session.CheckTTY(f).Error()}
+		}
 	case len(c.ExtraFiles) > 0:
 		return &SetupError{Code: ExitSetup, Msg: "a session's command takes no ExtraFiles"}
 	}
@@ -139,9 +139,7 @@ func (c *Cmd) startInSession() error {
 	started := time.Now()
 	c.report = sys.base
 	c.report.Exit, c.report.Usage, c.report.TimingsMS = ExitReport{}, nil, TimingsReport{}
-	cs.rec = sys.life.Log.Begin(c.Args, front.From(c.ctx).ForWhom(), started)
 	fail := func(err error) error {
-		sys.life.Log.End(cs.rec, ExitCode(err), 0, err.Error(), time.Now())
 		c.report.notBuilt(c.backend(), err)
 		return err
 	}
@@ -155,24 +153,16 @@ func (c *Cmd) startInSession() error {
 	}
 	cs.begun, cs.done = make(chan struct{}), make(chan struct{})
 	c.startWatch(cs, cs.begun, cs.done)
-	ex, err := sys.life.Conn.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways)
+	ex, err := sys.life.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways, front.From(c.ctx).ForWhom())
 	streams.Started()
-	if err != nil {
+	if se := (*session.StartError)(nil); errors.As(err, &se) {
 		streams.Abort()
 		close(cs.done)
-		var se *session.StartError
-		switch {
-		case errors.As(err, &se):
-			err = &SetupError{Code: se.Code, Msg: se.Msg}
-		case errors.Is(err, session.ErrClosed):
-			err = &SetupError{Code: ExitSetup, Msg: "nsrun: the session has ended"}
-		}
-		return fail(err)
+		return fail(&SetupError{Code: se.Code, Msg: se.Msg})
 	}
 	cs.mu.Lock()
 	cs.exec, cs.streams = ex, streams
 	cs.mu.Unlock()
-	sys.life.Log.Running(cs.rec, ex.Pid)
 	if timedOut, ctxErr := c.end.outcome(); timedOut || ctxErr != nil {
 		_ = cs.kill() // ended while it was being started
 	}
@@ -187,7 +177,6 @@ func (c *Cmd) startInSession() error {
 func (c *Cmd) waitInSession() (*ExitError, error) {
 	cs := c.session
 	r := cs.exec.Wait()
-	cs.s.sys.life.Log.End(cs.rec, r.Code, r.Signal, "", time.Now())
 	if c.Policy.TraceDenials {
 		// Its group's calls were all traced before it was reaped.
 		c.report.Denials, c.report.DenialsDropped = cs.s.sys.init.session.denials.Take(cs.exec.Pid).list()
@@ -231,16 +220,6 @@ func (s *Session) done() <-chan struct{} {
 		return ch
 	}
 	return s.sys.life.Done()
-}
-
-// checkSessionTTY accepts, for a command that gets a terminal of its own
-// (TTYAlways), a Stdin that is a terminal made for it (session.CheckTTY).
-func checkSessionTTY(stdin io.Reader) error {
-	f, _ := stdin.(*os.File)
-	if err := session.CheckTTY(f); err != nil {
-		return &SetupError{Code: ExitSetup, Msg: "TTYAlways in a session: " + err.Error()}
-	}
-	return nil
 }
 
 // sessionReport is the session's own part of its report, once it ended.

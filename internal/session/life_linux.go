@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"time"
 )
@@ -72,6 +73,25 @@ func (l *Life) End(reason string) error {
 		<-l.done
 	}
 	return l.err
+}
+
+// Start starts a command in the session (Conn.Start) and logs it, for
+// whom it runs (forWhom) included; its Wait logs its end. A refusal is a
+// *StartError, ErrClosed included (code 125).
+func (l *Life) Start(args, env []string, dir string, files [3]*os.File, tty bool, forWhom string) (*Exec, error) {
+	i := l.Log.Begin(args, forWhom, time.Now())
+	ex, err := l.Conn.Start(args, env, dir, files, tty)
+	if err != nil {
+		se := &StartError{Code: 125, Msg: err.Error()}
+		if !errors.As(err, &se) && errors.Is(err, ErrClosed) {
+			se.Msg = "nsrun: the session has ended"
+		}
+		l.Log.End(i, se.Code, 0, se.Msg, time.Now())
+		return nil, se
+	}
+	ex.log, ex.rec = &l.Log, i
+	l.Log.Running(i, ex.Pid)
+	return ex, nil
 }
 
 // Done is closed once the session has ended.
