@@ -95,7 +95,7 @@ func (s *Session) report() *Report {
 		r := s.sys.init.Report()
 		r.Session = s.sys.sessionReport()
 		if r.Denials != nil {
-			r.Denials, r.DenialsDropped = s.sys.init.session.leftDenials(r.Denials, r.DenialsDropped)
+			r.Denials, r.DenialsDropped = s.sys.init.session.leftDenials()
 		}
 		return r
 	default:
@@ -224,18 +224,14 @@ func (s *Session) done() <-chan struct{} {
 
 // sessionReport is the session's own part of its report, once it ended.
 func (sys *sysSession) sessionReport() *SessionReport {
-	reason, endedAt, killed := sys.life.Ended()
-	recs, dropped := sys.life.Log.Records()
+	reason, _, killed := sys.life.Ended()
+	recs, dropped := sys.life.Commands()
 	r := &SessionReport{Ended: reason, Commands: make([]SessionCommand, 0, len(recs)), CommandsDropped: dropped, Killed: []SessionProcess{}}
 	for _, rec := range recs {
-		ended, code, sig := rec.Ended, rec.Code, rec.Signal
-		if ended.IsZero() { // still running when the session's end killed it
-			ended, code, sig = endedAt, 128+int(unix.SIGKILL), int(unix.SIGKILL)
-		}
 		c := SessionCommand{Command: rec.Args, For: rec.For, Pid: rec.Pid, Started: rec.Started, Error: rec.Error,
-			Exit: ExitReport{Code: code}, DurationMS: ms(ended.Sub(rec.Started))}
-		if sig > 0 {
-			c.Exit.Signal = &sig
+			Exit: ExitReport{Code: rec.Code}, DurationMS: ms(rec.Ended.Sub(rec.Started))}
+		if rec.Signal > 0 {
+			c.Exit.Signal = &rec.Signal
 		}
 		r.Commands = append(r.Commands, c)
 	}
@@ -247,23 +243,19 @@ func (sys *sysSession) sessionReport() *SessionReport {
 
 // addDenial files a denial of the process host (a pid as nsrun sees it)
 // under the command it belongs to, if cs is a session's init; false for
-// any other Cmd, and for a process of no command.
+// any other Cmd.
 func (cs *cmdSession) addDenial(host int, d Denial) bool {
-	if cs == nil || !cs.initOf {
-		return false
+	if cs != nil && cs.initOf {
+		cs.denials.For(host).add(d)
 	}
-	l, ok := cs.denials.For(host)
-	if ok {
-		l.add(d)
-	}
-	return ok
+	return cs != nil && cs.initOf
 }
 
-// leftDenials adds to the session's own denials those no command took:
-// of processes that outlived their command, or left its group.
-func (cs *cmdSession) leftDenials(own []Denial, dropped int) ([]Denial, int) {
+// leftDenials are the session's own: those no command took, of processes
+// that outlived their command or left its group.
+func (cs *cmdSession) leftDenials() ([]Denial, int) {
 	all := newDenialLog()
-	for _, l := range append([]*denialLog{{entries: own, dropped: dropped}}, cs.denials.Rest()...) {
+	for _, l := range cs.denials.Rest() {
 		entries, n := l.list()
 		for _, d := range entries {
 			all.addCount(d, d.Count)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Life is a running session as its holder sees it: the channel to its
@@ -104,6 +106,20 @@ func (l *Life) Ended() (reason string, at time.Time, killed []Process) {
 	return l.reason, l.endedAt, l.killed
 }
 
+// Commands are the session's commands once it has ended, each with its
+// end settled: one still running then was killed by the end (SIGKILL,
+// at the end's time). It returns how many were not logged too.
+func (l *Life) Commands() ([]Record, int) {
+	_, endedAt, _ := l.Ended()
+	recs, dropped := l.Log.Records()
+	for i := range recs {
+		if r := &recs[i]; r.Ended.IsZero() {
+			r.Ended, r.Code, r.Signal = endedAt, 128+int(unix.SIGKILL), int(unix.SIGKILL)
+		}
+	}
+	return recs, dropped
+}
+
 // Groups files what is learnt of a session's processes (their denials)
 // under their process group inside: a command's pid leads the group of
 // what it starts. Safe for concurrent use.
@@ -119,14 +135,10 @@ func NewGroups[L any](newItem func() L) *Groups[L] {
 }
 
 // For is the entry of the group of the process host (a pid as this
-// process sees it); false for a process of no command's group (the init's,
-// or one gone).
-func (g *Groups[L]) For(host int) (L, bool) {
-	pgid := InnerPgid(host)
-	if pgid <= 1 {
-		var zero L
-		return zero, false
-	}
+// process sees it); a process of no command's group (one gone, say) is
+// filed under 0, which no command takes.
+func (g *Groups[L]) For(host int) L {
+	pgid := max(InnerPgid(host), 0)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.m[pgid]
@@ -134,7 +146,7 @@ func (g *Groups[L]) For(host int) (L, bool) {
 		e = g.newItem()
 		g.m[pgid] = e
 	}
-	return e, true
+	return e
 }
 
 // Take hands over the entry of group pgid (a new one if it has none) and
