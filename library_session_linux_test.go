@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/nsrun/nsrun/pty"
 )
 
 // Commands of one session share its /tmp and its processes; each gets its
@@ -234,11 +232,7 @@ func TestSessionTTY(t *testing.T) {
 	if err := c.Run(); ExitCode(err) != ExitSetup {
 		t.Errorf("TTYAlways without a terminal: %v", err)
 	}
-	master, slave, err := pty.Open("/dev/ptmx")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer master.Close()
+	master, slave := callerPTY(t)
 	c = s.Command("/bin/sh", "-c", "test -t 0 && exec 3</dev/tty && echo ctty-ok")
 	c.TTY, c.Stdin, c.Stdout, c.Stderr = TTYAlways, slave, slave, slave
 	if err := c.Run(); err != nil {

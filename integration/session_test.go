@@ -385,7 +385,7 @@ func TestSessionHolderKilled(t *testing.T) {
 // A Landlock-only session and an exec into no session are refused.
 func TestSessionRefusals(t *testing.T) {
 	e := newSessionEnv(t)
-	if r := e.nsrun("session", "start", "--isolation", "landlock", "ll"); r.code != 125 || !strings.Contains(r.stderr, "landlock") {
+	if r := e.nsrun("session", "start", "--isolation", "landlock", "ll"); r.code != 125 || !strings.Contains(r.stderr, "--isolation landlock: a session cannot be Landlock-only") {
 		t.Errorf("a Landlock-only session: %v", r)
 	}
 	if r := e.exec("none", "/bin/true"); r.code != 125 || !strings.Contains(r.stderr, "no session") {
