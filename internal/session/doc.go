@@ -1,7 +1,10 @@
 // Package session is the parent side of a session (Linux): one sandbox
 // that lives across many commands. It holds the channel to the session's
-// init (Conn), and the control socket through which the user who started
-// the session reaches it from other processes (Listen, Dial).
+// init (Conn), the session's life (Life: its end, why it ended, what was
+// still running then, the log of every command), the control socket
+// through which the user who started the session reaches it from other
+// processes (Listen, Dial), and what nsrun exec decides on Ctrl-Z
+// (FindSuspend).
 //
 // How a command gets exactly the session's confinement: the init of a
 // session builds the sandbox as for a one-shot run and confines its own
