@@ -263,7 +263,9 @@ func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error
 			if d.Pid == 0 {
 				d.Pid = ev.Pid
 			}
-			s.denials.add(d)
+			if !c.session.addDenial(ev.Pid, d) {
+				s.denials.add(d)
+			}
 		}
 	}, nil
 }

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/nsrun/nsrun/pty"
 )
 
 // Commands of one session share its /tmp and its processes; each gets its
@@ -132,6 +130,71 @@ func TestSessionClosed(t *testing.T) {
 	}
 }
 
+// The report after Close lists every command, concurrent ones included,
+// what was left running and killed, and why the session ended; the
+// context's deadline ends a session as "timeout". Run with -race.
+func TestSessionReportAfterClose(t *testing.T) {
+	needSandbox(t)
+	s, err := StartSession(context.Background(), &Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Command("/bin/sh", "-c", "sleep 1000 >/dev/null 2>&1 &").Run(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.Command("/bin/sh", "-c", fmt.Sprintf("exit %d", i)).Run()
+			_ = s.Report() // read while commands run
+		}()
+	}
+	wg.Wait()
+	_ = s.Command("/no/such/command").Run()
+	if r := s.Report(); r.Session != nil {
+		t.Errorf("a running session's report has its end: %+v", r.Session)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Report().Session
+	if r == nil || r.Ended != "close" || len(r.Commands) != 10 {
+		t.Fatalf("session report: %+v", r)
+	}
+	codes := map[int]bool{}
+	for _, c := range r.Commands[1:9] {
+		codes[c.Exit.Code] = true
+		if c.Pid <= 1 || c.For != "" || c.Started.IsZero() {
+			t.Errorf("command: %+v", c)
+		}
+	}
+	if len(codes) != 8 || r.Commands[9].Exit.Code != ExitNotFound || r.Commands[9].Error == "" {
+		t.Errorf("commands: %+v", r.Commands)
+	}
+	if len(r.Killed) != 1 || strings.Join(r.Killed[0].Command, " ") != "sleep 1000" {
+		t.Errorf("killed: %+v", r.Killed)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	s2, err := StartSession(ctx, &Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s2.Command("/bin/sleep", "30")
+	if err := c.Run(); err == nil {
+		t.Fatal("a command outlived its session")
+	}
+	<-s2.Done()
+	r = s2.Report().Session
+	if r == nil || r.Ended != "timeout" || len(r.Commands) != 1 || r.Commands[0].Exit.Signal == nil || *r.Commands[0].Exit.Signal != 9 {
+		t.Fatalf("a session past its deadline: %+v", r)
+	}
+	_ = s2.Close()
+}
+
 // A command in a running session, against a one-shot sandbox of the same
 // policy: go test -run '^$' -bench 'Session|OneShot' .
 func BenchmarkSessionCommand(b *testing.B) {
@@ -169,11 +232,7 @@ func TestSessionTTY(t *testing.T) {
 	if err := c.Run(); ExitCode(err) != ExitSetup {
 		t.Errorf("TTYAlways without a terminal: %v", err)
 	}
-	master, slave, err := pty.Open("/dev/ptmx")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer master.Close()
+	master, slave := callerPTY(t)
 	c = s.Command("/bin/sh", "-c", "test -t 0 && exec 3</dev/tty && echo ctty-ok")
 	c.TTY, c.Stdin, c.Stdout, c.Stderr = TTYAlways, slave, slave, slave
 	if err := c.Run(); err != nil {

@@ -1,5 +1,7 @@
 package nsrun
 
+import "time"
+
 // Report is what a sandbox enforced and how its payload ended. Field names
 // are stable (docs/REPORT.md describes each; a new field is added, never
 // renamed).
@@ -56,7 +58,51 @@ type Report struct {
 	// maxDenials distinct ones were listed.
 	Denials        []Denial `json:"denials,omitzero"`
 	DenialsDropped int      `json:"denials_dropped,omitempty"`
-	Error          string   `json:"error,omitempty"`
+	// Session is a session's own part of its report, once it has ended
+	// (Session.Report); nil for any other run.
+	Session *SessionReport `json:"session,omitempty"`
+	Error   string         `json:"error,omitempty"`
+}
+
+// SessionReport is what a session ran and how it ended. The session's
+// peak memory is its report's Usage.MaxRSSKiB (its cgroup's peak where it
+// has one, else its largest process's).
+type SessionReport struct {
+	// Ended says why the session ended: "close" (Session.Close), "timeout"
+	// or "cancelled" (StartSession's context), "ended" (its init ended by
+	// itself: a command killed it, or every process); nsrun's holder says
+	// "stop", "idle-timeout", "timeout" or "signal".
+	Ended string `json:"ended"`
+	// Commands are the commands run in it, in the order they were asked
+	// for; CommandsDropped counts those left out once 10,000
+	// were listed.
+	Commands        []SessionCommand `json:"commands"`
+	CommandsDropped int              `json:"commands_dropped,omitempty"`
+	// Killed are the processes still running when it ended, which its end
+	// killed: a snapshot taken just before (none when it ended by itself).
+	Killed []SessionProcess `json:"killed"`
+}
+
+// SessionCommand is one command of a session.
+type SessionCommand struct {
+	Command []string `json:"command"`
+	// For is whom it ran for: for nsrun exec, its client process and that
+	// one's parent; empty for the library's caller.
+	For string `json:"for,omitempty"`
+	// Pid is its pid inside the session; 0 if it never started.
+	Pid     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	// Exit is how it ended: SIGKILL for one the session's end killed;
+	// 125, 126 or 127 for one that could not be started (Error says why).
+	Exit       ExitReport `json:"exit"`
+	DurationMS float64    `json:"duration_ms"`
+	Error      string     `json:"error,omitempty"` // why it could not be started
+}
+
+// SessionProcess is a process of a session, by its pid inside.
+type SessionProcess struct {
+	Pid     int      `json:"pid"`
+	Command []string `json:"command"`
 }
 
 // NamespaceReport says which namespaces the sandbox has of its own.

@@ -25,8 +25,10 @@ type Session struct {
 
 // StartSession builds a sandbox under p and returns once it is ready. The
 // session ends with Close, or when ctx is done. It refuses what a
-// session cannot give: IsolationLandlock and TraceDenials (a
-// *SetupError), and returns Start's errors for the rest.
+// session cannot give, IsolationLandlock (a *SetupError; see
+// docs/SESSIONS.md), and returns Start's errors for the rest. With
+// TraceDenials, each command's report has its own denials and the
+// session's report those of processes that outlived their command.
 func StartSession(ctx context.Context, p *Policy) (*Session, error) {
 	if p == nil {
 		p = &Policy{}
@@ -59,6 +61,7 @@ func (s *Session) CommandContext(ctx context.Context, name string, args ...strin
 
 // Close ends every process of the session and removes what it made; it
 // returns once all is gone. Commands still running end with SIGKILL.
+// Report then has the session's report (Report.Session).
 func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -71,7 +74,9 @@ func (s *Session) Close() error {
 }
 
 // Report is what the session enforces, as a one-shot run's report says
-// it; after Close, with how the session ended and what it used in all.
+// it. Once the session has ended (Done is closed), it has how it ended and
+// what it used in all, and Session: every command, what was still
+// running and killed, and why it ended.
 func (s *Session) Report() *Report { return s.report() }
 
 // Started is when the session was ready.

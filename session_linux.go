@@ -4,26 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/internal/session"
 )
 
 // sysSession is the running session: the Cmd of its init, which holds the
-// sandbox, and the channel to the init.
+// sandbox, and its life (internal/session.Life).
 type sysSession struct {
 	init *Cmd
-	conn *session.Conn
+	life *session.Life
 	env  []string // the session's environment, as the init was given it
 	base Report   // what the session enforces, copied once it was built
-	done chan struct{}
-	err  error // the init's Wait, once done is closed
 }
 
 // cmdSession is what a Cmd knows of its session: for the init's Cmd, that
@@ -38,14 +36,13 @@ type cmdSession struct {
 	streams *sandbox.Streams
 	begun   chan struct{}
 	done    chan struct{}
+	// The init's, with TraceDenials: each command's denials.
+	denials *session.Groups[*denialLog]
 }
 
 func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	if p.Isolation == IsolationLandlock {
-		return nil, &SetupError{Code: ExitSetup, Msg: "sessions need namespaces: a Landlock-only sandbox (IsolationLandlock) cannot be a session yet"}
-	}
-	if p.TraceDenials {
-		return nil, &SetupError{Code: ExitSetup, Msg: "TraceDenials is not available for sessions yet"}
+		return nil, &SetupError{Code: ExitSetup, Msg: "IsolationLandlock: " + session.NoLandlockOnly}
 	}
 	parent, child, err := session.Pair()
 	if err != nil {
@@ -55,24 +52,26 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := CommandContext(ctx, p, "nsrun-session")
+	// The context ends the session through its life, which lists what
+	// it kills.
+	c := CommandContext(context.WithoutCancel(ctx), p, "nsrun-session")
 	c.TTY, c.ExtraFiles = TTYNever, []*os.File{child}
-	c.session = &cmdSession{initOf: true}
+	c.session = &cmdSession{initOf: true, denials: session.NewGroups(newDenialLog)}
 	if err := c.Start(); err != nil {
 		parent.Close()
 		return nil, err
 	}
 	s := &Session{policy: p, started: time.Now()}
-	s.sys = &sysSession{init: c, conn: session.NewConn(parent), env: c.session.env, done: make(chan struct{})}
+	s.sys = &sysSession{init: c, env: c.session.env}
 	// A deep copy: the init's Wait writes its report, commands read this.
 	if b, err := json.Marshal(c.Report()); err == nil {
 		_ = json.Unmarshal(b, &s.sys.base)
 	}
-	go func() {
-		s.sys.err = c.Wait()
-		s.sys.conn.Close()
-		close(s.sys.done)
-	}()
+	pid := 0
+	if c.Process != nil {
+		pid = c.Process.Pid // Wait releases the Process
+	}
+	s.sys.life = session.Live(ctx, session.NewConn(parent), pid, c.Wait, func() error { return c.stopper().kill() })
 	return s, nil
 }
 
@@ -80,20 +79,11 @@ func (s *Session) close() error {
 	if s.sys == nil {
 		return errNoSession
 	}
-	if s.sys.conn.Stop() != nil {
-		_ = s.sys.init.stopper().kill()
-	}
-	select {
-	case <-s.sys.done:
-	case <-time.After(5 * time.Second):
-		_ = s.sys.init.stopper().kill()
-		<-s.sys.done
-	}
-	var ee *ExitError
-	if errors.As(s.sys.err, &ee) && ee.Code == 0 {
+	err := s.sys.life.End("close")
+	if ee := (*ExitError)(nil); errors.As(err, &ee) && ee.Code == 0 {
 		return nil
 	}
-	return s.sys.err
+	return err
 }
 
 func (s *Session) report() *Report {
@@ -101,8 +91,13 @@ func (s *Session) report() *Report {
 		return &Report{}
 	}
 	select {
-	case <-s.sys.done:
-		return s.sys.init.Report()
+	case <-s.sys.life.Done():
+		r := s.sys.init.Report()
+		r.Session = s.sys.sessionReport()
+		if r.Denials != nil {
+			r.Denials, r.DenialsDropped = s.sys.init.session.leftDenials()
+		}
+		return r
 	default:
 		r := s.sys.base
 		return &r
@@ -129,7 +124,9 @@ func (c *Cmd) checkSession() error {
 	case c.WindowSize != (WindowSize{}):
 		return &SetupError{Code: ExitSetup, Msg: "a session's command takes no WindowSize: with TTYAlways, size the terminal given as Stdin"}
 	case c.TTY == TTYAlways:
-		return checkSessionTTY(c.Stdin)
+		if f, _ := c.Stdin.(*os.File); session.CheckTTY(f) != nil {
+			return &SetupError{Code: ExitSetup, Msg: "TTYAlways in a session: " + session.CheckTTY(f).Error()}
+		}
 	case len(c.ExtraFiles) > 0:
 		return &SetupError{Code: ExitSetup, Msg: "a session's command takes no ExtraFiles"}
 	}
@@ -156,19 +153,12 @@ func (c *Cmd) startInSession() error {
 	}
 	cs.begun, cs.done = make(chan struct{}), make(chan struct{})
 	c.startWatch(cs, cs.begun, cs.done)
-	ex, err := sys.conn.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways)
+	ex, err := sys.life.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways, front.From(c.ctx).ForWhom())
 	streams.Started()
-	if err != nil {
+	if se := (*session.StartError)(nil); errors.As(err, &se) {
 		streams.Abort()
 		close(cs.done)
-		var se *session.StartError
-		switch {
-		case errors.As(err, &se):
-			err = &SetupError{Code: se.Code, Msg: se.Msg}
-		case errors.Is(err, session.ErrClosed):
-			err = &SetupError{Code: ExitSetup, Msg: "nsrun: the session has ended"}
-		}
-		return fail(err)
+		return fail(&SetupError{Code: se.Code, Msg: se.Msg})
 	}
 	cs.mu.Lock()
 	cs.exec, cs.streams = ex, streams
@@ -187,6 +177,10 @@ func (c *Cmd) startInSession() error {
 func (c *Cmd) waitInSession() (*ExitError, error) {
 	cs := c.session
 	r := cs.exec.Wait()
+	if c.Policy.TraceDenials {
+		// Its group's calls were all traced before it was reaped.
+		c.report.Denials, c.report.DenialsDropped = cs.s.sys.init.session.denials.Take(cs.exec.Pid).list()
+	}
 	close(cs.done)
 	cut, ioErr := cs.streams.Finish(c.awaitIO)
 	if cut {
@@ -225,15 +219,48 @@ func (s *Session) done() <-chan struct{} {
 		close(ch)
 		return ch
 	}
-	return s.sys.done
+	return s.sys.life.Done()
 }
 
-// checkSessionTTY accepts, for a command that gets a terminal of its own
-// (TTYAlways), a Stdin that is a terminal made for it (session.CheckTTY).
-func checkSessionTTY(stdin io.Reader) error {
-	f, _ := stdin.(*os.File)
-	if err := session.CheckTTY(f); err != nil {
-		return &SetupError{Code: ExitSetup, Msg: "TTYAlways in a session: " + err.Error()}
+// sessionReport is the session's own part of its report, once it ended.
+func (sys *sysSession) sessionReport() *SessionReport {
+	reason, _, killed := sys.life.Ended()
+	recs, dropped := sys.life.Commands()
+	r := &SessionReport{Ended: reason, Commands: make([]SessionCommand, 0, len(recs)), CommandsDropped: dropped, Killed: []SessionProcess{}}
+	for _, rec := range recs {
+		c := SessionCommand{Command: rec.Args, For: rec.For, Pid: rec.Pid, Started: rec.Started, Error: rec.Error,
+			Exit: ExitReport{Code: rec.Code}, DurationMS: ms(rec.Ended.Sub(rec.Started))}
+		if rec.Signal > 0 {
+			c.Exit.Signal = &rec.Signal
+		}
+		r.Commands = append(r.Commands, c)
 	}
-	return nil
+	for _, p := range killed {
+		r.Killed = append(r.Killed, SessionProcess{Pid: p.Pid, Command: p.Args})
+	}
+	return r
+}
+
+// addDenial files a denial of the process host (a pid as nsrun sees it)
+// under the command it belongs to, if cs is a session's init; false for
+// any other Cmd.
+func (cs *cmdSession) addDenial(host int, d Denial) bool {
+	if cs != nil && cs.initOf {
+		cs.denials.For(host).add(d)
+	}
+	return cs != nil && cs.initOf
+}
+
+// leftDenials are the session's own: those no command took, of processes
+// that outlived their command or left its group.
+func (cs *cmdSession) leftDenials() ([]Denial, int) {
+	all := newDenialLog()
+	for _, l := range cs.denials.Rest() {
+		entries, n := l.list()
+		for _, d := range entries {
+			all.addCount(d, d.Count)
+		}
+		all.drop(n)
+	}
+	return all.list()
 }

@@ -385,7 +385,7 @@ func TestSessionHolderKilled(t *testing.T) {
 // A Landlock-only session and an exec into no session are refused.
 func TestSessionRefusals(t *testing.T) {
 	e := newSessionEnv(t)
-	if r := e.nsrun("session", "start", "--isolation", "landlock", "ll"); r.code != 125 || !strings.Contains(r.stderr, "landlock") {
+	if r := e.nsrun("session", "start", "--isolation", "landlock", "ll"); r.code != 125 || !strings.Contains(r.stderr, "--isolation landlock: a session cannot be Landlock-only") {
 		t.Errorf("a Landlock-only session: %v", r)
 	}
 	if r := e.exec("none", "/bin/true"); r.code != 125 || !strings.Contains(r.stderr, "no session") {
@@ -428,6 +428,37 @@ func TestSessionExecTerminal(t *testing.T) {
 	expect(t, "exec without a terminal", e.exec("term", "/bin/sh", "-c", "test -t 0 || echo no-tty").stdout, "no-tty")
 }
 
+// Ctrl-Z in nsrun exec --tty is a one-shot --tty run's: a command that is
+// not a shell stops, and nsrun exec with it as a job of the caller's
+// shell, and fg gives it the terminal back; a shell inside stops its own
+// foreground job and keeps the terminal, and nsrun exec runs on.
+func TestSessionExecCtrlZ(t *testing.T) {
+	e := newSessionEnv(t)
+	e.start("jobs")
+	s := newTmux(t, 100, 30, "env "+strings.Join(e.env, " ")+" PS1='outer$ ' /bin/bash --norc --noprofile -i")
+	s.waitFor("outer$")
+	s.send(nsrunBin+" exec jobs -- /bin/sh -c 'read line; echo got-$line'", "Enter")
+	time.Sleep(500 * time.Millisecond)
+	s.send("C-z")
+	s.waitFor("Stopped")
+	s.send("jobs -l; echo jobs-done", "Enter")
+	s.waitFor("jobs-done")
+	s.fgAndAnswer()
+
+	s.send(nsrunBin+" exec jobs --env 'PS1=inner$ ' -- /bin/bash --norc --noprofile -i", "Enter")
+	s.waitFor("inner$")
+	s.send("sleep 50", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	s.send("C-z")
+	s.waitFor("Stopped")
+	s.send("kill %1; echo inner-killed-$?", "Enter")
+	s.waitFor("inner-killed-0")
+	s.send("exit 3", "Enter")
+	s.waitForPrompt("outer$")
+	s.send("echo rc=$?", "Enter")
+	s.waitFor("rc=3")
+}
+
 // An exec's report is the session's (what is enforced) with the command's
 // exit; the session's report is written once it is stopped.
 func TestSessionReports(t *testing.T) {
@@ -462,6 +493,154 @@ func TestSessionReports(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(readFile(t, sessionReport)), &rep); err != nil || rep.Backend != "linux" {
 		t.Errorf("session report: %+v, %v", rep, err)
+	}
+}
+
+// sessionReport is what a test reads of a session's report.
+type sessionReport struct {
+	Usage struct {
+		MaxRSSKiB int64 `json:"max_rss_kib"`
+	} `json:"usage"`
+	Session struct {
+		Ended    string `json:"ended"`
+		Commands []struct {
+			Command []string `json:"command"`
+			For     string   `json:"for"`
+			Pid     int      `json:"pid"`
+			Exit    struct {
+				Code int `json:"code"`
+			} `json:"exit"`
+			DurationMS float64 `json:"duration_ms"`
+			Error      string  `json:"error"`
+		} `json:"commands"`
+		Killed []struct {
+			Pid     int      `json:"pid"`
+			Command []string `json:"command"`
+		} `json:"killed"`
+	} `json:"session"`
+}
+
+func readSessionReport(t *testing.T, path string) sessionReport {
+	t.Helper()
+	var rep sessionReport
+	if err := json.Unmarshal([]byte(readFile(t, path)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// The report of session stop --report lists every command, with whom it
+// ran for and how it ended, what was left running (and is gone), why the
+// session ended, and a peak memory at least what one command allocated.
+// The idle timeout writes the report given at start, and says why.
+func TestSessionStopReport(t *testing.T) {
+	e := newSessionEnv(t)
+	out := workspace(t)
+	e.start("rep")
+	if r := e.exec("rep", "/bin/sh", "-c", "sleep 1000 >/dev/null 2>&1 & echo $!"); r.code != 0 {
+		t.Fatal(r)
+	}
+	_, init := e.info("rep")
+	link, err := os.Readlink("/proc/" + strconv.Itoa(init) + "/ns/pid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.exec("rep", "dd", "if=/dev/zero", "of=/dev/null", "bs=50M", "count=1"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if r := e.exec("rep", "/bin/sh", "-c", "exit 4"); r.code != 4 {
+		t.Fatal(r)
+	}
+	if r := e.exec("rep", "/no/such/command"); r.code != 127 {
+		t.Fatal(r)
+	}
+	path := filepath.Join(out, "stop.json")
+	if r := e.nsrun("session", "stop", "--report", path, "rep"); r.code != 0 {
+		t.Fatal(r)
+	}
+	rep := readSessionReport(t, path)
+	s := rep.Session
+	if s.Ended != "stop" || len(s.Commands) != 4 {
+		t.Fatalf("session report: %+v", s)
+	}
+	wantCodes := []int{0, 0, 4, 127}
+	for i, c := range s.Commands {
+		if c.Exit.Code != wantCodes[i] || !strings.Contains(c.For, "nsrun") || c.DurationMS <= 0 {
+			t.Errorf("command %d: %+v", i, c)
+		}
+	}
+	if s.Commands[3].Error == "" || s.Commands[3].Pid != 0 || s.Commands[1].Command[0] != "dd" {
+		t.Errorf("commands: %+v", s.Commands)
+	}
+	if len(s.Killed) != 1 || strings.Join(s.Killed[0].Command, " ") != "sleep 1000" || s.Killed[0].Pid <= 1 {
+		t.Errorf("killed: %+v", s.Killed)
+	}
+	if procs := nsProcs(link); len(procs) != 0 {
+		t.Errorf("left running after stop: %v", procs)
+	}
+	if rep.Usage.MaxRSSKiB < 50*1024 {
+		t.Errorf("peak memory %d KiB, under the 50 MiB a command allocated", rep.Usage.MaxRSSKiB)
+	}
+
+	idlePath := filepath.Join(out, "idle.json")
+	e.start("idle", "--idle-timeout", "500ms", "--report", idlePath)
+	if r := e.exec("idle", "/bin/true"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if !gone(func() bool { _, err := os.Stat(idlePath); return err == nil }) {
+		t.Fatal("no report after the idle timeout")
+	}
+	if s := readSessionReport(t, idlePath).Session; s.Ended != "idle-timeout" || len(s.Commands) != 1 {
+		t.Errorf("idle session's report: %+v", s)
+	}
+}
+
+// Under --trace-denials each exec's report lists its own denials (an
+// exec that was refused nothing has an empty list), and the session's
+// report those of processes that outlived their command.
+func TestSessionTraceDenials(t *testing.T) {
+	e := newSessionEnv(t)
+	ws, out := workspace(t), workspace(t)
+	e.start("traced", "--trace-denials", "--ro", ws)
+	denials := func(path string) []string {
+		var rep struct {
+			Denials *[]struct {
+				Path string `json:"path"`
+				Rule string `json:"rule"`
+			} `json:"denials"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, path)), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Denials == nil {
+			t.Fatalf("%s: no denials list", path)
+		}
+		var paths []string
+		for _, d := range *rep.Denials {
+			paths = append(paths, d.Path)
+		}
+		return paths
+	}
+	first, second, final := filepath.Join(out, "1.json"), filepath.Join(out, "2.json"), filepath.Join(out, "s.json")
+	if r := e.nsrun("exec", "traced", "--report", first, "--", "/bin/sh", "-c",
+		"touch "+ws+"/one; (sleep 0.5; touch "+ws+"/late) >/dev/null 2>&1 & exit 0"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if r := e.nsrun("exec", "traced", "--report", second, "--", "/bin/true"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if got := denials(first); len(got) != 1 || got[0] != ws+"/one" {
+		t.Errorf("first exec's denials: %v", got)
+	}
+	if got := denials(second); len(got) != 0 {
+		t.Errorf("second exec's denials: %v", got)
+	}
+	time.Sleep(time.Second)
+	if r := e.nsrun("session", "stop", "--report", final, "traced"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if got := denials(final); len(got) != 1 || got[0] != ws+"/late" {
+		t.Errorf("the session's denials: %v", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,11 +20,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun"
+	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/session"
 	"github.com/nsrun/nsrun/pty"
 )
 
-const sessionUsage = "usage: nsrun session start [OPTIONS] NAME | nsrun session list | nsrun session stop NAME"
+const sessionUsage = "usage: nsrun session start [OPTIONS] NAME | nsrun session list | nsrun session stop [--report FILE] NAME"
 
 // sessionCommand is `nsrun session start|list|stop`; `hold` is the
 // process start leaves behind to hold the session.
@@ -40,11 +42,7 @@ func sessionCommand(args []string, stdout, stderr *os.File) int {
 	case "list":
 		return sessionList(stdout, stderr)
 	case "stop":
-		if len(args) != 2 {
-			fmt.Fprintln(stderr, "nsrun:", sessionUsage)
-			return nsrun.ExitSetup
-		}
-		return sessionStop(args[1], stderr)
+		return sessionStop(args[1:], stderr)
 	}
 	fmt.Fprintf(stderr, "nsrun: session %s: unknown; %s\n", oneLine(args[0]), sessionUsage)
 	return nsrun.ExitSetup
@@ -83,10 +81,7 @@ func checkSessionOptions(o *options) (*merged, string, time.Duration, error) {
 		return nil, "", 0, err
 	}
 	if m.policy.Isolation == nsrun.IsolationLandlock {
-		return nil, "", 0, usagef("--isolation landlock: sessions need namespaces; a Landlock-only session is not available yet")
-	}
-	if m.policy.TraceDenials {
-		return nil, "", 0, usagef("--trace-denials: not available for sessions yet")
+		return nil, "", 0, usagef("--isolation landlock: %s", session.NoLandlockOnly)
 	}
 	if m.killAfter > 0 {
 		return nil, "", 0, usagef("--kill-after: not a session setting (--timeout ends the whole session)")
@@ -147,6 +142,11 @@ type holder struct {
 	last    atomic.Int64 // unix nanoseconds of the last command's end
 	stop    chan struct{}
 	once    sync.Once
+	// final is closed once the session has ended and report holds its
+	// report (JSON), which a stop request is answered with.
+	final    chan struct{}
+	report   []byte
+	stoppers sync.WaitGroup
 }
 
 // sessionHold is the holder's life: it claims the name, starts the
@@ -189,7 +189,7 @@ func sessionHold(args []string) int {
 		say(nsrun.ExitCode(err), describe(err))
 		return nsrun.ExitCode(err)
 	}
-	h := &holder{s: s, l: l, stop: make(chan struct{}), policy: describePolicy(m.policy)}
+	h := &holder{s: s, l: l, stop: make(chan struct{}), final: make(chan struct{}), policy: describePolicy(m.policy)}
 	h.last.Store(time.Now().UnixNano())
 	_ = l.Describe(h.info())
 	sigs := make(chan os.Signal, 4)
@@ -204,25 +204,42 @@ func sessionHold(args []string) int {
 		defer t.Stop()
 		tick = t.C
 	}
+	reason := h.wait(sigs, ctx, tick, idle)
+	_ = s.Close()
+	// The session is gone: what ran in it, what it killed, what it used.
+	rep := s.Report()
+	if rep.Session != nil && reason != "" {
+		rep.Session.Ended = reason
+	}
+	h.report, _ = json.Marshal(rep)
+	close(h.final)
+	if report != nil {
+		_ = report.write(rep)
+	}
+	// A stop request is answered before the socket goes.
+	h.stoppers.Wait()
+	return 0
+}
+
+// wait waits for the session's end and says why it ends: "" when it
+// ended by itself (the library says so).
+func (h *holder) wait(sigs <-chan os.Signal, ctx context.Context, tick <-chan time.Time, idle time.Duration) string {
 	for {
 		select {
 		case <-h.stop:
+			return "stop"
 		case <-sigs:
+			return "signal"
 		case <-ctx.Done():
-		case <-s.Done(): // it ended by itself
+			return "timeout"
+		case <-h.s.Done():
+			return ""
 		case <-tick:
-			if h.running.Load() > 0 || time.Since(time.Unix(0, h.last.Load())) < idle {
-				continue
+			if h.running.Load() == 0 && time.Since(time.Unix(0, h.last.Load())) >= idle {
+				return "idle-timeout"
 			}
 		}
-		break
 	}
-	_ = s.Close()
-	if report != nil {
-		// The session is gone: what ran in it, and what it used in all.
-		_ = report.write(s.Report())
-	}
-	return 0
 }
 
 func (h *holder) info() *session.Info {
@@ -254,8 +271,11 @@ func (h *holder) handle(p *session.Peer) {
 	}
 	switch req.Op {
 	case "stop":
+		h.stoppers.Add(1)
+		defer h.stoppers.Done()
 		h.once.Do(func() { close(h.stop) })
-		_ = p.Send(&session.Reply{})
+		<-h.final
+		_ = p.Send(&session.Reply{Report: h.report})
 	case "info":
 		_ = p.Send(&session.Reply{Info: h.info()})
 	case "exec":
@@ -277,7 +297,9 @@ func (h *holder) exec(p *session.Peer, req *session.Request, files []*os.File) *
 	if len(files) != 3 || len(req.Args) == 0 {
 		return &session.Reply{Code: nsrun.ExitSetup, Error: "exec: a command and three streams are needed"}
 	}
-	cmd := h.s.Command(req.Args[0], req.Args[1:]...)
+	// The session's report says whom each command ran for.
+	ctx := front.With(context.Background(), &front.Settings{For: session.Describe(p.PID)})
+	cmd := h.s.CommandContext(ctx, req.Args[0], req.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
 	cmd.Dir = req.Dir
 	if req.TTY {
@@ -380,7 +402,30 @@ func sessionList(stdout, stderr *os.File) int {
 	return 0
 }
 
-func sessionStop(name string, stderr *os.File) int {
+// sessionStop is `session stop [--report FILE] NAME`: it returns once the
+// session is gone, with its report written.
+func sessionStop(args []string, stderr *os.File) int {
+	var reportName string
+	if len(args) == 3 && args[0] == "--report" {
+		reportName, args = args[1], args[2:]
+	} else if len(args) == 2 {
+		if v, ok := strings.CutPrefix(args[0], "--report="); ok {
+			reportName, args = v, args[1:]
+		}
+	}
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, "nsrun:", sessionUsage)
+		return nsrun.ExitSetup
+	}
+	name := args[0]
+	var report *reportFile
+	if reportName != "" {
+		var err error
+		if report, err = openReport(reportName, stderr); err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", reportName, oneLine(err.Error()))
+			return nsrun.ExitSetup
+		}
+	}
 	c, err := session.Dial(name)
 	if err != nil {
 		fmt.Fprintln(stderr, "nsrun: session stop:", oneLine(err.Error()))
@@ -391,12 +436,24 @@ func sessionStop(name string, stderr *os.File) int {
 		fmt.Fprintln(stderr, "nsrun: session stop:", err)
 		return 1
 	}
-	if _, err := c.Recv(); err != nil {
+	r, err := c.Recv()
+	if err != nil {
 		fmt.Fprintln(stderr, "nsrun: session stop:", err)
 		return 1
 	}
-	// The holder answers once it begins to stop; its lock goes last.
+	// The holder answers once the session has ended; its lock goes last.
 	waitGone(name)
+	if report != nil {
+		var rep nsrun.Report
+		if err := json.Unmarshal(r.Report, &rep); err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: the holder's report: %v\n", reportName, err)
+			return 1
+		}
+		if err := report.write(&rep); err != nil {
+			fmt.Fprintf(stderr, "nsrun: --report %s: %v\n", reportName, err)
+			return 1
+		}
+	}
 	return 0
 }
 
@@ -444,7 +501,8 @@ func execCommand(args []string, stdin, stdout, stderr *os.File) int {
 	var closeAfter []*os.File
 	var t *execTerminal
 	if wantPTY(local.tty, stdin, stdout) {
-		t, err = newExecTerminal(stdin, stdout, &copies)
+		sendSig := func(sig unix.Signal) { _ = c.Send(&session.Request{Op: "signal", Signal: int(sig)}) }
+		t, err = newExecTerminal(stdin, stdout, &copies, sendSig)
 		if err != nil {
 			fmt.Fprintln(stderr, "nsrun: exec: terminal:", err)
 			return nsrun.ExitSetup
@@ -664,7 +722,7 @@ type execTerminal struct {
 	saved         *pty.Mode
 }
 
-func newExecTerminal(stdin, stdout *os.File, copies *sync.WaitGroup) (*execTerminal, error) {
+func newExecTerminal(stdin, stdout *os.File, copies *sync.WaitGroup, signal func(unix.Signal)) (*execTerminal, error) {
 	master, slave, err := pty.Open("/dev/ptmx")
 	if err != nil {
 		return nil, err
@@ -680,13 +738,56 @@ func newExecTerminal(stdin, stdout *os.File, copies *sync.WaitGroup) (*execTermi
 		}
 	}
 	resizeFrom(stdin, stdout, slave)
-	go func() { _, _ = io.Copy(master, stdin) }()
+	go t.relayKeys(stdout, signal)
 	copies.Add(1)
 	go func() {
 		defer copies.Done()
 		_, _ = io.Copy(stdout, master) // EIO once no process holds the slave
 	}()
 	return t, nil
+}
+
+// relayKeys copies the caller's keys to the command's pty, but a suspend
+// key the pty cannot act on (session.FindSuspend): on it the command and
+// this process stop, as a one-shot --tty run does on Ctrl-Z.
+func (t *execTerminal) relayKeys(stdout *os.File, signal func(unix.Signal)) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := t.stdin.Read(buf)
+		keys := buf[:n]
+		for len(keys) > 0 {
+			i := -1
+			if t.saved != nil {
+				i = session.FindSuspend(t.master, int(t.stdin.Fd()), keys)
+			}
+			if i < 0 {
+				_, _ = t.master.Write(keys)
+				break
+			}
+			_, _ = t.master.Write(keys[:i])
+			t.suspend(stdout, signal)
+			keys = keys[i+1:]
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// suspend stops the command's process group and this process, with the
+// caller's terminal given back meanwhile; once continued (fg), it takes
+// the terminal again and continues the command, which is told to redraw.
+func (t *execTerminal) suspend(stdout *os.File, signal func(unix.Signal)) {
+	signal(unix.SIGSTOP)
+	t.restore()
+	runtime.LockOSThread()
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGTSTP) // stops before it returns
+	runtime.UnlockOSThread()
+	raw := pty.Raw(*t.saved)
+	_ = pty.SetMode(int(t.stdin.Fd()), &raw) // from the background, SIGTTOU stops this until fg
+	resizeFrom(t.stdin, stdout, t.master)
+	signal(unix.SIGCONT)
+	signal(unix.SIGWINCH)
 }
 
 func (t *execTerminal) restore() {

@@ -54,6 +54,9 @@ type Settings struct {
 	// Started, when set, is called once the payload runs, with the host
 	// pid of the sandbox's first process (its init, pid 1 inside).
 	Started func(initPid int)
+	// For, on a session's command, names whom it runs for (the client
+	// of nsrun exec that asked), for the session's report.
+	For string
 }
 
 // Caps are capabilities kept (bit N is capability N): Keep is the
@@ -111,6 +114,14 @@ func From(ctx context.Context) *Settings {
 	}
 	s, _ := ctx.Value(key{}).(*Settings)
 	return s
+}
+
+// ForWhom is For, "" for nil settings.
+func (s *Settings) ForWhom() string {
+	if s == nil {
+		return ""
+	}
+	return s.For
 }
 
 // KeptCaps lists the capabilities of Caps.Keep by number, for the

@@ -55,14 +55,14 @@ func tryTmpDir(parent string) (*TmpDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("private temporary directory: %w", err)
 	}
-	if !lockLive(lock) {
+	if !LockLive(lock) {
 		// Taken by a run removing leftovers, which removes it.
 		lock.Close()
 		return nil, nil
 	}
 	t := &TmpDir{path: strings.TrimSuffix(lock.Name(), tmpLock), lock: lock}
 	if err := os.Mkdir(t.path, 0o700); err != nil {
-		unlinkLock(lock)
+		UnlinkLock(lock)
 		lock.Close()
 		if errors.Is(err, fs.ErrExist) {
 			return nil, nil
@@ -72,9 +72,10 @@ func tryTmpDir(parent string) (*TmpDir, error) {
 	return t, nil
 }
 
-// lockLive takes f's lock and reports whether f is still linked: a run
-// removing leftovers may have locked and unlinked it first.
-func lockLive(f *os.File) bool {
+// LockLive takes f's lock and reports whether f is still linked: a run
+// removing leftovers may have locked and unlinked it first. Sessions'
+// locks (internal/session) use it too.
+func LockLive(f *os.File) bool {
 	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
 		return false
 	}
@@ -82,8 +83,8 @@ func lockLive(f *os.File) bool {
 	return unix.Fstat(int(f.Fd()), &st) == nil && st.Nlink > 0
 }
 
-// unlinkLock removes the lock file f, if its name still names it.
-func unlinkLock(f *os.File) {
+// UnlinkLock removes the lock file f, if its name still names it.
+func UnlinkLock(f *os.File) {
 	var held, named unix.Stat_t
 	if unix.Fstat(int(f.Fd()), &held) != nil || unix.Lstat(f.Name(), &named) != nil {
 		return
@@ -109,7 +110,7 @@ func (t *TmpDir) Remove() error {
 	if err := removeTree(t.path); err != nil {
 		return err
 	}
-	unlinkLock(t.lock)
+	UnlinkLock(t.lock)
 	return nil
 }
 
@@ -139,7 +140,7 @@ func removeIfStale(path string) {
 	}
 	defer lock.Close()
 	var st unix.Stat_t
-	if unix.Fstat(int(lock.Fd()), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() || !lockLive(lock) {
+	if unix.Fstat(int(lock.Fd()), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() || !LockLive(lock) {
 		return
 	}
 	dir := strings.TrimSuffix(path, tmpLock)
@@ -155,7 +156,7 @@ func removeIfStale(path string) {
 	}
 	// Gone, never made (a run killed before it could), or another's
 	// file under that name, which is not this run's to remove.
-	unlinkLock(lock)
+	UnlinkLock(lock)
 }
 
 // removeTree removes a sandbox's private temporary directory once nothing

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -115,6 +116,8 @@ type Exec struct {
 	ID  uint64
 	Pid int // inside the sandbox's PID namespace
 	ch  chan launch.SessionReply
+	log *Log // where Wait logs its end (Life.Start), and its index there
+	rec int
 }
 
 // Start asks the init to start args with env in dir ("" is the session's
@@ -166,7 +169,10 @@ func (c *Conn) forget(id uint64) {
 func (e *Exec) Wait() launch.SessionReply {
 	r, ok := <-e.ch
 	if !ok {
-		return launch.SessionReply{ID: e.ID, Kind: launch.SessionExited, Code: 128 + int(unix.SIGKILL), Signal: int(unix.SIGKILL)}
+		r = launch.SessionReply{ID: e.ID, Kind: launch.SessionExited, Code: 128 + int(unix.SIGKILL), Signal: int(unix.SIGKILL)}
+	}
+	if e.log != nil {
+		e.log.End(e.rec, r.Code, r.Signal, "", time.Now())
 	}
 	return r
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/fdpass"
+	"github.com/nsrun/nsrun/internal/sandbox"
 )
 
 // Request is what a client asks a session's holder over the control
@@ -135,7 +136,7 @@ func Listen(name string) (*Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", name, err)
 	}
-	if !lockLive(lock) {
+	if !sandbox.LockLive(lock) {
 		lock.Close()
 		return nil, fmt.Errorf("session %s: %w", name, ErrExists)
 	}
@@ -152,7 +153,7 @@ func Listen(name string) (*Listener, error) {
 		}
 	}
 	if err != nil {
-		unlinkLock(lock)
+		sandbox.UnlinkLock(lock)
 		lock.Close()
 		return nil, fmt.Errorf("session %s: control socket %s.sock: %w", name, base, err)
 	}
@@ -166,7 +167,7 @@ func (l *Listener) Close() {
 	unix.Close(l.fd)
 	_ = os.Remove(base + ".sock")
 	_ = os.Remove(base + ".json")
-	unlinkLock(l.lock)
+	sandbox.UnlinkLock(l.lock)
 	l.lock.Close()
 }
 
@@ -413,33 +414,12 @@ func RemoveStale(dir string) {
 		if err != nil {
 			continue
 		}
-		if lockLive(f) {
+		if sandbox.LockLive(f) {
 			_ = os.Remove(base + ".sock")
 			_ = os.Remove(base + ".json")
-			unlinkLock(f)
+			sandbox.UnlinkLock(f)
 		}
 		f.Close()
-	}
-}
-
-// lockLive takes f's lock and reports whether f is still linked: a run
-// removing leftovers may have locked and unlinked it first.
-func lockLive(f *os.File) bool {
-	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
-		return false
-	}
-	var st unix.Stat_t
-	return unix.Fstat(int(f.Fd()), &st) == nil && st.Nlink > 0
-}
-
-// unlinkLock removes the lock file f, if its name still names it.
-func unlinkLock(f *os.File) {
-	var held, named unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &held) != nil || unix.Lstat(f.Name(), &named) != nil {
-		return
-	}
-	if held.Dev == named.Dev && held.Ino == named.Ino {
-		_ = unix.Unlink(f.Name())
 	}
 }
 

@@ -1,7 +1,10 @@
 // Package session is the parent side of a session (Linux): one sandbox
 // that lives across many commands. It holds the channel to the session's
-// init (Conn), and the control socket through which the user who started
-// the session reaches it from other processes (Listen, Dial).
+// init (Conn), the session's life (Life: its end, why it ended, what was
+// still running then, the log of every command), the control socket
+// through which the user who started the session reaches it from other
+// processes (Listen, Dial), and what nsrun exec decides on Ctrl-Z
+// (FindSuspend).
 //
 // How a command gets exactly the session's confinement: the init of a
 // session builds the sandbox as for a one-shot run and confines its own
@@ -28,9 +31,21 @@
 // session itself (the caller adds it to the policy's deny rules), so
 // nothing inside can name the socket even where a rule shows its parent.
 //
-// What it cannot do: commands get no pseudo-terminal of their own (a
-// terminal stream is relayed through a pipe by the client); a session has
-// no Landlock-only form (--isolation landlock): its supervisor is the
-// payload's parent, and sessions need an init in a PID namespace.
-// Kernel minimums are the sandbox's: pidfd_open (5.3).
+// What it cannot do: a session has no Landlock-only form (NoLandlockOnly
+// says why). Kernel minimums are the sandbox's: pidfd_open (5.3).
 package session
+
+// NoLandlockOnly is why a session cannot be Landlock-only. The
+// Landlock-only supervisor stage stays outside the sandbox's Landlock
+// domain (it answers the seccomp filter's notifications), and the one
+// process inside that domain and under its filter is the payload. A
+// command gets exactly the session's domain and filter only by being
+// forked from a process that holds them: that process would be inside
+// the sandbox, the same user in the same domain with no PID namespace,
+// so every command could trace or signal it and take the channel that
+// starts commands (the design the init avoids). A new domain per command
+// built from the same rules is not the same domain, and each would need
+// a supervisor of its own. And without a PID namespace nothing ends
+// every process a command leaves: a subreaper adopts orphans, but a
+// process that forks as it is killed can outrun it.
+const NoLandlockOnly = "a session cannot be Landlock-only: commands could get the session's exact Landlock domain and seccomp filter only from a process inside the sandbox that every command could trace or signal, and without a PID namespace nsrun cannot be sure to end every process a command leaves; use the default isolation (namespaces)"
