@@ -228,7 +228,7 @@ func TestRedteamBwrapStdoutReopen(t *testing.T) {
 	pyDir := filepath.Dir(py)
 	args := []string{"bwrap", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
 		"--symlink", "usr/bin", "/bin", "--ro-bind", filepath.Join(ws, "r.py"), "/r.py", "--", filepath.Join(pyDir, "python3"), "/r.py"}
-	stderr := runWithStdout(t, log, args...)
+	stderr := runWithStdout(t, log, nil, args...)
 	expect(t, "reopening stdout", stderr, "read Permission denied\ntrunc Permission denied\nrdwr Permission denied")
 	expect(t, "the caller's file", readFile(t, log), "earlier secret\n")
 }
@@ -245,7 +245,8 @@ func TestRedteamBwrapStdoutReopen(t *testing.T) {
 // view. Suggested fix: give the payload a pipe relayed by nsrun for a
 // regular-file stream that lies under a --deny (or unreadable) path, or
 // reopen the stream write-only through the view; at the least say in
-// SECURITY.md that a standard stream's file is reachable whole.
+// SECURITY.md that a standard stream's file is reachable whole. The same
+// holds for `nsrun exec` into a session with the same rules.
 func TestRedteamDenyStdoutReopen(t *testing.T) {
 	py := needPython(t)
 	ws := workspace(t)
@@ -254,15 +255,25 @@ func TestRedteamDenyStdoutReopen(t *testing.T) {
 	writeFile(t, log, "earlier secret\n")
 	writeFile(t, filepath.Join(ws, "r.py"), streamReopen)
 	args := []string{"--ro", ws, "--deny", private, "--", py, filepath.Join(ws, "r.py")}
-	stderr := runWithStdout(t, log, args...)
+	stderr := runWithStdout(t, log, nil, args...)
+	expect(t, "nsrun "+strings.Join(args, " ")+" >>"+log+": reopening stdout", stderr,
+		"read Permission denied\ntrunc Permission denied\nrdwr Permission denied")
+	expect(t, "the caller's file", readFile(t, log), "earlier secret\n")
+
+	// The same through a session's exec, which passes the caller's
+	// streams to the command as they are.
+	e := newSessionEnv(t)
+	e.start("denied", "--ro", ws, "--deny", private)
+	args = []string{"exec", "denied", "--", py, filepath.Join(ws, "r.py")}
+	stderr = runWithStdout(t, log, e.env, args...)
 	expect(t, "nsrun "+strings.Join(args, " ")+" >>"+log+": reopening stdout", stderr,
 		"read Permission denied\ntrunc Permission denied\nrdwr Permission denied")
 	expect(t, "the caller's file", readFile(t, log), "earlier secret\n")
 }
 
 // runWithStdout runs nsrun with its stdout appended to path and returns
-// its stderr.
-func runWithStdout(t *testing.T, path string, args ...string) string {
+// its stderr; env is added to this process's environment.
+func runWithStdout(t *testing.T, path string, env []string, args ...string) string {
 	t.Helper()
 	need(t)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -272,6 +283,7 @@ func runWithStdout(t *testing.T, path string, args ...string) string {
 	defer f.Close()
 	cmd := exec.Command(nsrunBin, args...)
 	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = f
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
