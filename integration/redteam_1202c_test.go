@@ -358,3 +358,92 @@ func TestRedteamBwrapCapAddAll(t *testing.T) {
 		}
 	}
 }
+
+// Destinations that lead through a symlink to a host file or directory
+// the view shows read-only: through one the command line made in a
+// --tmpfs (--file, --bind-data), and through one already in a writable
+// host tree (--symlink, --dir, a later mount's mount point, --chmod,
+// --tmpfs). Each is refused (exit 1, one line); nothing is made or
+// changed on the host.
+func TestRedteamBwrapDestThroughSymlink(t *testing.T) {
+	ws, victimDir := workspace(t), workspace(t)
+	victim := filepath.Join(victimDir, "victim")
+	writeFile(t, victim, "host\n")
+	link := filepath.Join(ws, "link")
+	if err := os.Symlink(victimDir, link); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(ws, "data")
+	writeFile(t, data, "PLANTED\n")
+	bind := []string{"--bind", ws, ws}
+	for _, opts := range [][]string{
+		{"--tmpfs", "/t", "--symlink", victim, "/t/l", "--file", "5", "/t/l"},
+		{"--tmpfs", "/t", "--symlink", victimDir, "/t/l", "--file", "5", "/t/l/victim"},
+		{"--tmpfs", "/t", "--symlink", victimDir, "/t/l", "--bind-data", "5", "/t/l/new"},
+		{"--tmpfs", "/t", "--symlink", victim, "/t/l", "--chmod", "0666", "/t/l"},
+		append(bind, "--symlink", "x", filepath.Join(link, "new")),
+		append(bind, "--dir", filepath.Join(link, "new")),
+		append(bind, "--perms", "0777", "--dir", filepath.Join(link, "new")),
+		append(bind, "--ro-bind", data, filepath.Join(link, "new")),
+		append(bind, "--chmod", "0666", filepath.Join(link, "victim")),
+		append(bind, "--tmpfs", filepath.Join(link, "new")),
+	} {
+		args := append(append([]string{"bwrap", "--ro-bind", "/", "/"}, opts...), "--", "/bin/true")
+		cmd := exec.Command(nsrunBin, args...)
+		f, err := os.Open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.ExtraFiles = []*os.File{nil, nil, f} // 5
+		out, err := cmd.CombinedOutput()
+		f.Close()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {
+			t.Errorf("nsrun %v: want a one-line refusal (exit 1), got %v: %s", args, err, out)
+		}
+		expect(t, "the victim", readFile(t, victim), "host\n")
+		fi, err := os.Stat(victim)
+		if err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("the victim's mode after nsrun %v: %v %v", args, fi.Mode(), err)
+		}
+		if _, err := os.Lstat(filepath.Join(victimDir, "new")); err == nil {
+			t.Fatalf("nsrun %v made %s", args, filepath.Join(victimDir, "new"))
+		}
+	}
+}
+
+// HOLE in the documentation's promise (fails now): docs/BWRAP.md says
+// `--remount-ro DEST` makes a bind at DEST read-only "submounts too
+// (bubblewrap's is not recursive)". A host mount below DEST does become
+// read-only, but a bind an earlier option put below DEST stays writable:
+// `--bind W W --bind W/sub W/sub --remount-ro W` lets the command write
+// W/sub/f on the host (the deepest rule, W/sub's writable bind, decides).
+// bubblewrap leaves W/sub writable as well, so a caller written for
+// bubblewrap gets what it expects; one that reads nsrun's page does not.
+// Suggested fix: either make the earlier binds below DEST read-only too
+// (what the page says), or say exactly what holds ("host mounts below
+// DEST; binds of earlier options below DEST keep their own access, as in
+// bubblewrap").
+func TestRedteamBwrapRemountRoSubmounts(t *testing.T) {
+	ws := workspace(t)
+	writeFile(t, filepath.Join(ws, "f"), "host\n")
+	writeFile(t, filepath.Join(ws, "sub", "f"), "host\n")
+	if os.Getuid() == 0 {
+		// A host mount below the bind.
+		writeFile(t, filepath.Join(ws, "hsub", "f"), "host\n")
+		hsub := filepath.Join(ws, "hsub")
+		if out, err := exec.Command("mount", "--bind", hsub, hsub).CombinedOutput(); err != nil {
+			t.Fatalf("mount --bind %s: %v %s", hsub, err, out)
+		}
+		t.Cleanup(func() { _ = exec.Command("umount", hsub).Run() })
+	}
+	args := []string{"bwrap", "--ro-bind", "/", "/", "--bind", ws, ws, "--bind", filepath.Join(ws, "sub"), filepath.Join(ws, "sub"),
+		"--remount-ro", ws, "--", "/bin/sh", "-c", "for d in . sub hsub; do (echo changed > " + ws + "/$d/f) 2>/dev/null; echo $d=$?; done"}
+	r := run(t, "/", args...)
+	// Without root there is no hsub: the shell's error is 2 as well.
+	expect(t, "nsrun "+strings.Join(args, " "), r.stdout, ".=2\nsub=2\nhsub=2")
+	for _, d := range []string{".", "sub", "hsub"} {
+		if b, err := os.ReadFile(filepath.Join(ws, d, "f")); err == nil && string(b) != "host\n" {
+			t.Errorf("%s/f on the host: %q", d, b)
+		}
+	}
+}
