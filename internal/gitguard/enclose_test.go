@@ -132,14 +132,14 @@ func TestEnclosingLinkedWorktree(t *testing.T) {
 // enclosing it is read too. A .git file ends git's discovery: nothing
 // above it is read.
 func TestEnclosingBeyondWorkspaceRepository(t *testing.T) {
-	proj, ws := monorepo(t, "[core]\n\thooksPath = sub/.husky\n")
+	_, ws := monorepo(t, "[core]\n\thooksPath = sub/.husky\n")
 	newRepo(t, ws)
 	p := protect(ws)
 	if !contains(rel(ws, p.ReadOnly), ".husky") || len(p.Enclosing) != 1 || p.Enclosing[0].Own {
 		t.Errorf("read-only %q, enclosing %+v", rel(ws, p.ReadOnly), p.Enclosing)
 	}
 
-	proj, ws = monorepo(t, "[core]\n\thooksPath = sub/.husky\n")
+	proj, ws := monorepo(t, "[core]\n\thooksPath = sub/.husky\n")
 	other := filepath.Join(filepath.Dir(proj), "other")
 	newRepo(t, other)
 	os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: "+filepath.Join(other, ".git")+"\n"), 0o644)
