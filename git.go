@@ -93,7 +93,7 @@ func enclosingNote(e gitguard.Enclosing) string {
 	case e.Writable:
 		return fmt.Sprintf("%s lies in the repository %s, whose git directory %s is writable by a rule: protected as the workspace's", e.Root, e.Top, e.GitDir)
 	}
-	return fmt.Sprintf("%s lies in the repository %s, whose git directory %s is read-only here: git in the sandbox can read it, not commit (--rw %s lets it, protected as the workspace's); what its configuration names in writable places is protected", e.Root, e.Top, e.GitDir, e.GitDir)
+	return fmt.Sprintf("%s lies in the repository %s, whose git directory %s is read-only here: git in the sandbox cannot commit to it (--rw %s lets it, protected as the workspace's); what its configuration names in writable places is protected", e.Root, e.Top, e.GitDir, e.GitDir)
 }
 
 // gitBool reads an environment variable as git reads a boolean one.
