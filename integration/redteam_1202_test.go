@@ -122,12 +122,12 @@ func TestRedteamSessionDirMovedAside(t *testing.T) {
 // a core.fsmonitor program may name a file there too. The payload writes
 // it, and the user's next git commit or git status on the host runs it.
 //
-// HOLE (fails now, both modes, no warning): the protection reads the
-// configuration only of repositories found in the workspace, never of
-// the one that holds the workspace. It should read the enclosing
-// repository's configuration (the repository host git finds from the
-// workspace's top) as it reads the others, and hold what it names inside
-// the writable paths read-only (or refuse to run, naming it).
+// It was a hole (both modes, no warning): the protection read the
+// configuration only of repositories found in the workspace. Now it also
+// reads the enclosing repository's (the one host git finds walking up
+// from the workspace's top) as it reads the others, and holds what that
+// names inside the writable paths read-only or absent; more variants in
+// gitenclose_test.go.
 func TestRedteamEnclosingRepositoryConfigNamesTheWorkspace(t *testing.T) {
 	need(t)
 	a := newAgentEnv(t)
