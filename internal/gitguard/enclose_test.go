@@ -210,3 +210,18 @@ func TestDiscoverIn(t *testing.T) {
 		}
 	}
 }
+
+// What the enclosing repository names in another writable directory (a
+// relative hooksPath leaving the work tree by ..) is protected too.
+func TestEnclosingNamesAnotherRoot(t *testing.T) {
+	proj, ws := monorepo(t, "[core]\n\thooksPath = ../shared/hooks\n")
+	shared := filepath.Join(filepath.Dir(proj), "shared")
+	os.Mkdir(shared, 0o755)
+	p := protect(ws, shared)
+	if got := absentRel(shared, p.Absent); !contains(got, "hooks") {
+		t.Errorf("absent %q", got)
+	}
+	if len(p.Enclosing) != 1 {
+		t.Errorf("enclosing %+v", p.Enclosing)
+	}
+}
