@@ -1,8 +1,10 @@
 package nsrun
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nsrun/nsrun/internal/gitguard"
 )
@@ -15,6 +17,7 @@ type gitProtection struct {
 	links    []string // symlinks to hold: host git follows them later
 	held     []string // directories to hold: ".." leaves them
 	warnings []string
+	notes    []string // for -v: the repositories enclosing the workspace
 	trees    []gitguard.Tree
 	known    map[string]bool
 	roots    []string
@@ -55,8 +58,12 @@ func protectGit(rules []canonRule) *gitProtection {
 		in.Global = append(in.Global, g)
 	}
 	in.Global = append(in.Global, "/etc/gitconfig")
+	in.AcrossFilesystems = gitBool(os.Getenv("GIT_DISCOVERY_ACROSS_FILESYSTEM"))
 	prot := gitguard.Protect(in)
 	out := &gitProtection{absent: prot.Absent, links: prot.Links, held: prot.Held, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known, roots: prot.Roots, modules: prot.Modules}
+	for _, e := range prot.Enclosing {
+		out.notes = append(out.notes, enclosingNote(e))
+	}
 	add := func(p string, a Access) {
 		r := Rule{Path: p, Access: a, Source: SourceBaseline}
 		cr, err := canonicalRule(r, "/")
@@ -75,4 +82,25 @@ func protectGit(rules []canonRule) *gitProtection {
 		add(p, ReadOnly)
 	}
 	return out
+}
+
+// enclosingNote says what the sandbox makes of a repository found above a
+// writable directory.
+func enclosingNote(e gitguard.Enclosing) string {
+	switch {
+	case !e.Own:
+		return fmt.Sprintf("%s lies in the repository %s (git directory %s): what its configuration names in writable places is protected", e.Root, e.Top, e.GitDir)
+	case e.Writable:
+		return fmt.Sprintf("%s lies in the repository %s, whose git directory %s is writable by a rule: protected as the workspace's", e.Root, e.Top, e.GitDir)
+	}
+	return fmt.Sprintf("%s lies in the repository %s, whose git directory %s is read-only here: git in the sandbox cannot commit to it (--rw %s lets it, protected as the workspace's); what its configuration names in writable places is protected", e.Root, e.Top, e.GitDir, e.GitDir)
+}
+
+// gitBool reads an environment variable as git reads a boolean one.
+func gitBool(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }

@@ -277,8 +277,11 @@ type Policy struct {
 	// directories, in each repository's top and in the directories
 	// between: the directories on each such name's way are held in place,
 	// and the name is watched from outside (the sandbox is ended and the
-	// name removed when it appears). Report.NestedRepositories names the
-	// repositories the payload made there.
+	// name removed when it appears). The repository host git finds above
+	// such a directory (one inside a repository's work tree) is read too:
+	// what its configuration names in those directories is protected, its
+	// git directory left as the rules show it. Report.NestedRepositories
+	// names the repositories the payload made there.
 	ProtectGit bool
 	// TraceDenials records what the sandbox refused the payload (Linux):
 	// each denial's process, operation, path or address, errno and the

@@ -92,6 +92,9 @@ func (c *Cmd) prepare(f plan.Facts) (*prepared, error) {
 		for _, w := range git.warnings {
 			c.warnf("git: %s", w)
 		}
+		for _, n := range git.notes {
+			c.logf("git: %s", n)
+		}
 		user = append(user, git.rules...)
 		x.links, x.held = git.links, git.held
 		x.pins = append(x.pins, git.held...)

@@ -113,3 +113,61 @@ func TestRedteamSessionDirMovedAside(t *testing.T) {
 	}
 	expect(t, "the other session after the attempt", e.exec("other", "/bin/echo", "ok").stdout, "ok")
 }
+
+// The agent run from a subdirectory of a repository (a package of a
+// monorepo, `cd frontend && nsrun --preset agent -- agent`): the
+// workspace is that subdirectory, the repository's git directory lies
+// above it, read-only. But what the repository's configuration names for
+// git to run may lie inside the workspace: husky installed in a
+// subdirectory sets core.hooksPath to frontend/.husky; an include.path or
+// a core.fsmonitor program may name a file there too. The payload writes
+// it, and the user's next git commit or git status on the host runs it.
+//
+// It was a hole (both modes, no warning): the protection read the
+// configuration only of repositories found in the workspace. Now it also
+// reads the enclosing repository's (the one host git finds walking up
+// from the workspace's top) as it reads the others, and holds what that
+// names inside the writable paths read-only or absent; more variants in
+// gitenclose_test.go.
+func TestRedteamEnclosingRepositoryConfigNamesTheWorkspace(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	cases := []struct {
+		name   string
+		config []string // git config KEY VALUE in the enclosing repository
+		script string   // the payload, in the workspace (proj/sub)
+		host   []string // host git, in proj/sub
+	}{
+		{"hooksPath", []string{"core.hooksPath", "sub/.husky"},
+			hook + `mkhook .husky/pre-commit`, []string{"commit", "-q", "--allow-empty", "-m", "host"}},
+		{"include", []string{"include.path", "../sub/.gitconfig.local"},
+			`printf '[core]\n\tfsmonitor = touch MARKER; echo\n' > .gitconfig.local`, []string{"status"}},
+		{"fsmonitor", []string{"core.fsmonitor", "sub/tools/fsmonitor.sh"},
+			hook + `mkhook tools/fsmonitor.sh`, []string{"status"}},
+	}
+	for _, iso := range gitModes {
+		for _, tc := range cases {
+			t.Run(iso.name+"/"+tc.name, func(t *testing.T) {
+				proj := filepath.Join(workspace(t), "proj")
+				ws := filepath.Join(proj, "sub")
+				a.newRepo(t, proj)
+				if err := os.MkdirAll(filepath.Join(ws, ".husky"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if tc.name == "fsmonitor" {
+					writeFile(t, filepath.Join(ws, "tools", "fsmonitor.sh"), "#!/bin/sh\n")
+					if err := os.Chmod(filepath.Join(ws, "tools", "fsmonitor.sh"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				a.mustGit(t, proj, append([]string{"config"}, tc.config...)...)
+				marker := filepath.Join(workspace(t), "ran")
+				r := a.run(t, ws, iso.args, strings.ReplaceAll(tc.script, "MARKER", marker)+"\ntrue")
+				out, err := a.hostGit(t, ws, tc.host...)
+				if _, serr := os.Stat(marker); serr == nil {
+					t.Errorf("host git %v in %s ran the payload's program (%v)\n%s\npayload: %v", tc.host, ws, err, out, r)
+				}
+			})
+		}
+	}
+}

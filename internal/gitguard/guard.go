@@ -65,6 +65,10 @@ type Input struct {
 	// Global are the user's and the system's git configuration files: the
 	// paths they name are protected too where they lie in writable places.
 	Global []string
+	// AcrossFilesystems says host git's discovery goes on past a file
+	// system's boundary (GIT_DISCOVERY_ACROSS_FILESYSTEM), when it looks
+	// for the repository enclosing a root.
+	AcrossFilesystems bool
 }
 
 // Absent is a name that must not appear in a directory while the sandbox
@@ -104,6 +108,9 @@ type Protection struct {
 	// protected, where a submodule's git directory the payload makes is
 	// adopted by host git's submodule update (see MadeModules).
 	Modules []string
+	// Enclosing are the repositories host git finds above the roots, whose
+	// configuration was read for what it names in writable places.
+	Enclosing []Enclosing
 }
 
 // maxDepth bounds how far submodules nest and includes chain.
@@ -114,9 +121,15 @@ const maxDepth = 8
 func Protect(in Input) *Protection {
 	g := &guard{in: in, ro: map[string]bool{}, rw: map[string]bool{}, absent: map[string]Absent{},
 		commons: map[string]*common{}, trees: map[string]bool{}, bares: map[string]bool{}, parsed: map[string]bool{},
-		links: map[string]bool{}, held: map[string]bool{}}
+		links: map[string]bool{}, held: map[string]bool{}, enclosed: map[string]bool{}}
 	for _, r := range outermost(in.Roots) {
 		g.scan(r)
+	}
+	// After the walk: a linked worktree in the workspace whose main
+	// repository encloses it has made that repository's directory
+	// writable already, as it must be for git there.
+	for _, r := range outermost(in.Roots) {
+		g.enclosing(r)
 	}
 	for _, f := range in.Global {
 		g.configFile(f, g.allTrees(), 0)
@@ -137,6 +150,10 @@ type guard struct {
 	links   map[string]bool // symlinks to hold
 	held    map[string]bool // directories to hold
 	indexes []Tree
+	// enclosed are the git directories of the repositories found above
+	// the roots, encl what is told of them.
+	enclosed map[string]bool
+	encl     []Enclosing
 }
 
 // common is a git directory with its own config: a repository's .git, a
@@ -771,7 +788,7 @@ func (g *guard) allTrees() []string {
 
 func (g *guard) answer() *Protection {
 	g.otherWorktrees()
-	p := &Protection{Warnings: g.warn, Trees: g.indexes, Known: map[string]bool{}, Roots: outermost(g.in.Roots)}
+	p := &Protection{Warnings: g.warn, Trees: g.indexes, Known: map[string]bool{}, Roots: outermost(g.in.Roots), Enclosing: g.encl}
 	for _, m := range []map[string]bool{g.trees, g.bares} {
 		for d := range m {
 			p.Known[d] = true
