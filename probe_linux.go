@@ -37,7 +37,7 @@ func ProbeHost() Probe {
 	p.Limits, p.LimitsCgroup = ProbeItem(limits), via
 	p.Seatbelt = ProbeItem{Detail: "not on macOS"}
 	p.RestrictedToken = ProbeRestrictedToken{Detail: "not on Windows"}
-	p.LandlockOnly = ProbeLandlockOnly(plan.ProbeLandlockOnly(p.LandlockABI, pidfdGetfdAllowed))
+	p.LandlockOnly = ProbeLandlockOnly(plan.ProbeLandlockOnly(p.LandlockABI, plan.PidfdGetfdAllowed))
 	return p
 }
 

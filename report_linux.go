@@ -3,58 +3,46 @@ package nsrun
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/gitguard"
-	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/netproxy"
 )
 
-// enforcement is the report's overall word on the layers. The host's
-// network, asked for, is no layer missing.
-func enforcement(r *Report, hostNet bool) string {
-	ns := r.Namespaces
-	if ns.User && ns.Mount && ns.PID && ns.IPC && ns.UTS && (ns.Net || hostNet) && ns.Cgroup &&
-		r.Landlock.Status == "full" && r.Seccomp.Status == "full" && r.Filesystem.Proc != "host" {
-		return "full"
+// reportOf raises the plan of prep into the report of c's sandbox, whose
+// policy is p and ids ids.
+func (c *Cmd) reportOf(p *Policy, prep *prepared, ids idMap) Report {
+	pr := prep.Report
+	r := Report{Version: 1, Backend: pr.Backend, Namespaces: NamespaceReport(pr.Namespaces), Filesystem: FilesystemReport(pr.FS),
+		Network: networkReport(p), Landlock: LandlockReport(pr.Landlock), Seccomp: SeccompReport(pr.Seccomp),
+		Compensations: pr.Compensations, NotEnforced: pr.NotEnforced, Limits: pr.Limits, Enforcement: pr.Enforcement}
+	n := r.Network
+	if pr.Net.Mode != "" {
+		n.Mode, n.Allowed, n.AllowPrivateHosts = pr.Net.Mode, pr.Net.Allowed, pr.Net.AllowPrivateHosts
 	}
-	if !ns.User && r.Landlock.Status != "full" && r.Landlock.Status != "partial" {
-		return "none"
+	if pr.Net.Proxy != "" {
+		n.Proxy = pr.Net.Proxy
 	}
-	return "partial"
-}
-
-// strictError lists what keeps a sandbox from being fully enforced.
-func strictError(r *Report, isolation Isolation) error {
-	var missing []string
-	if isolation == IsolationLandlock {
-		missing = append(missing, "namespaces (--isolation landlock)")
-	} else if r.Filesystem.Proc == "host" {
-		missing = append(missing, "a private /proc (--proc host)")
+	if pr.Net.DNS != "" {
+		n.DNS = pr.Net.DNS
 	}
-	if r.Landlock.Status != "full" {
-		what := r.Landlock.Status
-		if len(r.Landlock.Dropped) > 0 {
-			what = strings.Join(r.Landlock.Dropped, ", ")
+	n.HostPorts, n.Publish = append(n.HostPorts, pr.Net.HostPorts...), append(n.Publish, pr.Net.Publish...)
+	// PWD is replaced, never removed: the report does not list it.
+	r.Environment = EnvironmentReport{Removed: slices.DeleteFunc(prep.removed, func(k string) bool { return k == "PWD" }), Home: pr.Home}
+	if len(prep.Targets) > 0 {
+		r.Absent = &AbsentReport{Watched: []string{}, Appeared: []AppearedReport{}}
+		for _, a := range prep.Targets {
+			r.Absent.Watched = append(r.Absent.Watched, a.Path())
 		}
-		missing = append(missing, fmt.Sprintf("landlock: %s", what))
 	}
-	if r.Seccomp.Status != "full" {
-		what := "seccomp: " + r.Seccomp.Status
-		if r.Seccomp.Reason != "" {
-			what += " (" + r.Seccomp.Reason + ")"
-		}
-		missing = append(missing, what)
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return &SetupError{Code: ExitSetup, Msg: "--strict: not fully enforced: " + strings.Join(missing, "; ")}
+	c.describeRun(&r, prep.Spec.Dir, ids.uid, ids.gid)
+	return r
 }
 
 // raiseSandbox turns the sandbox's errors into the library's: a step of
@@ -95,44 +83,6 @@ func plural(n uint64, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// limitsReport describes the limits for the report.
-func limitsReport(p *Policy, rs []launch.Rlimit) map[string]string {
-	m := map[string]string{}
-	show := func(v uint64) string {
-		if v == RlimitInfinity {
-			return "unlimited"
-		}
-		return fmt.Sprint(v)
-	}
-	for _, r := range rs {
-		m[r.Name] = show(r.Soft) + ":" + show(r.Hard)
-	}
-	if p.TmpfsSize > 0 {
-		m["tmpfs_size"] = fmt.Sprint(p.TmpfsSize)
-	}
-	files, _ := cgroup.Files(cgroupLimits(p))
-	for _, k := range []string{"memory.max", "pids.max", "cpu.max"} {
-		if v, ok := files[k]; ok {
-			m[k] = v
-		}
-	}
-	return m
-}
-
-// overruledReport lists the rules that did not take effect as written,
-// and warns about each one a caller set.
-func (c *Cmd) overruledReport(overruled []Overruled) []string {
-	var out []string
-	for _, o := range overruled {
-		if o.Rule.Source == SourceInternal {
-			continue // nsrun's own defaults give way by design
-		}
-		out = append(out, o.String())
-		c.warnf("%s", o)
-	}
-	return out
 }
 
 // limitError turns the cgroup package's error into the library's.
