@@ -352,7 +352,7 @@ func (c *Cmd) wait() (*ExitError, error) {
 	}
 	c.reportAppeared(end.Found)
 	if s.git != nil {
-		c.report.NestedRepositories = c.nestedRepositories(s.git)
+		c.report.NestedRepositories = s.git.prot.Review(c.warnf)
 	}
 	cut, ioErr := s.sb.Finish(c.awaitIO)
 	if cut {

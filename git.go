@@ -15,10 +15,7 @@ type gitProtection struct {
 	links    []string // symlinks to hold: host git follows them later
 	held     []string // directories to hold: ".." leaves them
 	warnings []string
-	trees    []gitguard.Tree
-	known    map[string]bool
-	roots    []string
-	modules  []string // modules/ directories to look in after the run
+	prot     *gitguard.Protection // looked at again after the run (Review)
 }
 
 // protectGit finds the repositories in the writable directory rules of
@@ -56,7 +53,7 @@ func protectGit(rules []canonRule) *gitProtection {
 	}
 	in.Global = append(in.Global, "/etc/gitconfig")
 	prot := gitguard.Protect(in)
-	out := &gitProtection{absent: prot.Absent, links: prot.Links, held: prot.Held, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known, roots: prot.Roots, modules: prot.Modules}
+	out := &gitProtection{absent: prot.Absent, links: prot.Links, held: prot.Held, warnings: prot.Warnings, prot: prot}
 	add := func(p string, a Access) {
 		r := Rule{Path: p, Access: a, Source: SourceBaseline}
 		cr, err := canonicalRule(r, "/")

@@ -4,15 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/moby/sys/userns"
+	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
-	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/internal/supervise"
+	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/netproxy"
+	"github.com/nsrun/nsrun/seccomp"
 )
 
 // reportOf raises the plan of prep into the report of c's sandbox, whose
@@ -94,75 +97,6 @@ func limitError(err error) error {
 	return err
 }
 
-// nestedRepositories warns about, and returns, the repositories the
-// payload made in the directories the protection searched: its own
-// configuration, hooks and all, are what host git uses there, which no
-// rule could keep from the payload. Those it registered as submodules of
-// a protected repository come first: the host's git status in the
-// superproject runs git in each (the index must be writable for git to
-// commit).
-func (c *Cmd) nestedRepositories(g *gitProtection) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, t := range g.trees {
-		nested, err := gitguard.Nested(t, g.known)
-		if err != nil {
-			c.warnf("git: cannot look for repositories the sandbox registered in %s: %v", t.Index, err)
-			continue
-		}
-		for _, n := range nested {
-			if !seen[n] {
-				seen[n] = true
-				c.warnf("git: %s is a repository the sandbox made and registered as a submodule in %s: git status there on the host runs git in it, with its configuration (%s/.git); look at it first", n, t.Dir, n)
-				out = append(out, n)
-			}
-		}
-	}
-	excludes := map[string]bool{}
-	for _, t := range g.trees {
-		c.hiddenEntries(t)
-		if f, changed := gitguard.ExcludeChanged(t); changed && !excludes[f] {
-			excludes[f] = true
-			c.warnf("git: the sandbox changed %s: the files its patterns match do not show in git status (git status --ignored shows them); look at it first", f)
-		}
-	}
-	made, stopped := gitguard.Made(g.roots, g.known)
-	for _, m := range made {
-		if !seen[m] {
-			seen[m] = true
-			c.warnf("git: %s is a repository the sandbox made: host git there (and below, up to another repository) uses its configuration and hooks; look at them first", m)
-			out = append(out, m)
-		}
-	}
-	for _, m := range gitguard.MadeModules(g.modules, g.known) {
-		if !seen[m] {
-			seen[m] = true
-			c.warnf("git: %s is a git directory the sandbox made for a submodule: host git's submodule update (--init) uses it, with its configuration and hooks, for a submodule of that name; look at it first", m)
-			out = append(out, m)
-		}
-	}
-	for _, s := range stopped {
-		c.warnf("git: the search for repositories the sandbox made stopped at its bound, at %s: look for others yourself", s)
-	}
-	return out
-}
-
-// hiddenEntries warns about the files of t's index that the sandbox
-// marked assume-unchanged or skip-worktree: their changes do not show in
-// the git status or git diff the user reviews the payload's work with.
-func (c *Cmd) hiddenEntries(t gitguard.Tree) {
-	hidden, err := gitguard.NewlyHidden(t)
-	if err != nil || len(hidden) == 0 {
-		return // an index nsrun cannot read was warned about above
-	}
-	names := hidden
-	more := ""
-	if len(names) > 5 {
-		names, more = names[:5], fmt.Sprintf(" and %d more", len(hidden)-5)
-	}
-	c.warnf("git: the sandbox marked %d files in %s assume-unchanged or skip-worktree, so git status and git diff do not show their changes: %s%s; see them with git ls-files -v | grep -v '^H', and clear the marks with git update-index --no-assume-unchanged --no-skip-worktree", len(hidden), t.Dir, strings.Join(names, ", "), more)
-}
-
 // reportAppeared puts what the watcher of names kept absent found in the
 // report.
 func (c *Cmd) reportAppeared(found []absent.Found) {
@@ -206,4 +140,45 @@ func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
 		}
 	}
 	s.denials.drop(dropped)
+}
+
+// ProbeHost finds out what this host can enforce for the calling user. It
+// creates one throwaway set of namespaces to be sure.
+func ProbeHost() Probe {
+	var p Probe
+	u, proc, sys := sandbox.ProbeUserns()
+	p.UserNamespaces, p.Procfs, p.Sysfs = ProbeItem(u), ProbeItem(proc), ProbeItem(sys)
+	p.Nested = userns.RunningInUserNS()
+	if err := unix.MountSetattr(-1, "", 0, &unix.MountAttr{}); errors.Is(err, unix.ENOSYS) {
+		p.MountSetattr = ProbeItem{Detail: "mount_setattr: not in this kernel (needs 5.12)"}
+	} else {
+		p.MountSetattr = ProbeItem{OK: true, Detail: "recursive read-only binds in one call"}
+	}
+	if abi, errata, err := landlock.ABI(); err != nil {
+		p.Landlock = ProbeItem{Detail: err.Error()}
+	} else {
+		p.Landlock, p.LandlockABI = ProbeItem{OK: true, Detail: fmt.Sprintf("ABI %d, errata %#x", abi, errata)}, abi
+	}
+	p.Seccomp = probeItem(seccomp.Probe(), "filters available")
+	p.CgroupV2, p.CgroupV2Path = probeCgroup2()
+	limits, via := sandbox.ProbeLimits()
+	p.Limits, p.LimitsCgroup = ProbeItem(limits), via
+	p.Seatbelt = ProbeItem{Detail: "not on macOS"}
+	p.RestrictedToken = ProbeRestrictedToken{Detail: "not on Windows"}
+	p.LandlockOnly = ProbeLandlockOnly(plan.ProbeLandlockOnly(p.LandlockABI, plan.PidfdGetfdAllowed))
+	return p
+}
+
+// probeItem is the probe's answer for a mechanism that says what is
+// missing with err.
+func probeItem(err error, ok string) ProbeItem {
+	if err != nil {
+		return ProbeItem{Detail: err.Error()}
+	}
+	return ProbeItem{OK: true, Detail: ok}
+}
+
+func probeCgroup2() (ProbeItem, string) {
+	mnt, dir, err := cgroup.ProbeV2()
+	return probeItem(err, "memory, pids and cpu controllers under "+dir), mnt
 }
