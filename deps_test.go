@@ -24,7 +24,7 @@ var allowedImports = map[string][]string{
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
 		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front",
 		// to retire with the move of the parent side:
-		"internal/absent", "internal/mountinfo",
+		"internal/absent",
 		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front"},
 
