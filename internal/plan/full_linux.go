@@ -52,8 +52,7 @@ type FullPlan struct {
 // says.
 func Full(r *Request, in FullInput, warn, logf func(string, ...any)) (*FullPlan, error) {
 	mi := mounts.Input{Root: in.Root, RootID: Identity(in.RootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: r.TmpfsSize,
-		HostProc: r.HostProc, HostSys: r.HostSys || r.Layers.HostNet, Console: in.Facts.Console, Identify: DirIdentity, Pins: in.Pins}
-	mi.Lookup = LookupHost
+		HostProc: r.HostProc, HostSys: r.HostSys || r.Layers.HostNet, Console: in.Facts.Console, Identify: DirIdentity, Pins: in.Pins, Lookup: LookupHost}
 	if err := CheckNetwork(&r.Net); err != nil {
 		return nil, err
 	}
@@ -104,15 +103,9 @@ func Full(r *Request, in FullInput, warn, logf func(string, ...any)) (*FullPlan,
 		}
 	}
 	// Last, as it listens on the host for --publish.
-	n, err := PlanNetwork(&r.Net, false)
+	n, env, err := fullNetwork(r, in.Env)
 	if err != nil {
 		return nil, err
-	}
-	env := in.Env
-	if n != nil && (r.Net.Filtered || !r.CallerEnv) {
-		// A refusing network's variables are advice, not the way out: an
-		// environment the caller gave is left as it is.
-		env = ProxyEnv(env, n.Proxy, r.CallerEnv)
 	}
 	fp.Net = n
 	fp.Spec = launch.Spec{
@@ -129,18 +122,39 @@ func Full(r *Request, in FullInput, warn, logf func(string, ...any)) (*FullPlan,
 		fp.Spec.LoopbackAddrs = n.LoopbackAddrs()
 	}
 	fp.Namespaces, fp.FS = FullReport(mp, r.Layers.HostNet)
-	fp.FS.Changes = kept
+	fp.FS.Changes, fp.FS.Sockets = kept, sockets(in.Rules)
 	built = true
-	for _, rl := range in.Rules {
-		if rl.Info != nil && rl.Info.Mode()&os.ModeSocket != 0 && rl.Access != mounts.Deny {
-			fp.FS.Sockets = append(fp.FS.Sockets, rl.Canon)
-		}
-	}
 	fp.Landlock, fp.Seccomp = l.LandlockReport, l.SeccompReport
 	if r.HostProc {
 		fp.NotEnforced = append(fp.NotEnforced, HostProcNotEnforced)
 	}
 	return fp, nil
+}
+
+// sockets are the unix sockets of the host the rules show.
+func sockets(rules []Rule) []string {
+	var out []string
+	for _, rl := range rules {
+		if rl.Info != nil && rl.Info.Mode()&os.ModeSocket != 0 && rl.Access != mounts.Deny {
+			out = append(out, rl.Canon)
+		}
+	}
+	return out
+}
+
+// fullNetwork plans the network nsrun serves inside (nil for none) and
+// points env's proxy variables at it.
+func fullNetwork(r *Request, env []string) (*Net, []string, error) {
+	n, err := PlanNetwork(&r.Net, false)
+	if err != nil || n == nil {
+		return nil, env, err
+	}
+	if r.Net.Filtered || !r.CallerEnv {
+		// A refusing network's variables are advice, not the way out: an
+		// environment the caller gave is left as it is.
+		env = ProxyEnv(env, n.Proxy, r.CallerEnv)
+	}
+	return n, env, nil
 }
 
 // fullMounts completes the mount plan's input (the passwd and group

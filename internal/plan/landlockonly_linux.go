@@ -145,12 +145,7 @@ func (lo *LandlockOnlyPlan) plan(r *Request, in LandlockOnlyInput, warn, logf fu
 		return err
 	}
 	lo.Landlock, lo.Seccomp = l.LandlockReport, l.SeccompReport
-	for _, rl := range in.Rules {
-		if rl.Access == mounts.Deny && rl.Dir {
-			facts.DeniedDirs = append(facts.DeniedDirs, rl.Canon)
-		}
-	}
-	facts.Cgroup = in.Facts.CgroupDir
+	facts.DeniedDirs, facts.Cgroup = deniedDirs(in.Rules), in.Facts.CgroupDir
 	lo.Compensations, lo.NotEnforced = LandlockOnlyReport(facts)
 	lo.Warning = NarrowedWarning(narrowed, facts.DeniedDirs, facts.Entries)
 	env := environ.Set(in.Env, "TMPDIR", tmp)
@@ -161,6 +156,17 @@ func (lo *LandlockOnlyPlan) plan(r *Request, in LandlockOnlyInput, warn, logf fu
 	sup.Home, _ = os.UserHomeDir()
 	lo.Spec = launch.Spec{Env: env, Dir: wd, Landlock: l.Landlock, Seccomp: l.Seccomp, Supervisor: sup}
 	return nil
+}
+
+// deniedDirs are the directories the rules deny.
+func deniedDirs(rules []Rule) []string {
+	var out []string
+	for _, rl := range rules {
+		if rl.Access == mounts.Deny && rl.Dir {
+			out = append(out, rl.Canon)
+		}
+	}
+	return out
 }
 
 // ruleGrants adds to grants those of the rules (rw for the writable
