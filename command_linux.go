@@ -12,6 +12,7 @@ import (
 	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
+	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ptrace"
 )
@@ -195,21 +196,6 @@ func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared,
 		Msg: "create namespaces and start the init: " + forkErr.Error() + "; where user namespaces are not allowed, --isolation landlock runs without them"}
 }
 
-// prepared is a Cmd planned (plan.Make), with what the root keeps of it.
-type prepared struct {
-	*plan.Result
-	report  Report
-	tmpDir  *sandbox.TmpDir // made for a Landlock-only sandbox; removed after it
-	git     *gitProtection  // looked at again after the run
-	removed []string        // the variables UnsetEnv removed
-}
-
-// cleanup removes what planning made.
-func (p *prepared) cleanup() {
-	_ = p.tmpDir.Remove()
-	p.Result.Cleanup()
-}
-
 // prepare checks the paths and plans the sandbox: c lowered (request, and
 // lower once the home is made) into plan.Make, whose plan is raised into
 // the report.
@@ -224,6 +210,7 @@ func (c *Cmd) prepare(f plan.Facts) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.Shims = c.shimDirs()
 	prep := &prepared{}
 	req.Hooks = plan.Hooks{
 		Lower: func(h *plan.Home, root string) (*plan.Lowered, error) { return c.lower(p, user, h, root, prep) },
@@ -327,6 +314,27 @@ func ruleLabel(r Rule) string {
 		s += " (mandatory)"
 	}
 	return s
+}
+
+// addRefusals judges what the Landlock-only supervisor failed for the
+// payload, which its tracer never saw (a user notification outranks a
+// trace), and counts it in the denials.
+func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
+	if s.denials == nil || s.judge == nil {
+		return
+	}
+	for _, r := range refusals {
+		ev, ok := plan.RefusalEvent(r)
+		if !ok {
+			continue
+		}
+		if pd, ok := s.judge.Judge(ev); ok {
+			d := Denial(pd)
+			d.Pid, d.Argv0 = r.Pid, r.Argv0
+			s.denials.addCount(d, r.Count)
+		}
+	}
+	s.denials.drop(dropped)
 }
 
 // wait waits for the payload to exit and every process of the sandbox to

@@ -12,9 +12,25 @@ import (
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/internal/plan"
+	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
 )
+
+// prepared is a Cmd planned (plan.Make), with what the root keeps of it.
+type prepared struct {
+	*plan.Result
+	report  Report
+	tmpDir  *sandbox.TmpDir // made for a Landlock-only sandbox; removed after it
+	git     *gitProtection  // looked at again after the run
+	removed []string        // the variables UnsetEnv removed
+}
+
+// cleanup removes what planning made.
+func (p *prepared) cleanup() {
+	_ = p.tmpDir.Remove()
+	p.Result.Cleanup()
+}
 
 // request lowers c and its policy p, whose ids are ids, into what the
 // planner reads of them; cwd is the caller's working directory,
@@ -29,7 +45,7 @@ func (c *Cmd) request(p *Policy, ids idMap, cwd string) (*plan.Request, error) {
 		AllowHostUnixSockets: p.AllowHostUnixSockets, Strict: p.Strict, ProtectGit: p.ProtectGit,
 		TraceDenials: p.TraceDenials, KeepChanges: p.KeepChanges,
 		Home: plan.HomeMode(p.Home), HomeDir: p.HomeDir, UnsetEnv: p.UnsetEnv, KeepEnv: p.KeepEnv,
-		PrivateHome: privateHome, Net: netRequest(p), Limits: cgroupLimits(p), Shims: c.shimDirs(),
+		PrivateHome: privateHome, Net: netRequest(p), Limits: cgroupLimits(p),
 	}
 	for _, rl := range withDefaultRlimits(p.Rlimits) {
 		r.Rlimits = append(r.Rlimits, launch.Rlimit(rl))

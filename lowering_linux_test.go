@@ -25,7 +25,7 @@ var notPlanned = map[string]string{
 	// Functions: carried into Request.Net as they are, which no test
 	// value here can tell apart.
 	"HostAllowed": "a function", "Dial": "a function", "Resolve": "a function",
-	"ShimLayers": "decided before the fork, whose init an overlay needs capabilities for; the directories found reach the planner as Request.Shims",
+	"ShimLayers": "decided before the fork, whose init an overlay needs capabilities for; the directories found reach the planner as Request.Shims, set by prepare",
 }
 
 // Every Policy field the planner reads reaches its Request: set alone to

@@ -12,7 +12,6 @@ import (
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
-	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/seccomp"
@@ -119,27 +118,6 @@ func networkCounts(cs []netproxy.Count) []NetworkCount {
 		out = append(out, NetworkCount(c))
 	}
 	return out
-}
-
-// addRefusals judges what the Landlock-only supervisor failed for the
-// payload, which its tracer never saw (a user notification outranks a
-// trace), and counts it in the denials.
-func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
-	if s.denials == nil || s.judge == nil {
-		return
-	}
-	for _, r := range refusals {
-		ev, ok := plan.RefusalEvent(r)
-		if !ok {
-			continue
-		}
-		if pd, ok := s.judge.Judge(ev); ok {
-			d := Denial(pd)
-			d.Pid, d.Argv0 = r.Pid, r.Argv0
-			s.denials.addCount(d, r.Count)
-		}
-	}
-	s.denials.drop(dropped)
 }
 
 // ProbeHost finds out what this host can enforce for the calling user. It
