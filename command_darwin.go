@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nsrun/nsrun/internal/environ"
 )
 
 // sandboxExec is where macOS keeps it; it is never looked up in PATH.
@@ -86,7 +88,10 @@ func (c *Cmd) start() error {
 		env = os.Environ()
 	}
 	if dir != "" {
-		env = withPWD(env, dir)
+		// PWD names the payload's working directory, over any the
+		// caller's environment has, as on Linux: programs (a shell, make)
+		// trust it as the name of their own.
+		env = environ.Set(env, "PWD", dir)
 	}
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr, s.cmd.Env, s.cmd.Dir = c.Stdin, c.Stdout, c.Stderr, env, c.Dir
 	// sandbox-exec executes the payload in its place: these are its 3, 4,

@@ -9,14 +9,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/front"
-	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
+	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ptrace"
-	"github.com/nsrun/nsrun/seccomp"
 )
 
 // sysCmd is the running sandbox as the Cmd holds it: the sandbox itself
@@ -104,7 +102,7 @@ func (c *Cmd) start() error {
 	c.report, s.git = prep.report, prep.git
 	told := c.tellFront(sb)
 	if c.session != nil {
-		prep.spec.Session, c.session.env = true, prep.spec.Env
+		prep.Spec.Session, c.session.env = true, prep.Spec.Env
 	}
 	if v := sb.CgroupVersion(); v != "" && hasLimits(p) {
 		c.report.Limits["cgroup"] = v
@@ -113,20 +111,20 @@ func (c *Cmd) start() error {
 		c.logf("Landlock only: no namespaces, no mounts; stage started, planned at %.2f ms", ms(time.Since(s.started)))
 	} else {
 		c.logf("init started in new namespaces, %d mounts over %s planned at %.2f ms",
-			len(prep.spec.Plan.Ops)+1, prep.spec.Plan.Root.Source, ms(time.Since(s.started)))
+			len(prep.Spec.Plan.Ops)+1, prep.Spec.Plan.Root.Source, ms(time.Since(s.started)))
 	}
 	if c.afterPrepare != nil {
 		c.afterPrepare()
 	}
-	if err := sb.Send(&prep.spec, c.hooks(p, prep)); err != nil {
+	if err := sb.Send(&prep.Spec, c.hooks(p, prep)); err != nil {
 		sb.Abort()
 		return fail(raiseSandbox(err))
 	}
 	if !told {
 		c.tellFront(sb)
 	}
-	if prep.net != nil {
-		c.logf("network: proxy on %s, DNS on %s", prep.net.proxy, c.report.Network.DNS)
+	if prep.Net != nil {
+		c.logf("network: proxy on %s, DNS on %s", prep.Net.Proxy, c.report.Network.DNS)
 	}
 	if _, err := sb.Await(); err != nil {
 		sb.Abort()
@@ -156,11 +154,6 @@ func hasLimits(p *Policy) bool {
 	return p.Memory > 0 || p.Pids > 0 || p.CPU > 0
 }
 
-// cgroupLimits are p's cgroup limits.
-func cgroupLimits(p *Policy) cgroup.Limits {
-	return cgroup.Limits{Memory: p.Memory, Pids: p.Pids, CPU: p.CPU}
-}
-
 // sandboxAttr lowers the Cmd and its policy into what the sandbox is
 // started with.
 func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr {
@@ -184,7 +177,7 @@ func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared,
 	forkErr := sb.Fork()
 	prep, err := c.prepare(plan.Facts(sb.Facts()))
 	if err == nil {
-		err = raise(plan.ApplyFront(&prep.spec, front.From(c.ctx)))
+		err = raise(plan.ApplyFront(&prep.Spec, front.From(c.ctx)))
 	}
 	if err == nil && forkErr == nil {
 		return prep, nil
@@ -203,41 +196,62 @@ func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared,
 		Msg: "create namespaces and start the init: " + forkErr.Error() + "; where user namespaces are not allowed, --isolation landlock runs without them"}
 }
 
+// prepare checks the paths and plans the sandbox: c lowered (request, and
+// lower once the home is made) into plan.Make, whose plan is raised into
+// the report.
+func (c *Cmd) prepare(f plan.Facts) (*prepared, error) {
+	p := c.policy()
+	user, cwd, err := c.checkInput(p)
+	if err != nil {
+		return nil, err
+	}
+	ids, _ := policyIDs(p) // checked by start
+	req, err := c.request(p, ids, cwd)
+	if err != nil {
+		return nil, err
+	}
+	req.Shims = c.shimDirs()
+	prep := &prepared{}
+	req.Hooks = plan.Hooks{
+		Lower: func(h *plan.Home, root string) (*plan.Lowered, error) { return c.lower(p, user, h, root, prep) },
+		TmpDir: func() (string, error) {
+			t, err := sandbox.NewTmpDir()
+			if err != nil {
+				return "", err
+			}
+			prep.tmpDir = t
+			return t.Path(), nil
+		},
+		Warn: c.warnf, Logf: c.logf, Keep: func(name string) bool { return matchAny(p.KeepEnv, name) },
+		Log: c.Log, Warnings: c.Warnings,
+	}
+	if prep.Result, err = plan.Make(req, f); err != nil {
+		_ = prep.tmpDir.Remove()
+		return nil, raise(err)
+	}
+	prep.report = c.reportOf(p, prep, ids)
+	return prep, nil
+}
+
 // hooks is what the sandbox is given with its spec: what to watch, serve
 // and trace, and what to clean up once it is gone.
 func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 	h := &sandbox.Hooks{
-		Absent: prep.absent,
+		Absent: prep.Targets,
 		Watch:  func(begun, done <-chan struct{}) { c.startWatch(c.sys, begun, done) },
 		// Set before the watch may call Cancel, which may use it.
 		Started:   func(proc *os.Process) { c.Process = proc },
 		AllowBind: launchPorts(p.AllowBind),
-		TmpDir:    prep.tmpDir, Kept: prep.kept, KeptLock: prep.lock,
+		TmpDir:    prep.tmpDir, Kept: prep.Kept, KeptLock: prep.KeptLock,
 	}
-	if prep.net != nil {
-		h.Network = &prep.net.cfg
+	if prep.Net != nil {
+		h.Network = &prep.Net.Config
 	}
 	if p.TraceDenials {
 		h.Trace = func() (func(ptrace.Event), error) { return c.traceDenials(p, prep) }
-		h.Refused = plan.RefusedBy(prep.filters)
+		h.Refused = plan.RefusedBy(prep.Filters)
 	}
 	return h
-}
-
-// launchPorts are ranges as the stages name them.
-func launchPorts(ranges []PortRange) []launch.PortRange {
-	out := make([]launch.PortRange, len(ranges))
-	for i, r := range ranges {
-		out[i] = launch.PortRange(r)
-	}
-	return out
-}
-
-// tracedFilters makes spec's seccomp programs those of a traced sandbox
-// and returns them as they were (plan.TracedFilters).
-func tracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
-	untraced, err := plan.TracedFilters(spec)
-	return untraced, raise(err)
 }
 
 // traceDenials makes the judge of --trace-denials, which attributes each
@@ -251,8 +265,8 @@ func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error
 	}
 	direct := p.Isolation == IsolationLandlock
 	j := newJudge(p, eff.Rules, direct)
-	if direct && prep.tmpDir != nil {
-		j.Writable = []string{prep.tmpDir.Path()}
+	if direct && prep.Tmp != "" {
+		j.Writable = []string{prep.Tmp}
 	}
 	s := c.sys
 	s.denials, s.judge = newDenialLog(), j
@@ -304,6 +318,27 @@ func ruleLabel(r Rule) string {
 	return s
 }
 
+// addRefusals judges what the Landlock-only supervisor failed for the
+// payload, which its tracer never saw (a user notification outranks a
+// trace), and counts it in the denials.
+func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
+	if s.denials == nil || s.judge == nil {
+		return
+	}
+	for _, r := range refusals {
+		ev, ok := plan.RefusalEvent(r)
+		if !ok {
+			continue
+		}
+		if pd, ok := s.judge.Judge(ev); ok {
+			d := Denial(pd)
+			d.Pid, d.Argv0 = r.Pid, r.Argv0
+			s.denials.addCount(d, r.Count)
+		}
+	}
+	s.denials.drop(dropped)
+}
+
 // wait waits for the payload to exit and every process of the sandbox to
 // end, and for its output to be copied. It returns how the payload ended,
 // and what copying its output met.
@@ -327,7 +362,7 @@ func (c *Cmd) wait() (*ExitError, error) {
 	}
 	c.reportAppeared(end.Found)
 	if s.git != nil {
-		c.report.NestedRepositories = c.nestedRepositories(s.git)
+		c.report.NestedRepositories = s.git.prot.Review(c.warnf)
 	}
 	cut, ioErr := s.sb.Finish(c.awaitIO)
 	if cut {

@@ -22,9 +22,9 @@ var allowedImports = map[string][]string{
 	// mechanisms directly; those edges go as it moves to internal/plan and
 	// internal/sandbox (issue 26).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/session", "internal/front",
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front",
 		// to retire with the move of the parent side:
-		"internal/absent", "internal/mountinfo",
+		"internal/absent",
 		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front"},
 
@@ -33,7 +33,7 @@ var allowedImports = map[string][]string{
 	// The Linux planning: a lowered policy in, what the sandbox is made of
 	// out; it never imports the parent side that runs the sandbox.
 	"internal/plan": {"internal/launch", "internal/front", "mounts", "landlock", "seccomp", "netproxy", "cgroup", "ptrace",
-		"internal/absent", "internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo", "internal/errs"},
+		"internal/absent", "internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo", "internal/errs", "internal/environ"},
 	// The Linux parent side: the running sandbox as its parent holds it; it
 	// imports neither the root nor internal/plan, which the root composes.
 	"internal/sandbox": {"internal/launch", "internal/rawinit", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp",
@@ -63,6 +63,7 @@ var allowedImports = map[string][]string{
 	"internal/absent":                 {},
 	"internal/bwrap":                  {},
 	"internal/changes":                {},
+	"internal/environ":                {},
 	"internal/errs":                   {},
 	"internal/fdpass":                 {},
 	"internal/front":                  {},

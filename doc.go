@@ -88,22 +88,23 @@
 //
 //	policy, rules, precedence   policy.go resolve.go canonical.go explain.go
 //	policy files and presets    policyfile.go presets.go values.go
-//	Cmd (portable shell)        command.go output.go cancel.go extrafiles.go
+//	Cmd (portable shell)        command.go output.go cancel.go
 //	per-OS backends             command_linux.go command_darwin.go command_windows.go
-//	planning a Linux launch     lower_linux.go (a Policy and Cmd lowered to plan.Request,
-//	                            plan.Error raised), prepare_linux.go (composes the planner,
-//	                            raises its plans into the report); package internal/plan
-//	                            (Full, LandlockOnly: the mounts, the Landlock and seccomp
-//	                            layers, the network, the home, the accounts, kept changes,
-//	                            --trace-denials' filters and judge)
+//	planning a Linux launch     lower_linux.go (the pure check of the input; a Policy and
+//	                            Cmd lowered to plan.Request, and its rules, git's
+//	                            protection and environment once the home is made),
+//	                            command_linux.go (prepare: request, plan.Make, the report);
+//	                            package internal/plan (Make: the home, the mounts, the
+//	                            Landlock and seccomp layers, the network, the accounts,
+//	                            kept changes, --trace-denials' filters and judge)
 //	the running sandbox         package internal/sandbox (cgroup, pipes, pty and job
 //	                            control, the fork, the spec's hand-off, wait, usage)
 //	the stages and their spec   package internal/launch (init, Landlock-only stage and
 //	                            child, fork helper, probe stages; a session's init)
 //	sessions                    session.go session_linux.go, package internal/session
 //	                            (the channel to a session's init, the control socket)
-//	report                      report.go report_linux.go
-//	host probe                  probe.go probe_linux.go, internal/sandbox, internal/plan
+//	report                      report.go report_linux.go (plans and results raised)
+//	host probe                  probe.go report_linux.go, internal/sandbox, internal/plan
 //	mechanisms                  packages ns, mounts, landlock, seccomp, cgroup, netproxy, pty
 //	macOS, Windows              packages darwin, windows; seatbelt.go
 //

@@ -17,11 +17,8 @@ type gitProtection struct {
 	links    []string // symlinks to hold: host git follows them later
 	held     []string // directories to hold: ".." leaves them
 	warnings []string
-	notes    []string // for -v: the repositories enclosing the workspace
-	trees    []gitguard.Tree
-	known    map[string]bool
-	roots    []string
-	modules  []string // modules/ directories to look in after the run
+	notes    []string             // for -v: the repositories enclosing the workspace
+	prot     *gitguard.Protection // looked at again after the run (Review)
 }
 
 // protectGit finds the repositories in the writable directory rules of
@@ -60,7 +57,7 @@ func protectGit(rules []canonRule) *gitProtection {
 	in.Global = append(in.Global, "/etc/gitconfig")
 	in.AcrossFilesystems = gitBool(os.Getenv("GIT_DISCOVERY_ACROSS_FILESYSTEM"))
 	prot := gitguard.Protect(in)
-	out := &gitProtection{absent: prot.Absent, links: prot.Links, held: prot.Held, warnings: prot.Warnings, trees: prot.Trees, known: prot.Known, roots: prot.Roots, modules: prot.Modules}
+	out := &gitProtection{absent: prot.Absent, links: prot.Links, held: prot.Held, warnings: prot.Warnings, prot: prot}
 	for _, e := range prot.Enclosing {
 		out.notes = append(out.notes, enclosingNote(e))
 	}

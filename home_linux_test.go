@@ -3,6 +3,8 @@ package nsrun
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/nsrun/nsrun/internal/plan"
 )
 
 // TestEffectAgreesWithTheSandboxHome: the home the sandbox makes for a
@@ -13,16 +15,22 @@ func TestEffectAgreesWithTheSandboxHome(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", "")
 	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "none"))
 	p := &Policy{Home: HomePersistent}
-	hs, err := (&Cmd{}).setupHome(p, "/")
+	ids, _ := policyIDs(p)
+	r, err := (&Cmd{}).request(p, ids, "/")
 	if err != nil {
 		t.Fatal(err)
 	}
+	h, err := plan.MakeHome(r.HomeMade)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _, _ := (&Cmd{}).homeRules(h)
 	e, err := p.Effect()
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := e.Explain(filepath.Join(hs.dir, "f"))
-	if x.Access != ReadWrite || x.Rule == nil || x.Rule.Path != hs.dir {
-		t.Errorf("the sandbox's home is %s; Effect says %+v (rule %+v)", hs.dir, x, x.Rule)
+	x := e.Explain(filepath.Join(dir, "f"))
+	if x.Access != ReadWrite || x.Rule == nil || x.Rule.Path != dir {
+		t.Errorf("the sandbox's home is %s; Effect says %+v (rule %+v)", dir, x, x.Rule)
 	}
 }

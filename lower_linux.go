@@ -4,70 +4,178 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/internal/plan"
+	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
-	"github.com/nsrun/nsrun/netproxy"
 	"github.com/nsrun/nsrun/ns"
 )
 
-// layerRequest lowers what of p the layers are planned from.
-func layerRequest(p *Policy) *plan.LayerRequest {
-	r := &plan.LayerRequest{LandlockOff: p.Landlock == LandlockOff, AllowUserns: p.AllowUserns,
-		HostNet: p.Net == NetHost, Seccomp: p.Seccomp}
-	for _, pr := range p.AllowConnect {
-		r.Connect = append(r.Connect, launch.PortRange(pr))
-	}
-	for _, pr := range p.AllowBind {
-		r.Bind = append(r.Bind, launch.PortRange(pr))
-	}
-	return r
+// prepared is a Cmd planned (plan.Make), with what the root keeps of it.
+type prepared struct {
+	*plan.Result
+	report  Report
+	tmpDir  *sandbox.TmpDir // made for a Landlock-only sandbox; removed after it
+	git     *gitProtection  // looked at again after the run
+	removed []string        // the variables UnsetEnv removed
 }
 
-// raise turns a planning failure into the public error it stands for.
-func raise(err error) error {
-	var pe *plan.Error
-	if !errors.As(err, &pe) {
-		return err
+// cleanup removes what planning made.
+func (p *prepared) cleanup() {
+	_ = p.tmpDir.Remove()
+	p.Result.Cleanup()
+}
+
+// request lowers c and its policy p, whose ids are ids, into what the
+// planner reads of them; cwd is the caller's working directory,
+// canonical. It reads nothing of the host but the caller's homes.
+func (c *Cmd) request(p *Policy, ids idMap, cwd string) (*plan.Request, error) {
+	r := &plan.Request{
+		Args: c.Args, Dir: c.Dir, Cwd: cwd, Verbose: c.Log != nil, CallerEnv: c.Env != nil,
+		Root: p.Root, LandlockOnly: p.Isolation == IsolationLandlock, Layers: layerRequest(p),
+		IDs:    plan.IDs{UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID},
+		SetIDs: p.UID != nil || p.GID != nil, Hostname: p.Hostname,
+		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost, TmpfsSize: p.TmpfsSize,
+		AllowHostUnixSockets: p.AllowHostUnixSockets, Strict: p.Strict, ProtectGit: p.ProtectGit,
+		TraceDenials: p.TraceDenials, KeepChanges: p.KeepChanges,
+		Home: plan.HomeMode(p.Home), HomeDir: p.HomeDir, UnsetEnv: p.UnsetEnv, KeepEnv: p.KeepEnv,
+		PrivateHome: privateHome, Net: netRequest(p), Limits: cgroupLimits(p),
 	}
-	switch pe.Kind {
-	case plan.KindSeccomp:
-		return &SeccompError{Path: pe.Path, Err: pe.Err}
-	case plan.KindDir:
-		return &DirError{Dir: pe.Path, Err: pe.Err}
-	case plan.KindNet:
-		return &NetError{Option: pe.Setting, Value: pe.Value, Err: pe.Err}
-	case plan.KindRule:
-		return &RuleError{Rule: raiseRule(pe.Rule), Err: pe.Err}
-	case plan.KindIsolation:
-		if pe.Rule != nil {
-			return &IsolationError{Setting: raiseRule(pe.Rule).Option()}
+	for _, rl := range withDefaultRlimits(p.Rlimits) {
+		r.Rlimits = append(r.Rlimits, launch.Rlimit(rl))
+	}
+	if p.Home != HomeInherit {
+		homes := Homes()
+		r.HomeMade.Cwd = cwd
+		if p.Home == HomePersistent {
+			dir, err := persistentHomeDir(p.HomeDir, homes, cwd)
+			if err != nil {
+				return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}
+			}
+			r.HomeMade.Persistent = dir
 		}
-		return &IsolationError{Setting: pe.Setting}
+		if len(homes) > 0 {
+			r.HomeMade.CallerHome, r.HomeMade.StateDir = homes[0], StateDir(homes[0])
+		}
 	}
-	return &SetupError{Code: ExitSetup, Op: pe.Op, Msg: pe.Msg, Err: pe.Err}
+	return r, nil
 }
 
-// raiseRule is the policy's rule a lowered one stands for.
-func raiseRule(r *plan.Rule) Rule {
-	return Rule{Path: r.Path, Access: Access(r.Access), Source: Source(r.Source), From: r.From}
+// lower gives the planner what of p holds once the home h is made (nil
+// for none) and the sandbox's root is known: user (p's rules, canonical)
+// with the home's and git's added and made effective, git's protection
+// (kept in prep, to look at again after the run), the environment.
+func (c *Cmd) lower(p *Policy, user []canonRule, h *plan.Home, root string, prep *prepared) (*plan.Lowered, error) {
+	x := &plan.Lowered{}
+	if h != nil {
+		var rules []canonRule
+		x.HomeDir, x.Identity, rules = c.homeRules(h)
+		user = append(user, rules...)
+	}
+	if p.ProtectGit {
+		if err := gitShownElsewhere(user); err != nil {
+			return nil, err
+		}
+		git := protectGit(append(ownRules(p, "/"), user...))
+		for _, w := range git.warnings {
+			c.warnf("git: %s", w)
+		}
+		for _, n := range git.notes {
+			c.logf("git: %s", n)
+		}
+		user = append(user, git.rules...)
+		x.Links, x.Held = git.links, git.held
+		x.Pins = append(x.Pins, git.held...)
+		x.Targets = absentTargets(git.absent, append(ownRules(p, "/"), user...))
+		seen := map[string]bool{}
+		for _, a := range git.absent {
+			x.Absent = append(x.Absent, a.Path())
+			if !seen[a.Dir] {
+				seen[a.Dir] = true
+				x.Pins = append(x.Pins, a.Dir)
+			}
+		}
+		prep.git = git
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	x.Env, prep.removed = filterEnv(env, p.UnsetEnv, p.KeepEnv)
+	if guessed := secretNames(prep.removed); len(guessed) > 0 {
+		c.warnf("environment: removed %s (names of secrets; --keep-env NAME lets one through)", strings.Join(guessed, ", "))
+	}
+	var overruled []Overruled
+	if p.Isolation == IsolationLandlock {
+		if err := p.landlockOnlyIdentity(); err != nil {
+			return nil, err
+		}
+		user, overruled = effective(user)
+		x.Rules = lowerRules(user)
+	} else {
+		var rules []canonRule
+		rules, overruled = effective(append(ownRules(p, root), user...))
+		x.Rules, x.User = lowerRules(rules), lowerRules(user)
+	}
+	for _, o := range overruled {
+		if o.Rule.Source != SourceInternal { // nsrun's own defaults give way by design
+			x.Overruled = append(x.Overruled, o.String())
+		}
+	}
+	return x, nil
 }
 
-// netPlan is a sandbox's served network as planned (plan.Net): the
-// server's configuration, and the proxy's address as the payload
-// reaches it.
-type netPlan struct {
-	cfg   netproxy.Config
-	proxy string
+// homeRules are the rules that show the home h made: the persistent
+// directory and the git identity file, with their paths.
+func (c *Cmd) homeRules(h *plan.Home) (dir, identity string, rules []canonRule) {
+	if h.Dir != "" {
+		dir = h.Dir
+		rules = append(rules, canonRule{Rule: Rule{Path: h.Dir, Access: ReadWrite, Source: SourceInternal}, Canon: h.Dir, Dir: true, info: h.DirInfo, internal: true})
+	}
+	err := h.IdentityErr
+	if err == nil && h.Identity != "" {
+		// Shown where it is even when that is hidden otherwise (under
+		// the private /tmp).
+		var cr canonRule
+		if cr, err = canonicalRule(Rule{Path: h.Identity, Access: ReadOnly, Source: SourceInternal}, "/"); err == nil {
+			cr.internal = true
+			rules = append(rules, cr)
+			identity = cr.Canon
+		}
+	}
+	if err != nil {
+		c.warnf("git identity: %v; git inside has none of yours", err)
+	}
+	return dir, identity, rules
+}
+
+// secretNames are the names SecretEnv matches (and SecretEnvKept does
+// not) among names, in their order: those whose removal nsrun guessed.
+func secretNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if matchAny(SecretEnv, n) && !matchAny(SecretEnvKept, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// layerRequest lowers what of p the layers are planned from.
+func layerRequest(p *Policy) plan.LayerRequest {
+	return plan.LayerRequest{LandlockOff: p.Landlock == LandlockOff, AllowUserns: p.AllowUserns,
+		HostNet: p.Net == NetHost, Seccomp: p.Seccomp, Connect: launchPorts(p.AllowConnect), Bind: launchPorts(p.AllowBind)}
 }
 
 // netRequest lowers what of p its network is checked and planned from.
-func netRequest(p *Policy) *plan.NetRequest {
-	r := &plan.NetRequest{Filtered: p.filtersNetwork(), Refused: p.refusesNetwork(),
+func netRequest(p *Policy) plan.NetRequest {
+	r := plan.NetRequest{Filtered: p.filtersNetwork(), Refused: p.refusesNetwork(),
 		HostNet: p.Net == NetHost, Landlock: p.Isolation == IsolationLandlock,
 		AllowHosts: p.AllowHosts, AllowPrivateHosts: p.AllowPrivateHosts,
 		HostAllowed: p.HostAllowed, Dial: p.Dial, Resolve: p.Resolve,
@@ -82,78 +190,27 @@ func netRequest(p *Policy) *plan.NetRequest {
 	return r
 }
 
-// checkNetwork refuses network settings that cannot be honoured as
-// written, naming the option (plan.CheckNetwork).
-func (p *Policy) checkNetwork() error {
-	return raise(plan.CheckNetwork(netRequest(p)))
-}
-
-// planNetwork decides the served network of p, or returns nil when p
-// neither filters nor refuses it (plan.PlanNetwork), and says so in
-// report.
-func (c *Cmd) planNetwork(p *Policy, landlockOnly bool, report *NetworkReport) (*netPlan, error) {
-	r := netRequest(p)
-	r.Log, r.Warnings, r.Warn = c.Log, c.Warnings, c.warnf
-	n, err := plan.PlanNetwork(r, landlockOnly)
-	if err != nil || n == nil {
-		return nil, raise(err)
-	}
-	nr := n.Report
-	if nr.Mode != "" {
-		report.Mode, report.Allowed, report.AllowPrivateHosts = nr.Mode, nr.Allowed, nr.AllowPrivateHosts
-	}
-	if nr.Proxy != "" {
-		report.Proxy = nr.Proxy
-	}
-	if nr.DNS != "" {
-		report.DNS = nr.DNS
-	}
-	report.HostPorts, report.Publish = append(report.HostPorts, nr.HostPorts...), append(report.Publish, nr.Publish...)
-	return &netPlan{cfg: n.Config, proxy: n.Proxy}, nil
-}
-
-func (np *netPlan) net() *plan.Net { return &plan.Net{Config: np.cfg, Proxy: np.proxy} }
-
-// cleanup frees what planning took: the listeners on the host.
-func (np *netPlan) cleanup() {
-	if np != nil {
-		np.net().Cleanup()
-	}
-}
-
-// loopbackAddrs are the addresses the init gives lo, as text.
-func (np *netPlan) loopbackAddrs() []string { return np.net().LoopbackAddrs() }
-
-// landlockPolicy is p for the Landlock layers of a Landlock-only sandbox
-// whose network is the proxy: TCP connects to the proxy's port alone (and,
-// as for --net none, nothing bound).
-func (np *netPlan) landlockPolicy(p *Policy) *Policy {
-	with := *p
-	port := np.net().ProxyPort()
-	with.AllowConnect = []PortRange{{Proto: "tcp", First: port, Last: port}}
-	return &with
-}
-
-// addTCPOnly adds the seccomp.TCPOnly filter to a Landlock-only sandbox's
-// layers (plan.AddTCPOnly).
-func (np *netPlan) addTCPOnly(p *Policy, l *plan.Layers) error {
-	return raise(plan.AddTCPOnly(l, p.Seccomp == "off"))
-}
-
-var (
-	proxyEnv               = plan.ProxyEnv
-	netFiles               = plan.NetFiles
-	landlockNetNotEnforced = plan.LandlockNetNotEnforced
-)
-
 // servesNetwork reports whether nsrun serves a proxy and DNS inside p's
 // sandbox: a filtered network, or a refusing one.
 func (p *Policy) servesNetwork() bool {
 	return p.filtersNetwork() || p.refusesNetwork()
 }
 
-// lowerRules lowers canonical rules for the planner: once per launch,
-// for every planner that reads them.
+// launchPorts are ranges as the stages name them.
+func launchPorts(ranges []PortRange) []launch.PortRange {
+	var out []launch.PortRange
+	for _, r := range ranges {
+		out = append(out, launch.PortRange(r))
+	}
+	return out
+}
+
+// cgroupLimits are p's cgroup limits.
+func cgroupLimits(p *Policy) cgroup.Limits {
+	return cgroup.Limits{Memory: p.Memory, Pids: p.Pids, CPU: p.CPU}
+}
+
+// lowerRules lowers canonical rules for the planner.
 func lowerRules(rules []canonRule) []plan.Rule {
 	out := make([]plan.Rule, len(rules))
 	for i, r := range rules {
@@ -162,17 +219,6 @@ func lowerRules(rules []canonRule) []plan.Rule {
 	}
 	return out
 }
-
-// keepChanges gives each overlay of the plan its kept layer under
-// p.KeepChanges (plan.KeepChanges).
-func (c *Cmd) keepChanges(p *Policy, root string, rules []canonRule, in *mounts.Input) (string, *os.File, error) {
-	kept, lock, err := plan.KeepChanges(p.KeepChanges, root, lowerRules(rules), in)
-	return kept, lock, raise(err)
-}
-
-// recordMade tells the kept directory which entries of its upper layers
-// are the plan's mount points (plan.RecordMade).
-var recordMade = plan.RecordMade
 
 // absentTargets are the names to keep absent, each with the directory it
 // is watched from (plan.AbsentTargets over the effective rules).
@@ -195,17 +241,6 @@ func hasOverlay(p *Policy) bool {
 // mountAccess is a rule's access as the mount plan names it: the two
 // enumerations are kept in the same order (TestAccessAgreesWithMounts).
 func mountAccess(a Access) mounts.Access { return mounts.Access(a) }
-
-// withDefaultRlimits adds core=0 unless the caller set core: a crashing
-// payload must not write a core file of its memory where it can.
-func withDefaultRlimits(rs []Rlimit) []Rlimit {
-	for _, r := range rs {
-		if r.Name == "core" {
-			return rs
-		}
-	}
-	return append(append([]Rlimit(nil), rs...), Rlimit{Name: "core"})
-}
 
 // idMap is who the sandbox's user is inside, and who it is on the host.
 type idMap struct {
@@ -256,31 +291,8 @@ func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
 		return nil, "", err
 	}
 	for _, cr := range user {
-		r := cr.Rule
-		for _, res := range reservedPaths {
-			isDev := (r.Access == Device || r.Access == BlockDevice) && res == "/dev"
-			if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) && !isDev {
-				hint := ""
-				if res == "/sys" {
-					hint = " (--sys host shows the host's, read-only)"
-				}
-				return nil, "", &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
-			}
-		}
-		if cr.info == nil {
-			continue // a directory or symlink of the sandbox's own
-		}
-		if r.From == "" {
-			if abs := paths.Abs(r.Path, cwd); abs != cr.Canon {
-				if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-					c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
-				}
-			}
-		}
-		if n := plan.LinkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
-			// A rule protects a path; another name of the same file is
-			// another path, which a writable rule may cover.
-			c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
+		if err := c.checkRule(p, cr, cwd); err != nil {
+			return nil, "", err
 		}
 	}
 	for _, pat := range append(append([]string{}, p.UnsetEnv...), p.KeepEnv...) {
@@ -291,8 +303,40 @@ func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
 	return user, cwd, nil
 }
 
+// checkRule refuses a rule on a path nsrun builds, and warns about one
+// that names a file through a symlink or one with other names.
+func (c *Cmd) checkRule(p *Policy, cr canonRule, cwd string) error {
+	r := cr.Rule
+	for _, res := range reservedPaths {
+		isDev := (r.Access == Device || r.Access == BlockDevice) && res == "/dev"
+		if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) && !isDev {
+			hint := ""
+			if res == "/sys" {
+				hint = " (--sys host shows the host's, read-only)"
+			}
+			return &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
+		}
+	}
+	if cr.info == nil {
+		return nil // a directory or symlink of the sandbox's own
+	}
+	if r.From == "" {
+		if abs := paths.Abs(r.Path, cwd); abs != cr.Canon {
+			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
+			}
+		}
+	}
+	if n := plan.LinkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
+		// A rule protects a path; another name of the same file is
+		// another path, which a writable rule may cover.
+		c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
+	}
+	return nil
+}
+
 // inputError names what is wrong with input that cannot start (an id that
-// cannot be mapped, no command) without touching the host: what prepare
+// cannot be mapped, no command) without touching the host: what planning
 // would refuse first in the policy (its rules, values and settings) comes
 // before the bad id, as the options are read.
 func (c *Cmd) inputError(idErr error) error {
@@ -316,11 +360,12 @@ func (c *Cmd) inputError(idErr error) error {
 			return err
 		}
 	} else {
-		if _, _, err := p.fullRoot(cwd); err != nil {
-			return err
+		r := &plan.Request{Root: p.Root, Cwd: cwd, AllowHostUnixSockets: p.AllowHostUnixSockets, Net: netRequest(p)}
+		if _, _, err := plan.FullRoot(r); err != nil {
+			return raise(err)
 		}
-		if err := p.checkNetwork(); err != nil {
-			return err
+		if err := plan.CheckNetwork(&r.Net); err != nil {
+			return raise(err)
 		}
 	}
 	return idErr
@@ -339,97 +384,58 @@ func gitShownElsewhere(rules []canonRule) error {
 	return nil
 }
 
-// fullRoot refuses what full isolation cannot give, and returns the root
-// the sandbox is built over: "/" or p.Root, canonical, with its file info.
-func (p *Policy) fullRoot(cwd string) (string, os.FileInfo, error) {
-	if p.AllowHostUnixSockets {
-		return "", nil, &SetupError{Code: ExitSetup, Msg: "--allow-host-unix-sockets is for --isolation landlock: with namespaces, the host's unix sockets are out of reach through the private /run and --deny"}
+// landlockOnlyIdentity refuses the settings of the sandbox's own root,
+// host name and ids, which need namespaces.
+func (p *Policy) landlockOnlyIdentity() error {
+	switch {
+	case p.Root != "":
+		return &IsolationError{Setting: "root"}
+	case p.Hostname != "":
+		return &IsolationError{Setting: "hostname"}
+	case p.UID != nil:
+		return &IsolationError{Setting: "uid"}
+	case p.GID != nil:
+		return &IsolationError{Setting: "gid"}
 	}
-	if p.Root == "" {
-		info, err := os.Stat("/")
-		if err != nil {
-			return "", nil, fmt.Errorf("stat /: %w", err)
-		}
-		return "/", info, nil
-	}
-	root, info, err := paths.Canonical(p.Root, cwd)
-	if err == nil && !info.IsDir() {
-		err = fmt.Errorf("%s is %s, not a directory", root, paths.FileKind(info.Mode()))
-	}
-	if err != nil {
-		return "", nil, &RuleError{Rule: Rule{Path: p.Root}, Err: err}
-	}
-	return root, info, nil
+	return nil
 }
 
-// homeSetup is what a Policy's Home needs before planning: the persistent
-// directory (made and checked) with its rule, and the git identity file.
-type homeSetup struct {
-	dir      string      // the persistent HOME, "" for none
-	rules    []canonRule // the rules that show it and the identity file
-	identity string      // a git configuration file with the caller's identity, or ""
+// raise turns a planning failure into the public error it stands for.
+func raise(err error) error {
+	var pe *plan.Error
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch pe.Kind {
+	case plan.KindSeccomp:
+		return &SeccompError{Path: pe.Path, Err: pe.Err}
+	case plan.KindDir:
+		return &DirError{Dir: pe.Path, Err: pe.Err}
+	case plan.KindNet:
+		return &NetError{Option: pe.Setting, Value: pe.Value, Err: pe.Err}
+	case plan.KindRule:
+		return &RuleError{Rule: raiseRule(pe.Rule), Err: pe.Err}
+	case plan.KindIsolation:
+		if pe.Rule != nil {
+			return &IsolationError{Setting: raiseRule(pe.Rule).Option()}
+		}
+		return &IsolationError{Setting: pe.Setting}
+	}
+	return &SetupError{Code: ExitSetup, Op: pe.Op, Msg: pe.Msg, Err: pe.Err}
 }
 
-// setupHome makes the persistent home directory if the policy has one and
-// writes the caller's git identity where the payload's git will read it
-// (plan.MakeHome), with the rules that show them.
-func (c *Cmd) setupHome(p *Policy, cwd string) (*homeSetup, error) {
-	hs := &homeSetup{}
-	if p.Home == HomeInherit {
-		return hs, nil
-	}
-	homes := Homes()
-	r := plan.HomeRequest{Cwd: cwd}
-	if p.Home == HomePersistent {
-		dir, err := persistentHomeDir(p.HomeDir, homes, cwd)
-		if err != nil {
-			return nil, &SetupError{Code: ExitSetup, Msg: err.Error()}
-		}
-		r.Persistent = dir
-	}
-	if len(homes) > 0 {
-		r.CallerHome, r.StateDir = homes[0], StateDir(homes[0])
-	}
-	h, err := plan.MakeHome(r)
-	if err != nil {
-		return nil, raise(err)
-	}
-	if h.Dir != "" {
-		hs.dir = h.Dir
-		hs.rules = append(hs.rules, canonRule{Rule: Rule{Path: h.Dir, Access: ReadWrite, Source: SourceInternal}, Canon: h.Dir, Dir: true, info: h.DirInfo, internal: true})
-	}
-	err = h.IdentityErr
-	if err == nil && h.Identity != "" {
-		// Shown where it is even when that is hidden otherwise (under
-		// the private /tmp).
-		var cr canonRule
-		if cr, err = canonicalRule(Rule{Path: h.Identity, Access: ReadOnly, Source: SourceInternal}, "/"); err == nil {
-			cr.internal = true
-			hs.rules = append(hs.rules, cr)
-			hs.identity = cr.Canon
-		}
-	}
-	if err != nil {
-		c.warnf("git identity: %v; git inside has none of yours", err)
-	}
-	return hs, nil
+// raiseRule is the policy's rule a lowered one stands for.
+func raiseRule(r *plan.Rule) Rule {
+	return Rule{Path: r.Path, Access: Access(r.Access), Source: Source(r.Source), From: r.From}
 }
 
-// request lowers c and its policy p, whose ids are ids, into what the
-// planner reads of them. It reads nothing of the host.
-func (c *Cmd) request(p *Policy, ids idMap) *plan.Request {
-	r := &plan.Request{
-		Args: c.Args, Dir: c.Dir, Verbose: c.Log != nil, CallerEnv: c.Env != nil,
-		Root: p.Root, LandlockOnly: p.Isolation == IsolationLandlock, Layers: *layerRequest(p),
-		IDs:    plan.IDs{UID: ids.uid, GID: ids.gid, HostUID: ids.hostUID, HostGID: ids.hostGID},
-		SetIDs: p.UID != nil || p.GID != nil, Hostname: p.Hostname,
-		HostProc: p.Proc == ProcHost, HostSys: p.Sys == SysHost, TmpfsSize: p.TmpfsSize,
-		AllowHostUnixSockets: p.AllowHostUnixSockets, Strict: p.Strict, ProtectGit: p.ProtectGit,
-		TraceDenials: p.TraceDenials, KeepChanges: p.KeepChanges,
-		Home: plan.HomeMode(p.Home), HomeDir: p.HomeDir, UnsetEnv: p.UnsetEnv, KeepEnv: p.KeepEnv,
+// withDefaultRlimits adds core=0 unless the caller set core: a crashing
+// payload must not write a core file of its memory where it can.
+func withDefaultRlimits(rs []Rlimit) []Rlimit {
+	for _, r := range rs {
+		if r.Name == "core" {
+			return rs
+		}
 	}
-	for _, rl := range withDefaultRlimits(p.Rlimits) {
-		r.Rlimits = append(r.Rlimits, launch.Rlimit(rl))
-	}
-	return r
+	return append(append([]Rlimit(nil), rs...), Rlimit{Name: "core"})
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nsrun/nsrun/internal/plan"
 	"net"
 	"net/http"
 	"net/netip"
@@ -15,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/nsrun/nsrun/landlock"
 )
 
 // testServer answers "hello HOST" on the host's 127.0.0.1 and counts
@@ -219,27 +216,5 @@ func TestLibraryNetworkRefusals(t *testing.T) {
 		if !errors.As(err, &ne) || !strings.Contains(err.Error(), tc.want) || ExitCode(err) != ExitSetup {
 			t.Errorf("%+v: %v, want a NetError saying %q", tc.p, err, tc.want)
 		}
-	}
-}
-
-// A Landlock-only sandbox's filtered network stands on Landlock's TCP
-// rules and seccomp: without either it is refused, not run open.
-func TestLandlockProxyNeedsItsLayers(t *testing.T) {
-	np := &netPlan{proxy: "127.0.0.1:4000"}
-	var ne *NetError
-	err := np.addTCPOnly(&Policy{}, &plan.Layers{Landlock: &landlock.Ruleset{}, LandlockReport: plan.LandlockReport{ABI: 3}})
-	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "ABI 4") {
-		t.Errorf("without TCP rules: %v", err)
-	}
-	tcp := &landlock.Ruleset{Handled: landlock.Request{Net: landlock.ConnectTCP | landlock.BindTCP}}
-	if err := np.addTCPOnly(&Policy{Seccomp: "off"}, &plan.Layers{Landlock: tcp}); !errors.As(err, &ne) || !strings.Contains(err.Error(), "seccomp is off") {
-		t.Errorf("without seccomp: %v", err)
-	}
-	l := &plan.Layers{Landlock: tcp}
-	if err := np.addTCPOnly(&Policy{}, l); err != nil || len(l.Seccomp) != 1 || l.SeccompReport.SyscallsBlocked != 4 {
-		t.Errorf("%v: %d programs, %d calls", err, len(l.Seccomp), l.SeccompReport.SyscallsBlocked)
-	}
-	if lp := np.landlockPolicy(&Policy{AllowConnect: []PortRange{{Proto: "tcp", First: 1, Last: 9}}}); len(lp.AllowConnect) != 1 || lp.AllowConnect[0] != (PortRange{Proto: "tcp", First: 4000, Last: 4000}) {
-		t.Errorf("landlock policy %+v", lp.AllowConnect)
 	}
 }

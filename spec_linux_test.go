@@ -29,15 +29,15 @@ func TestPreparedSpecRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prep.spec.Verbose = true
-	prep.spec.TTY = &launch.TTYSpec{Streams: 5, Foreground: true, Mode: []byte{1, 2, 3}, Rows: 24, Cols: 80}
-	if prep.spec.Landlock == nil || len(prep.spec.Seccomp) == 0 || len(prep.spec.Rlimits) == 0 {
+	prep.Spec.Verbose = true
+	prep.Spec.TTY = &launch.TTYSpec{Streams: 5, Foreground: true, Mode: []byte{1, 2, 3}, Rows: 24, Cols: 80}
+	if prep.Spec.Landlock == nil || len(prep.Spec.Seccomp) == 0 || len(prep.Spec.Rlimits) == 0 {
 		if os.Getenv("NSRUN_INTEGRATION") == "1" {
-			t.Fatalf("no Landlock or seccomp layer in the spec: %+v", prep.report)
+			t.Fatalf("no Landlock or seccomp layer in the spec: %+v", prep.Report)
 		}
-		t.Skipf("this host gives no Landlock or seccomp layer to carry: %+v", prep.report)
+		t.Skipf("this host gives no Landlock or seccomp layer to carry: %+v", prep.Report)
 	}
-	b, err := launch.EncodeSpec(&prep.spec)
+	b, err := launch.EncodeSpec(&prep.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestPreparedSpecRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(*got, prep.spec) {
-		t.Errorf("got %+v\nwant %+v", *got, prep.spec)
+	if !reflect.DeepEqual(*got, prep.Spec) {
+		t.Errorf("got %+v\nwant %+v", *got, prep.Spec)
 	}
 }

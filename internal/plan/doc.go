@@ -7,12 +7,18 @@
 // the init's spec and what the report says of them. It also judges the
 // calls --trace-denials finds refused (Judge).
 //
+// Make is the one entry: it plans the home, asks the root package for what
+// only it gives meaning to (Hooks.Lower: the rules made effective with the
+// home's and git's, the environment after the policy's patterns), plans
+// either kind of sandbox with its network and kept changes, and says what
+// holds for both (PWD, --trace-denials' filters, the limits, the word on
+// enforcement, refused under Strict when not full).
+//
 // It never starts, signals or reads a running sandbox: what it needs of
 // one is handed in (Facts), what it needs made outside planning (the
-// Landlock-only private /tmp) is made by the caller, and its results are
-// values the root package raises into its public Report and errors
-// (Error). The filtered network and the kept changes are still planned by
-// the root package, reached through FullParts and LandlockOnlyNet.
+// Landlock-only private /tmp) is made by the caller (Hooks.TmpDir), and
+// its results are values the root package raises into its public Report
+// and errors (Error).
 //
 // Its functions read the host's files (to stat, list and resolve paths),
 // make the persistent home and the git identity file (MakeHome), and ask

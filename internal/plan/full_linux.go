@@ -4,34 +4,11 @@ import (
 	"errors"
 	"os"
 
+	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 )
-
-// FullParts is what of a sandbox with namespaces the root package still
-// plans: its filtered network and its kept changes (until their planning
-// moves here).
-type FullParts interface {
-	// CheckNetwork refuses network settings that do not go together.
-	CheckNetwork() error
-	// NetFiles are the sandbox's own resolver and hosts files where nsrun
-	// serves its network inside, at the paths they lead to in root.
-	NetFiles(root string) []mounts.File
-	// KeepChanges gives each overlay of in its kept layer: the directory
-	// they are kept in and its lock, "" and nil when none are kept.
-	KeepChanges(root string, in *mounts.Input) (string, *os.File, error)
-	// RecordMade tells the kept directory which entries of its layers
-	// are mount points the plan makes.
-	RecordMade(kept string, mp *mounts.Plan) error
-	// PlanNetwork plans the network nsrun serves inside (it listens on
-	// the host for published ports): whether it serves one.
-	PlanNetwork() (served bool, err error)
-	// NetEnv is env with the proxy variables the served network gives.
-	NetEnv(env []string) []string
-	// LoopbackAddrs are the addresses the init gives lo for it.
-	LoopbackAddrs() []string
-}
 
 // FullInput is what planning a sandbox with namespaces takes besides the
 // Request.
@@ -51,7 +28,6 @@ type FullInput struct {
 	// Shims are version managers' shims directories (ShimDirs) that get
 	// a discarded writable layer where nothing else decides.
 	Shims []string
-	Parts FullParts
 }
 
 // FullPlan is a sandbox with namespaces as planned.
@@ -66,24 +42,29 @@ type FullPlan struct {
 	// none, and KeptLock its lock, held until the sandbox is gone.
 	Kept     string
 	KeptLock *os.File
+	// Net is the network nsrun serves inside, nil for none; its listeners
+	// on the host are the caller's to close (Net.Cleanup).
+	Net *Net
 }
 
 // Full plans a sandbox with namespaces: its mounts over in.Root, its
-// Landlock and seccomp layers, its network and what its report says.
+// Landlock and seccomp layers, its network (r.Net) and what its report
+// says.
 func Full(r *Request, in FullInput, warn, logf func(string, ...any)) (*FullPlan, error) {
 	mi := mounts.Input{Root: in.Root, RootID: Identity(in.RootInfo), ProtectProc: os.Getuid() == 0, TmpfsSize: r.TmpfsSize,
-		HostProc: r.HostProc, HostSys: r.HostSys || r.Layers.HostNet, Console: in.Facts.Console, Identify: DirIdentity, Pins: in.Pins}
-	mi.Lookup = LookupHost
-	if err := in.Parts.CheckNetwork(); err != nil {
+		HostProc: r.HostProc, HostSys: r.HostSys || r.Layers.HostNet, Console: in.Facts.Console, Identify: DirIdentity, Pins: in.Pins, Lookup: LookupHost}
+	if err := CheckNetwork(&r.Net); err != nil {
 		return nil, err
 	}
-	mi.Files = in.Parts.NetFiles(in.Root)
+	if r.Net.Filtered || r.Net.Refused {
+		mi.Files = NetFiles(in.Root, r.Hostname)
+	}
 	for _, rl := range in.Rules {
 		if err := AddRule(&mi, rl, in.Root); err != nil {
 			return nil, err
 		}
 	}
-	kept, lock, err := in.Parts.KeepChanges(in.Root, &mi)
+	kept, lock, err := KeepChanges(r.KeepChanges, in.Root, in.Rules, &mi)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +80,7 @@ func Full(r *Request, in FullInput, warn, logf func(string, ...any)) (*FullPlan,
 		return nil, err
 	}
 	if kept != "" {
-		if err := in.Parts.RecordMade(kept, mp); err != nil {
+		if err := RecordMade(kept, mp); err != nil {
 			return nil, &Error{Err: err}
 		}
 	}
@@ -122,31 +103,27 @@ func Full(r *Request, in FullInput, warn, logf func(string, ...any)) (*FullPlan,
 		}
 	}
 	// Last, as it listens on the host for --publish.
-	served, err := in.Parts.PlanNetwork()
+	n, env, err := fullNetwork(r, in.Env)
 	if err != nil {
 		return nil, err
 	}
+	fp.Net = n
 	fp.Spec = launch.Spec{
 		Plan:     mp,
-		Env:      FixTmpdir(in.Parts.NetEnv(in.Env), in.Rules, warn),
+		Env:      FixTmpdir(env, in.Rules, warn),
 		Dir:      dir,
 		Hostname: r.Hostname,
 		Loopback: !r.Layers.HostNet,
 		Landlock: l.Landlock,
 		Seccomp:  l.Seccomp,
-		Net:      served,
+		Net:      n != nil,
 	}
-	if served {
-		fp.Spec.LoopbackAddrs = in.Parts.LoopbackAddrs()
+	if n != nil {
+		fp.Spec.LoopbackAddrs = n.LoopbackAddrs()
 	}
 	fp.Namespaces, fp.FS = FullReport(mp, r.Layers.HostNet)
-	fp.FS.Changes = kept
+	fp.FS.Changes, fp.FS.Sockets = kept, sockets(in.Rules)
 	built = true
-	for _, rl := range in.Rules {
-		if rl.Info != nil && rl.Info.Mode()&os.ModeSocket != 0 && rl.Access != mounts.Deny {
-			fp.FS.Sockets = append(fp.FS.Sockets, rl.Canon)
-		}
-	}
 	fp.Landlock, fp.Seccomp = l.LandlockReport, l.SeccompReport
 	if r.HostProc {
 		fp.NotEnforced = append(fp.NotEnforced, HostProcNotEnforced)
@@ -154,11 +131,37 @@ func Full(r *Request, in FullInput, warn, logf func(string, ...any)) (*FullPlan,
 	return fp, nil
 }
 
+// sockets are the unix sockets of the host the rules show.
+func sockets(rules []Rule) []string {
+	var out []string
+	for _, rl := range rules {
+		if rl.Info != nil && rl.Info.Mode()&os.ModeSocket != 0 && rl.Access != mounts.Deny {
+			out = append(out, rl.Canon)
+		}
+	}
+	return out
+}
+
+// fullNetwork plans the network nsrun serves inside (nil for none) and
+// points env's proxy variables at it.
+func fullNetwork(r *Request, env []string) (*Net, []string, error) {
+	n, err := PlanNetwork(&r.Net, false)
+	if err != nil || n == nil {
+		return nil, env, err
+	}
+	if r.Net.Filtered || !r.CallerEnv {
+		// A refusing network's variables are advice, not the way out: an
+		// environment the caller gave is left as it is.
+		env = ProxyEnv(env, n.Proxy, r.CallerEnv)
+	}
+	return n, env, nil
+}
+
 // fullMounts completes the mount plan's input (the passwd and group
 // entries, the symlinks to keep) and makes the plan.
 func fullMounts(r *Request, in FullInput, mi *mounts.Input, warn func(string, ...any)) (*mounts.Plan, error) {
-	user, _ := getEnv(in.Env, "USER")
-	home, _ := getEnv(in.Env, "HOME")
+	user, _ := environ.Get(in.Env, "USER")
+	home, _ := environ.Get(in.Env, "HOME")
 	mi.Files = append(mi.Files, AccountFiles(r.IDs, r.SetIDs || r.Root != "", in.Root, in.Rules, user, home)...)
 	for _, l := range in.Links {
 		// Bound onto itself: the payload can neither remove, rename nor

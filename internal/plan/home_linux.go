@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/gitguard"
 )
 
@@ -162,24 +163,24 @@ var homeVars = []struct{ name, rel string }{
 // user.email) when there is one. A variable kept (the caller's KeepEnv
 // matches it) is left as it is; a kept HOME is the one the others follow.
 func HomeEnv(env []string, home, identity string, kept func(name string) bool) []string {
-	callerHome, _ := getEnv(env, "HOME")
-	if h, ok := getEnv(env, "HOME"); ok && kept("HOME") {
+	callerHome, _ := environ.Get(env, "HOME")
+	if h, ok := environ.Get(env, "HOME"); ok && kept("HOME") {
 		home = h
 	} else {
-		env = setEnv(env, "HOME", home)
+		env = environ.Set(env, "HOME", home)
 	}
 	for _, v := range homeVars {
 		if !kept(v.name) {
-			env = setEnv(env, v.name, filepath.Join(home, v.rel))
+			env = environ.Set(env, v.name, filepath.Join(home, v.rel))
 		}
 	}
 	// rustup's toolchains stay usable (read-only) where the caller keeps
 	// them; cargo's caches go to the new home.
-	if _, set := getEnv(env, "RUSTUP_HOME"); !set && callerHome != "" && callerHome != home && isDir(filepath.Join(callerHome, ".rustup")) {
-		env = setEnv(env, "RUSTUP_HOME", filepath.Join(callerHome, ".rustup"))
+	if _, set := environ.Get(env, "RUSTUP_HOME"); !set && callerHome != "" && callerHome != home && isDir(filepath.Join(callerHome, ".rustup")) {
+		env = environ.Set(env, "RUSTUP_HOME", filepath.Join(callerHome, ".rustup"))
 	}
 	if identity != "" && !kept("GIT_CONFIG_SYSTEM") {
-		env = setEnv(env, "GIT_CONFIG_SYSTEM", identity)
+		env = environ.Set(env, "GIT_CONFIG_SYSTEM", identity)
 	}
 	return env
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/nsrun/nsrun/internal/environ"
 )
 
 func none(string) bool { return false }
@@ -25,22 +27,22 @@ func TestHomeEnv(t *testing.T) {
 	}
 	// What the caller keeps stays; a kept HOME is what the rest follows.
 	env = HomeEnv([]string{"HOME=/mine", "GOCACHE=/gc"}, "/h", "", keep("HOME", "GOCACHE"))
-	if v, _ := getEnv(env, "HOME"); v != "/mine" {
+	if v, _ := environ.Get(env, "HOME"); v != "/mine" {
 		t.Errorf("kept HOME: %q", env)
 	}
-	if v, _ := getEnv(env, "GOCACHE"); v != "/gc" {
+	if v, _ := environ.Get(env, "GOCACHE"); v != "/gc" {
 		t.Errorf("kept GOCACHE: %q", env)
 	}
-	if v, _ := getEnv(env, "XDG_CACHE_HOME"); v != "/mine/.cache" {
+	if v, _ := environ.Get(env, "XDG_CACHE_HOME"); v != "/mine/.cache" {
 		t.Errorf("caches follow the kept HOME: %q", env)
 	}
-	if _, ok := getEnv(env, "GIT_CONFIG_SYSTEM"); ok {
+	if _, ok := environ.Get(env, "GIT_CONFIG_SYSTEM"); ok {
 		t.Errorf("no identity, no GIT_CONFIG_SYSTEM: %q", env)
 	}
 	// rustup's toolchains stay where the caller has them.
 	os.Mkdir(filepath.Join(caller, ".rustup"), 0o755)
 	env = HomeEnv([]string{"HOME=" + caller}, "/h", "", none)
-	if v, _ := getEnv(env, "RUSTUP_HOME"); v != filepath.Join(caller, ".rustup") {
+	if v, _ := environ.Get(env, "RUSTUP_HOME"); v != filepath.Join(caller, ".rustup") {
 		t.Errorf("RUSTUP_HOME: %q", env)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/internal/supervise"
@@ -19,26 +20,6 @@ import (
 // The Landlock-only sandbox is two stages started without namespaces: the
 // supervisor, which stays outside the payload's Landlock domain, and the
 // child it starts, which restricts itself and executes the payload.
-
-// LandlockOnlyNet is a Landlock-only sandbox's filtered network as the root
-// package plans it (its planning has not moved here yet).
-type LandlockOnlyNet interface {
-	// Plan plans it, serving the proxy on the host's loopback (there is no
-	// network namespace to serve it in): the proxy's address as the
-	// payload reaches it, "" when the network is not filtered.
-	Plan() (proxy string, err error)
-	// Layers is what the layers are planned from with the proxy as the
-	// one place TCP connects to.
-	Layers() *LayerRequest
-	// AddTCPOnly adds to l the filter that keeps every socket but TCP
-	// (to the proxy) closed.
-	AddTCPOnly(l *Layers) error
-	// Env points env's proxy variables at the proxy.
-	Env(env []string) []string
-	// NotEnforced is what the report says the network gives up; listen
-	// says listen() is checked.
-	NotEnforced(listen bool) []string
-}
 
 // LandlockOnlyInput is what planning a Landlock-only sandbox takes besides
 // the Request.
@@ -56,7 +37,6 @@ type LandlockOnlyInput struct {
 	// TmpDir makes the sandbox's private temporary directory, which the
 	// caller removes once the sandbox is gone, or if planning fails.
 	TmpDir func() (string, error)
-	Net    LandlockOnlyNet
 	// Shims are version managers' shims directories (ShimDirs): said to
 	// stay read-only, since this mode has no mounts to give them a layer.
 	Shims []string
@@ -73,6 +53,10 @@ type LandlockOnlyPlan struct {
 	// Warning, when not "", is what the caller says on its warnings
 	// after those about overruled rules: the rules Landlock narrowed.
 	Warning string
+	// Net is the filtered network, served on the host's loopback; nil for
+	// none. Its listeners are the caller's to close (Net.Cleanup), also
+	// when planning fails.
+	Net *Net
 }
 
 // LandlockOnly plans a sandbox from Landlock (and seccomp) alone: the host
@@ -84,22 +68,33 @@ type LandlockOnlyPlan struct {
 // around them, since nothing else enforces them here; what Landlock does
 // not see is handed to the stage's supervisor (supervisorFor).
 func LandlockOnly(r *Request, in LandlockOnlyInput, warn, logf func(string, ...any)) (*LandlockOnlyPlan, error) {
+	lo := &LandlockOnlyPlan{}
+	if err := lo.plan(r, in, warn, logf); err != nil {
+		lo.Net.Cleanup()
+		return nil, err
+	}
+	return lo, nil
+}
+
+// plan fills lo; the network it serves is in lo.Net as soon as it is,
+// for LandlockOnly to close if a later step fails.
+func (lo *LandlockOnlyPlan) plan(r *Request, in LandlockOnlyInput, warn, logf func(string, ...any)) error {
 	if r.KeepChanges != "" {
-		return nil, &Error{Kind: KindIsolation, Setting: "keep-changes"}
+		return &Error{Kind: KindIsolation, Setting: "keep-changes"}
 	}
 	for _, rl := range in.Rules {
 		if err := landlockOnlyRule(rl, in.Rules, in.Cwd); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	abi, err := landlockOnlyRefusals(r)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	LogShimsReadOnly(in.Shims, in.Rules, logf)
 	tmp, err := in.TmpDir()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Where Landlock can check which unix socket is connected to (ABI 9),
 	// it does; below, the supervisor does.
@@ -107,7 +102,7 @@ func LandlockOnly(r *Request, in LandlockOnlyInput, warn, logf func(string, ...a
 	if abi >= 9 {
 		rw, extraFS = RW|landlock.ResolveUnix, landlock.ResolveUnix
 	}
-	lo := &LandlockOnlyPlan{Tmp: tmp}
+	lo.Tmp = tmp
 	grants, writable := ruleGrants(baseGrants(tmp, rw, in.Facts.TTYSlave), in.Rules, tmp, rw, &lo.FS)
 	// A path kept absent is a hole where nothing exists: the directories
 	// on its way lose the rights to create, remove and rename entries (as
@@ -123,7 +118,7 @@ func LandlockOnly(r *Request, in LandlockOnlyInput, warn, logf func(string, ...a
 	// directories above it; the supervisor keeps its name. A directory
 	// cannot be: a grant on it would take those rights from all below it.
 	if len(in.Held) > 0 {
-		return nil, &Error{Msg: fmt.Sprintf("--isolation landlock: a path git uses goes into %s and out again by \"..\": the payload could put a symlink there and lead host git elsewhere, and this mode cannot keep that directory in place (--isolation full pins it)", in.Held[0])}
+		return &Error{Msg: fmt.Sprintf("--isolation landlock: a path git uses goes into %s and out again by \"..\": the payload could put a symlink there and lead host git elsewhere, and this mode cannot keep that directory in place (--isolation full pins it)", in.Held[0])}
 	}
 	for _, p := range append(append([]string{}, in.Absent...), in.Links...) {
 		grants = append(grants, landlock.Grant{Path: p, Access: rw &^ landlock.Bind, Dir: true})
@@ -132,39 +127,46 @@ func LandlockOnly(r *Request, in LandlockOnlyInput, warn, logf func(string, ...a
 	// socket but unix and netlink (and Landlock denying the ports where
 	// the kernel can).
 	if !r.Layers.HostNet && len(r.Layers.Connect)+len(r.Layers.Bind) > 0 {
-		return nil, &Error{Msg: "port rules need --net host"}
+		return &Error{Msg: "port rules need --net host"}
 	}
-	proxy, l, err := landlockOnlyLayers(r, in.Net, grants, extraFS, warn)
+	n, l, err := landlockOnlyLayers(r, grants, extraFS, warn)
+	lo.Net = n
 	if err != nil {
-		return nil, err
+		return err
 	}
 	narrowed := landlock.Narrowed(grants, l.Landlock.Handled.FS)
-	sup, facts, err := supervisorPlan(r, l, abi, narrowed, writable, proxy != "")
+	sup, facts, err := supervisorPlan(r, l, abi, narrowed, writable, n != nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sup.Protected = append(append(protected(in.Rules), in.Absent...), in.Links...)
 	wd, err := WorkDir(r.Dir, "/", in.Rules, in.Cwd, logf)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	lo.Landlock, lo.Seccomp = l.LandlockReport, l.SeccompReport
-	for _, rl := range in.Rules {
-		if rl.Access == mounts.Deny && rl.Dir {
-			facts.DeniedDirs = append(facts.DeniedDirs, rl.Canon)
-		}
-	}
-	facts.Cgroup = in.Facts.CgroupDir
+	facts.DeniedDirs, facts.Cgroup = deniedDirs(in.Rules), in.Facts.CgroupDir
 	lo.Compensations, lo.NotEnforced = LandlockOnlyReport(facts)
 	lo.Warning = NarrowedWarning(narrowed, facts.DeniedDirs, facts.Entries)
-	env := setEnv(in.Env, "TMPDIR", tmp)
-	if proxy != "" {
-		env = in.Net.Env(env)
-		lo.NotEnforced = append(lo.NotEnforced, in.Net.NotEnforced(sup.Listen)...)
+	env := environ.Set(in.Env, "TMPDIR", tmp)
+	if n != nil {
+		env = ProxyEnv(env, n.Proxy, r.CallerEnv)
+		lo.NotEnforced = append(lo.NotEnforced, LandlockNetNotEnforced(n.Proxy, sup.Listen)...)
 	}
 	sup.Home, _ = os.UserHomeDir()
 	lo.Spec = launch.Spec{Env: env, Dir: wd, Landlock: l.Landlock, Seccomp: l.Seccomp, Supervisor: sup}
-	return lo, nil
+	return nil
+}
+
+// deniedDirs are the directories the rules deny.
+func deniedDirs(rules []Rule) []string {
+	var out []string
+	for _, rl := range rules {
+		if rl.Access == mounts.Deny && rl.Dir {
+			out = append(out, rl.Canon)
+		}
+	}
+	return out
 }
 
 // ruleGrants adds to grants those of the rules (rw for the writable
@@ -190,28 +192,35 @@ func ruleGrants(grants []landlock.Grant, rules []Rule, tmp string, rw landlock.F
 	return grants, writable
 }
 
-// landlockOnlyLayers plans the network (its proxy's address, "" for no
-// filtered network) and the layers over grants: without a network
-// namespace, the network's limits are Landlock's ports and seccomp's.
-func landlockOnlyLayers(r *Request, net LandlockOnlyNet, grants []landlock.Grant, extraFS landlock.FS, warn func(string, ...any)) (string, *Layers, error) {
-	proxy, err := net.Plan()
+// landlockOnlyLayers plans the network (nil for no filtered network) and
+// the layers over grants: without a network namespace, the network's
+// limits are Landlock's ports and seccomp's.
+func landlockOnlyLayers(r *Request, grants []landlock.Grant, extraFS landlock.FS, warn func(string, ...any)) (*Net, *Layers, error) {
+	n, err := PlanNetwork(&r.Net, true)
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
 	layers, limit := &r.Layers, NetAsPolicy
 	switch {
-	case proxy != "":
+	case n != nil:
 		// TCP connects to the proxy alone; UDP is seccomp's to refuse
 		// (seccomp.TCPOnly), on every ABI.
-		layers, limit = net.Layers(), NetConnectOnly
+		layers, limit = proxyOnly(r.Layers, n.ProxyPort()), NetConnectOnly
 	case !r.Layers.HostNet:
 		limit = NetNothing
 	}
 	l, err := PlanLayers(layers, grants, LayerOptions{ExtraFS: extraFS, Limit: limit, Carve: true, Supervised: true}, warn)
-	if err == nil && proxy != "" {
-		err = net.AddTCPOnly(l)
+	if err == nil && n != nil {
+		err = AddTCPOnly(l, r.Layers.Seccomp == "off")
 	}
-	return proxy, l, err
+	return n, l, err
+}
+
+// proxyOnly is l with TCP connects to the proxy's port alone (and, as for
+// --net none, nothing bound but what l binds).
+func proxyOnly(l LayerRequest, port uint16) *LayerRequest {
+	l.Connect = []launch.PortRange{{Proto: "tcp", First: port, Last: port}}
+	return &l
 }
 
 // landlockOnlyRule refuses a rule a sandbox without mounts cannot give.

@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 )
@@ -31,10 +31,11 @@ var shimTools = []struct{ rootVar, inHome string }{
 // latter), canonical, each a real directory, in shimTools' order. It costs
 // a few stat calls.
 func ShimDirs(env []string) []string {
-	home := lookupEnv(env, "HOME")
+	home, _ := environ.Get(env, "HOME")
 	var out []string
 	for _, t := range shimTools {
-		roots := []string{lookupEnv(env, t.rootVar)}
+		byVar, _ := environ.Get(env, t.rootVar)
+		roots := []string{byVar}
 		if home != "" {
 			roots = append(roots, filepath.Join(home, t.inHome))
 		}
@@ -136,15 +137,6 @@ func shimLower(dir string) (bool, string) {
 		return false, fmt.Sprintf("it lies on a file system (type %#x) nsrun does not overlay by itself", st.Type)
 	}
 	return true, ""
-}
-
-func lookupEnv(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
 }
 
 // LogShimsReadOnly says, through logf, which of dirs a Landlock-only
