@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/gitguard"
 )
 
@@ -43,7 +44,7 @@ func MakeHome(r HomeRequest) (*Home, error) {
 	if r.Persistent != "" {
 		dir, fi, err := ownedDir(r.Persistent)
 		if err != nil {
-			return nil, &Error{Op: "--home " + dir, Err: err}
+			return nil, &Error{Err: errs.New("%s: %w", errs.HomeDir.With(dir), err)}
 		}
 		h.Dir, h.DirInfo = dir, fi
 	}
