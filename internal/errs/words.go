@@ -2,6 +2,7 @@ package errs
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -117,8 +118,20 @@ func (t *Text) Unwrap() []error {
 // Reword is msg, said of err, with the settings of every Text in err's
 // chain named by name instead of as the library names them: msg holds
 // each one's library wording, as err.Error() does, or a message built
-// from a typed error's fields.
+// from a typed error's fields. A setting's name that is left (a typed
+// error that words its fields with a Text it does not wrap) is replaced
+// as it stands: the names are distinctive enough.
 func Reword(msg string, err error, name func(Setting) string) string {
+	msg = rewordChain(msg, err, name)
+	names := append([]Setting(nil), Settings...)
+	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+	for _, s := range names {
+		msg = strings.ReplaceAll(msg, string(s), name(s))
+	}
+	return msg
+}
+
+func rewordChain(msg string, err error, name func(Setting) string) string {
 	var walk func(error)
 	walk = func(e error) {
 		if e == nil {

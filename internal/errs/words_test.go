@@ -27,6 +27,7 @@ func TestText(t *testing.T) {
 			"Policy.Isolation = IsolationLandlock: wrapped: Policy.HomeDir /h: file does not exist",
 			"--isolation landlock: wrapped: --home /h: file does not exist"},
 		{errors.New("plain"), "plain", "plain"},
+		{errors.New("no Text: Policy.Isolation = IsolationLandlock"), "no Text: Policy.Isolation = IsolationLandlock", "no Text: --isolation landlock"},
 	} {
 		if got := c.err.Error(); got != c.lib {
 			t.Errorf("Error() = %q, want %q", got, c.lib)
