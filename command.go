@@ -147,7 +147,11 @@ var errNilContext = errors.New("nsrun: CommandContext with a nil context")
 //     without CommandContext) or a failure of the host's (a file nsrun
 //     could not read or make).
 //
-// ExitCode gives the status the nsrun command exits with for each.
+// Their messages name the setting at fault as a Go caller writes it
+// (Policy.Isolation = IsolationLandlock), never a flag of the nsrun
+// command, which words them with its flags. The cause, where there is
+// one, is wrapped: errors.Is and errors.As see it. ExitCode gives the
+// status the nsrun command exits with for each.
 func (c *Cmd) Start() error {
 	if c.started {
 		return errors.New("nsrun: Start called twice")

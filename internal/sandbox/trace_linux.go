@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/errs"
