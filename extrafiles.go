@@ -23,7 +23,7 @@ func (c *Cmd) checkExtraFiles() error {
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
 			// A directory's descriptor is a way around the mounts: paths
 			// opened from it are the host's, not the sandbox's view.
-			c.warnf("ExtraFiles[%d] (descriptor %d inside) is the directory %s: through it the payload opens what is under it, and above it with .., as far as Landlock and the files' modes allow, past the mounts that make --ro and --deny", i, 3+i, fileName(f))
+			c.warnf("ExtraFiles[%d] (descriptor %d inside) is the directory %s: through it the payload opens what is under it, and above it with .., as far as Landlock and the files' modes allow, past the mounts that make paths read-only or hidden", i, 3+i, fileName(f))
 		}
 	}
 	return nil
