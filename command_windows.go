@@ -102,12 +102,7 @@ func (c *Cmd) windowsInput(p *Policy) (win.Input, error) {
 }
 
 // windowsCheck refuses settings that mean nothing with a restricted token.
-func (p *Policy) windowsCheck() error {
-	if setting := p.linuxOnlySetting(); setting != "" {
-		return &SetupError{Code: ExitSetup, Msg: setting + " has no meaning with the Windows restricted-token backend"}
-	}
-	return nil
-}
+func (p *Policy) windowsCheck() error { return p.linuxOnly("the Windows restricted-token backend") }
 
 // terminate ends the job: Windows has no SIGTERM to give the payload.
 func (s *sysCmd) terminate() error { return s.sb.Kill() }

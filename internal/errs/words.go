@@ -21,6 +21,10 @@ const (
 	AllowHost            Setting = "Policy.AllowHosts"
 	AllowHostUnixSockets Setting = "Policy.AllowHostUnixSockets"
 	AllowUserns          Setting = "Policy.AllowUserns"
+	EnvPatterns          Setting = "environment patterns (Policy.UnsetEnv, Policy.KeepEnv)"
+	FilteredNetwork      Setting = "a filtered network (Policy.AllowHosts, Policy.HostAllowed, Policy.Publish, Policy.HostPorts)"
+	HomeOwn              Setting = "a home of the sandbox's own (Policy.Home)"
+	Hostname             Setting = "Policy.Hostname"
 	HomeDir              Setting = "Policy.HomeDir"
 	HomePersistent       Setting = "Policy.Home = HomePersistent"
 	HostPorts            Setting = "Policy.HostPorts"
@@ -30,23 +34,29 @@ const (
 	LandlockOff          Setting = "Policy.Landlock = LandlockOff"
 	NetHost              Setting = "Policy.Net = NetHost"
 	NetNone              Setting = "Policy.Net = NetNone"
+	PortRules            Setting = "port rules (Policy.AllowConnect, Policy.AllowBind)"
 	ProcHost             Setting = "Policy.Proc = ProcHost"
+	ProtectGit           Setting = "git protection (Policy.ProtectGit)"
+	ResourceLimits       Setting = "resource limits (Policy.Memory, Policy.Pids, Policy.CPU, Policy.Rlimits, Policy.TmpfsSize)"
 	Root                 Setting = "Policy.Root"
 	RuleBlockDevice      Setting = "Policy.Rules BlockDevice"
 	RuleOverlay          Setting = "Policy.Rules Overlay"
 	RuleReadOnly         Setting = "Policy.Rules ReadOnly"
 	RuleReadWrite        Setting = "Policy.Rules ReadWrite"
 	RuleTmpfs            Setting = "Policy.Rules Tmpfs"
+	SeccompProfile       Setting = "a seccomp profile (Policy.Seccomp)"
 	SysHost              Setting = "Policy.Sys = SysHost"
 	TraceDenials         Setting = "Policy.TraceDenials"
 	TTYAlways            Setting = "Cmd.TTY = TTYAlways"
+	UIDGID               Setting = "Policy.UID and Policy.GID"
 )
 
 // Settings are all the settings above, for the nsrun command's test.
 var Settings = []Setting{AllowBind, AllowConnect, AllowHost, AllowHostUnixSockets, AllowUserns,
-	HomeDir, HomePersistent, HostPorts, IsolationFull, IsolationLandlock, KeepChanges, LandlockOff,
-	NetHost, NetNone, ProcHost, Root, RuleBlockDevice, RuleOverlay, RuleReadOnly, RuleReadWrite,
-	RuleTmpfs, SysHost, TraceDenials, TTYAlways}
+	EnvPatterns, FilteredNetwork, HomeOwn, Hostname, HomeDir, HomePersistent, HostPorts, IsolationFull,
+	IsolationLandlock, KeepChanges, LandlockOff, NetHost, NetNone, PortRules, ProcHost, ProtectGit,
+	ResourceLimits, Root, RuleBlockDevice, RuleOverlay, RuleReadOnly, RuleReadWrite, RuleTmpfs,
+	SeccompProfile, SysHost, TraceDenials, TTYAlways, UIDGID}
 
 // Word is a setting with a value of the caller's.
 type Word struct {
