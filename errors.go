@@ -189,7 +189,7 @@ func (e *LimitError) Unwrap() error { return e.Err }
 func (p *Policy) checkValues() error {
 	switch {
 	case p.TmpfsSize > MaxSize:
-		return &SetupError{Code: ExitSetup, Op: fmt.Sprintf("tmpfs-size %d", p.TmpfsSize), Err: errSizeAbove}
+		return &SetupError{Code: ExitSetup, Err: errs.New("%s: %w", errs.TmpfsSize.With(fmt.Sprint(p.TmpfsSize)), errSizeAbove)}
 	case p.Memory > MaxSize:
 		return &LimitError{Option: "memory", Err: fmt.Errorf("%d %w", p.Memory, errSizeAbove)}
 	case p.Pids > MaxPids:

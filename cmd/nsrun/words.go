@@ -37,6 +37,7 @@ var settingFlags = map[errs.Setting]string{
 	errs.SeccompProfile:       "a seccomp profile (--seccomp)",
 	errs.SysHost:              "--sys host",
 	errs.TraceDenials:         "--trace-denials",
+	errs.TmpfsSize:            "--tmpfs-size",
 	errs.TTYAlways:            "--tty always",
 	errs.UIDGID:               "--uid and --gid",
 }

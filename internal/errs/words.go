@@ -47,6 +47,7 @@ const (
 	SeccompProfile       Setting = "a seccomp profile (Policy.Seccomp)"
 	SysHost              Setting = "Policy.Sys = SysHost"
 	TraceDenials         Setting = "Policy.TraceDenials"
+	TmpfsSize            Setting = "Policy.TmpfsSize"
 	TTYAlways            Setting = "Cmd.TTY = TTYAlways"
 	UIDGID               Setting = "Policy.UID and Policy.GID"
 )
@@ -56,7 +57,7 @@ var Settings = []Setting{AllowBind, AllowConnect, AllowHost, AllowHostUnixSocket
 	EnvPatterns, FilteredNetwork, HomeOwn, Hostname, HomeDir, HomePersistent, HostPorts, IsolationFull,
 	IsolationLandlock, KeepChanges, LandlockOff, NetHost, NetNone, PortRules, ProcHost, ProtectGit,
 	ResourceLimits, Root, RuleBlockDevice, RuleOverlay, RuleReadOnly, RuleReadWrite, RuleTmpfs,
-	SeccompProfile, SysHost, TraceDenials, TTYAlways, UIDGID}
+	SeccompProfile, SysHost, TmpfsSize, TraceDenials, TTYAlways, UIDGID}
 
 // Word is a setting with a value of the caller's.
 type Word struct {
