@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/paths"
 )
 
@@ -124,7 +125,7 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 		case info.IsDir() && canon == "/dev":
 			return canonRule{}, at("is the host's whole /dev; the sandbox's /dev is always its own: name each character device (/dev/kvm)")
 		case mode&fs.ModeDevice != 0 && mode&fs.ModeCharDevice == 0:
-			return canonRule{}, at("is a block device, which reads and writes a whole filesystem past every permission and rule: name it with --dev-block (BlockDevice) if that is meant")
+			return canonRule{}, at("is a block device, which reads and writes a whole filesystem past every permission and rule: name it with %s if that is meant", errs.RuleBlockDevice)
 		case mode&fs.ModeCharDevice == 0:
 			return canonRule{}, at("is %s, not a character device", paths.FileKind(mode))
 		}

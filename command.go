@@ -152,7 +152,11 @@ var errNilContext = errors.New("nsrun: CommandContext with a nil context")
 //     without CommandContext) or a failure of the host's (a file nsrun
 //     could not read or make).
 //
-// ExitCode gives the status the nsrun command exits with for each.
+// Their messages name the setting at fault as a Go caller writes it
+// (Policy.Isolation = IsolationLandlock), never a flag of the nsrun
+// command, which words them with its flags. The cause, where there is
+// one, is wrapped: errors.Is and errors.As see it. ExitCode gives the
+// status the nsrun command exits with for each.
 func (c *Cmd) Start() error {
 	if c.started {
 		return errors.New("nsrun: Start called twice")
@@ -343,7 +347,7 @@ func (c *Cmd) checkExtraFiles() error {
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
 			// A directory's descriptor is a way around the mounts: paths
 			// opened from it are the host's, not the sandbox's view.
-			c.warnf("ExtraFiles[%d] (descriptor %d inside) is the directory %s: through it the payload opens what is under it, and above it with .., as far as Landlock and the files' modes allow, past the mounts that make --ro and --deny", i, 3+i, fileName(f))
+			c.warnf("ExtraFiles[%d] (descriptor %d inside) is the directory %s: through it the payload opens what is under it, and above it with .., as far as Landlock and the files' modes allow, past the mounts that make paths read-only or hidden", i, 3+i, fileName(f))
 		}
 	}
 	return nil

@@ -1,25 +1,19 @@
 package nsrun
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
+	"github.com/nsrun/nsrun/darwin"
 	"github.com/nsrun/nsrun/internal/environ"
 )
 
-// sandboxExec is where macOS keeps it; it is never looked up in PATH.
-const sandboxExec = "/usr/bin/sandbox-exec"
-
-// sysCmd is the sandbox-exec process running the payload.
+// sysCmd is the payload running under sandbox-exec (package darwin runs
+// it; this file lowers the Cmd into its input and raises its results).
 type sysCmd struct {
-	cmd     *exec.Cmd
+	proc    *darwin.Process
 	started time.Time
 	begun   chan struct{}
 	done    chan struct{}
@@ -28,15 +22,14 @@ type sysCmd struct {
 func (c *Cmd) backend() string { return "seatbelt" }
 
 func (c *Cmd) stopper() stopper {
-	if c.sys == nil || c.sys.cmd == nil || c.sys.cmd.Process == nil {
+	if c.sys == nil || c.sys.proc == nil {
 		return nil
 	}
 	return c.sys
 }
 
-// start checks the policy, proves the profile works on /usr/bin/true (a
-// profile sandbox-exec rejects must read as a broken sandbox, not as the
-// command failing), and starts the command under it.
+// start checks the policy, makes its Seatbelt profile, and starts the
+// command under it.
 func (c *Cmd) start() error {
 	s := &sysCmd{started: time.Now(), begun: make(chan struct{}), done: make(chan struct{})}
 	c.sys = s
@@ -59,24 +52,6 @@ func (c *Cmd) start() error {
 	if c.afterPrepare != nil {
 		c.afterPrepare()
 	}
-	if _, err := os.Stat(sandboxExec); err != nil {
-		return fail(&SetupError{Code: ExitSetup, Op: "macOS sandbox unavailable", Err: err})
-	}
-	var probeErr bytes.Buffer
-	probe := exec.Command(sandboxExec, append(prof.Args(), "/usr/bin/true")...)
-	probe.Stderr = &probeErr
-	if err := probe.Run(); err != nil {
-		return fail(&SetupError{Code: ExitSetup, Msg: fmt.Sprintf("macOS sandbox unavailable: sandbox-exec refused the profile (%v): %s", err, strings.TrimSpace(probeErr.String()))})
-	}
-	path, err := exec.LookPath(c.Args[0])
-	if err != nil {
-		code := ExitNotFound
-		if errors.Is(err, os.ErrPermission) {
-			code = ExitNotExecutable
-		}
-		return fail(&SetupError{Code: code, Err: err})
-	}
-	s.cmd = exec.Command(sandboxExec, append(append(prof.Args(), "--", path), c.Args[1:]...)...)
 	dir := c.Dir
 	if dir == "" {
 		dir, _ = os.Getwd()
@@ -93,57 +68,40 @@ func (c *Cmd) start() error {
 		// trust it as the name of their own.
 		env = environ.Set(env, "PWD", dir)
 	}
-	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr, s.cmd.Env, s.cmd.Dir = c.Stdin, c.Stdout, c.Stderr, env, c.Dir
-	// sandbox-exec executes the payload in its place: these are its 3, 4,
-	// ... as on Linux, and exec.Cmd's WaitDelay bounds the copying of its
-	// output after it ended.
-	s.cmd.ExtraFiles, s.cmd.WaitDelay = c.ExtraFiles, c.WaitDelay
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
-		return fail(&SetupError{Code: ExitSetup, Op: "start sandbox-exec", Err: err})
+	s.proc, err = darwin.Start(prof, &darwin.Attr{Args: c.Args, Env: env, Dir: c.Dir,
+		Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, ExtraFiles: c.ExtraFiles, WaitDelay: c.WaitDelay})
+	if err != nil {
+		var de *darwin.Error
+		if errors.As(err, &de) {
+			err = &SetupError{Code: de.Code, Op: de.Op, Msg: de.Msg, Err: de.Err}
+		}
+		return fail(err)
 	}
 	c.describeRun(&c.report, dir, os.Getuid(), os.Getgid())
 	c.report.Network = networkReport(p)
-	c.report.TimingsMS.Setup = float64(time.Since(s.started).Microseconds()) / 1000
-	c.Process = s.cmd.Process
+	c.report.TimingsMS.Setup = ms(time.Since(s.started))
+	c.Process = s.proc.Process()
 	close(s.begun)
 	c.startWatch(s, s.begun, s.done)
 	return nil
 }
 
-// terminate sends SIGTERM to the payload.
-func (s *sysCmd) terminate() error { return s.cmd.Process.Signal(syscall.SIGTERM) }
+func (s *sysCmd) terminate() error { return s.proc.Terminate() }
 
-// kill kills the payload's process group.
-func (s *sysCmd) kill() error {
-	err := s.cmd.Process.Kill()
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	return err
-}
+func (s *sysCmd) kill() error { return s.proc.Kill() }
 
 // wait waits for the payload and maps its end as on Linux.
 func (c *Cmd) wait() (*ExitError, error) {
 	s := c.sys
-	ioErr := s.cmd.Wait()
-	var exitErr *exec.ExitError
-	if errors.As(ioErr, &exitErr) {
-		ioErr = nil
-	}
+	end, ioErr := s.proc.Wait()
 	close(s.done)
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	ws, _ := s.cmd.ProcessState.Sys().(syscall.WaitStatus)
-	ee := &ExitError{Code: ws.ExitStatus()}
-	if ws.Signaled() {
-		ee.Signal = int(ws.Signal())
-		ee.Code = 128 + ee.Signal
+	ee := &ExitError{Code: end.Status}
+	if end.Signal != 0 {
+		ee.Signal, ee.Code = end.Signal, 128+end.Signal
 	}
-	u := &UsageReport{UserMS: ms(s.cmd.ProcessState.UserTime()), SystemMS: ms(s.cmd.ProcessState.SystemTime()),
-		WallMS: float64(time.Since(s.started).Microseconds())/1000 - c.report.TimingsMS.Setup, Source: "rusage"}
-	if ru, ok := s.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		u.MaxRSSKiB = ru.Maxrss / 1024 // bytes on macOS
-	}
-	c.report.Usage = u
-	c.report.TimingsMS.Run = u.WallMS
+	c.report.TimingsMS.Run = ms(time.Since(s.started)) - c.report.TimingsMS.Setup
+	c.report.Usage = &UsageReport{UserMS: ms(end.User), SystemMS: ms(end.System), MaxRSSKiB: end.MaxRSSKiB,
+		WallMS: c.report.TimingsMS.Run, Source: "rusage"}
 	return ee, ioErr
 }
 
@@ -152,7 +110,7 @@ func (c *Cmd) Signal(sig os.Signal) error {
 	if !c.running {
 		return errors.New("nsrun: Signal before Start")
 	}
-	return c.sys.cmd.Process.Signal(sig)
+	return c.sys.proc.Process().Signal(sig)
 }
 
 // seatbeltReport is what the macOS backend enforces, and what it cannot.
@@ -172,11 +130,8 @@ func ProbeHost() Probe {
 	no := ProbeItem{Detail: "not on macOS"}
 	p := Probe{UserNamespaces: no, MountSetattr: no, Landlock: no, Seccomp: no, CgroupV2: no,
 		LandlockOnly: ProbeLandlockOnly{Detail: no.Detail}, RestrictedToken: ProbeRestrictedToken{Detail: "not on Windows"}}
-	if _, err := os.Stat(sandboxExec); err != nil {
-		p.Seatbelt = ProbeItem{Detail: err.Error()}
-	} else {
-		p.Seatbelt = ProbeItem{OK: true, Detail: sandboxExec}
-	}
+	ok, detail := darwin.Available()
+	p.Seatbelt = ProbeItem{OK: ok, Detail: detail}
 	return p
 }
 

@@ -26,10 +26,10 @@ var allowedImports = map[string][]string{
 		// to retire with the move of the parent side:
 		"internal/absent",
 		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
-	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front"},
+	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front", "internal/errs"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
-	"internal/launch": {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths", "internal/fdpass"},
+	"internal/launch": {"mounts", "landlock", "seccomp", "ns", "netproxy", "pty", "reexec", "cgroup", "internal/supervise", "internal/wire", "internal/paths", "internal/fdpass", "internal/errs"},
 	// The Linux planning: a lowered policy in, what the sandbox is made of
 	// out; it never imports the parent side that runs the sandbox.
 	"internal/plan": {"internal/launch", "internal/front", "mounts", "landlock", "seccomp", "netproxy", "cgroup", "ptrace",

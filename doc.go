@@ -65,7 +65,12 @@
 // and its cause (errors.Is(err, syscall.EPERM) works); a *RuleError,
 // *DirError, *IDError or *LimitError names the rule, directory, id or limit
 // at fault. After the payload ran, Wait returns an *ExitError. ExitCode
-// maps any of them to the status the nsrun command exits with.
+// maps any of them to the status the nsrun command exits with. Their
+// messages name a setting as Go code writes it (Policy.Isolation =
+// IsolationLandlock), never a flag of the command. The report's advice
+// (a Denial's Allow, a SuggestedOption, the lines of DenialSummary) and
+// the lines written to Cmd.Warnings speak the command's flags ("--rw /x"):
+// they are what a user of the command acts on.
 //
 // # Platforms
 //
@@ -106,7 +111,7 @@
 //	report                      report.go report_linux.go (plans and results raised)
 //	host probe                  probe.go report_linux.go, internal/sandbox, internal/plan
 //	mechanisms                  packages ns, mounts, landlock, seccomp, cgroup, netproxy, pty
-//	macOS, Windows              packages darwin, windows; seatbelt.go
+//	macOS, Windows              seatbelt.go; packages darwin, windows (the runs)
 //
 // docs/ARCHITECTURE.md draws the packages, their imports and the stages of
 // a launch.

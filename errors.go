@@ -111,7 +111,7 @@ type IDError struct {
 	Err  error
 }
 
-func (e *IDError) Error() string { return fmt.Sprintf("%s: %v", e.Kind, e.Err) }
+func (e *IDError) Error() string { return fmt.Sprintf("%s: %v", settingName(e.Kind), e.Err) }
 func (e *IDError) Unwrap() error { return e.Err }
 
 // IsolationError is a setting that needs namespaces, asked for with
@@ -121,7 +121,7 @@ type IsolationError struct {
 }
 
 func (e *IsolationError) Error() string {
-	return e.Setting + " needs namespaces, which IsolationLandlock does not create"
+	return settingName(e.Setting) + " needs namespaces, which " + string(errs.IsolationLandlock) + " does not create"
 }
 
 // SeccompError is a seccomp profile that cannot be read, understood or
@@ -143,9 +143,9 @@ type NetError struct {
 
 func (e *NetError) Error() string {
 	if e.Value == "" {
-		return fmt.Sprintf("%s: %v", e.Option, e.Err)
+		return fmt.Sprintf("%s: %v", settingName(e.Option), e.Err)
 	}
-	return fmt.Sprintf("%s %q: %v", e.Option, e.Value, e.Err)
+	return fmt.Sprintf("%s %q: %v", settingName(e.Option), e.Value, e.Err)
 }
 
 func (e *NetError) Unwrap() error { return e.Err }
@@ -157,7 +157,31 @@ type LimitError struct {
 	Err    error
 }
 
-func (e *LimitError) Error() string { return fmt.Sprintf("%s: %v", e.Option, e.Err) }
+func (e *LimitError) Error() string { return fmt.Sprintf("%s: %v", settingName(e.Option), e.Err) }
+
+// settingNames are the library's names of the settings the typed errors
+// carry by the command line's names (their fields keep those, as
+// documented): a message names the setting a Go caller wrote.
+var settingNames = map[string]string{
+	"uid": "Policy.UID", "gid": "Policy.GID", "root": "Policy.Root", "hostname": "Policy.Hostname",
+	"keep-changes": "Policy.KeepChanges", "tmpfs-size": "Policy.TmpfsSize",
+	"memory": "Policy.Memory", "pids": "Policy.Pids", "cpu": "Policy.CPU",
+	"allow-host": "Policy.AllowHosts", "allow-private-hosts": "Policy.AllowPrivateHosts", "add-host": "Policy.AddHosts",
+	"publish": "Policy.Publish", "host-port": "Policy.HostPorts", "Dial": "Policy.Dial", "Resolve": "Policy.Resolve",
+	"ro": "a ReadOnly rule", "rw": "a ReadWrite rule", "deny": "a Deny rule", "tmpfs": "a Tmpfs rule",
+	"overlay": "an Overlay rule", "dir": "a Directory rule", "symlink": "a Symlink rule", "file": "a Copy rule",
+	"dev": "a Device rule", "dev-block": "a BlockDevice rule", "ro-bind": "a ReadOnly rule with From",
+	"bind": "a ReadWrite rule with From", "dev-bind": "a Device rule with From",
+}
+
+// settingName is the library's name of the setting the command line calls
+// option.
+func settingName(option string) string {
+	if n, ok := settingNames[option]; ok {
+		return n
+	}
+	return option
+}
 func (e *LimitError) Unwrap() error { return e.Err }
 
 // checkValues refuses numbers out of the range the parsers take (ParseSize,
@@ -165,7 +189,7 @@ func (e *LimitError) Unwrap() error { return e.Err }
 func (p *Policy) checkValues() error {
 	switch {
 	case p.TmpfsSize > MaxSize:
-		return &SetupError{Code: ExitSetup, Op: fmt.Sprintf("tmpfs-size %d", p.TmpfsSize), Err: errSizeAbove}
+		return &SetupError{Code: ExitSetup, Err: errs.New("%s: %w", errs.TmpfsSize.With(fmt.Sprint(p.TmpfsSize)), errSizeAbove)}
 	case p.Memory > MaxSize:
 		return &LimitError{Option: "memory", Err: fmt.Errorf("%d %w", p.Memory, errSizeAbove)}
 	case p.Pids > MaxPids:

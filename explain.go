@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/paths"
 )
 
@@ -127,7 +128,7 @@ func persistentHomeDir(homeDir string, homes []string, cwd string) (string, erro
 	return paths.Abs(homeDir, cwd), nil
 }
 
-var errNoHomeForPersistent = errors.New("--home persistent: no home directory to keep it under (HOME is unset and the password database has none); give --home DIR")
+var errNoHomeForPersistent = errs.New("%s: no home directory to keep it under (HOME is unset and the password database has none); give %s", errs.HomePersistent, errs.HomeDir.With("DIR"))
 
 // canonicalAncestor is abs with its longest existing ancestor made
 // canonical and the missing rest joined on.

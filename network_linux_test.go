@@ -205,11 +205,11 @@ func TestLibraryNetworkRefusals(t *testing.T) {
 		p    Policy
 		want string
 	}{
-		{Policy{AllowHosts: []string{""}}, `allow-host: empty pattern`},
-		{Policy{AllowHosts: []string{"a.test"}, Net: NetHost}, "allow-host: filters the sandbox's own network namespace"},
-		{Policy{HostAllowed: func(string, int) bool { return true }, Net: NetHost}, "allow-host: filters"},
-		{Policy{HostPorts: []PortRange{{Proto: "udp", First: 53, Last: 53}}}, `host-port "53": want TCP ports`},
-		{Policy{Resolve: func(context.Context, string) ([]netip.Addr, error) { return nil, nil }}, "Resolve: means nothing"},
+		{Policy{AllowHosts: []string{""}}, `Policy.AllowHosts: empty pattern`},
+		{Policy{AllowHosts: []string{"a.test"}, Net: NetHost}, "Policy.AllowHosts: filters the sandbox's own network namespace, and Policy.Net = NetHost has none"},
+		{Policy{HostAllowed: func(string, int) bool { return true }, Net: NetHost}, "Policy.AllowHosts: filters"},
+		{Policy{HostPorts: []PortRange{{Proto: "udp", First: 53, Last: 53}}}, `Policy.HostPorts "53": want TCP ports`},
+		{Policy{Resolve: func(context.Context, string) ([]netip.Addr, error) { return nil, nil }}, "Policy.Resolve: means nothing without Policy.AllowHosts"},
 	} {
 		err := Command(&tc.p, "/bin/true").Run()
 		var ne *NetError

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nsrun/nsrun/internal/errs"
 )
 
 // Credential is a place under a home directory where a tool keeps
@@ -88,7 +90,7 @@ type WorkspaceError struct {
 }
 
 func (e *WorkspaceError) Error() string {
-	return fmt.Sprintf("the current directory %s is %s, not a project: run from a project's directory, or name what to make writable with --rw DIR", e.Dir, e.Why)
+	return errs.New("the current directory %s is %s, not a project: run from a project's directory, or name what to make writable with %s", e.Dir, e.Why, errs.RuleReadWrite.With("DIR")).Error()
 }
 
 // systemDirs are the top-level directories of a Linux or macOS system.

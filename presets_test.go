@@ -65,7 +65,7 @@ func TestCheckWorkspace(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.As(err, &we) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--rw DIR") {
+		if !errors.As(err, &we) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Policy.Rules ReadWrite DIR") {
 			t.Errorf("%s: %v, want %q", dir, err, want)
 		}
 	}

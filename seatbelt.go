@@ -2,9 +2,11 @@ package nsrun
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/nsrun/nsrun/darwin"
+	"github.com/nsrun/nsrun/internal/errs"
 )
 
 // SeatbeltProfile is the macOS Seatbelt profile of p, what the macOS
@@ -31,55 +33,59 @@ func (p *Policy) SeatbeltProfile() (darwin.Profile, error) {
 
 // seatbeltCheck refuses settings that mean nothing under Seatbelt: they
 // would be ignored otherwise.
-func (p *Policy) seatbeltCheck() error {
-	if setting := p.linuxOnlySetting(); setting != "" {
-		return &SetupError{Code: ExitSetup, Msg: setting + " has no meaning with the macOS Seatbelt backend"}
-	}
-	return nil
-}
+func (p *Policy) seatbeltCheck() error { return p.linuxOnly("the macOS Seatbelt backend") }
 
-// linuxOnlySetting names the first setting in use that only the Linux
-// backend can honour, or returns "".
-func (p *Policy) linuxOnlySetting() string {
-	switch {
-	case p.UID != nil || p.GID != nil:
-		return "uid and gid"
-	case p.Hostname != "":
-		return "hostname"
-	case p.Isolation != IsolationFull:
-		return "isolation landlock"
-	case p.Root != "":
-		return "root"
-	case p.AllowUserns:
-		return "allow-userns"
-	case p.TraceDenials:
-		return "trace-denials"
-	case p.AllowHostUnixSockets:
-		return "allow-host-unix-sockets"
-	case len(p.AllowConnect)+len(p.AllowBind) > 0:
-		return "port rules (allow-connect, allow-bind)"
-	case p.filtersNetwork() || p.AllowPrivateHosts || len(p.AddHosts) > 0 || p.Dial != nil || p.Resolve != nil:
-		return "a filtered network (allow-host, publish, host-port)"
-	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
-		return "a seccomp profile"
-	case p.Home != HomeInherit:
-		return "a home of the sandbox's own (presets agent and build)"
-	case p.ProtectGit:
-		return "git protection (preset agent)"
-	case len(p.UnsetEnv)+len(p.KeepEnv) > 0:
-		return "environment patterns (preset agent)"
-	case p.Memory > 0 || p.Pids > 0 || p.CPU > 0 || len(p.Rlimits) > 0 || p.TmpfsSize > 0:
-		return "resource limits"
-	case p.KeepChanges != "":
-		return "keep-changes"
-	case p.Sys != SysPrivate:
-		return "sys"
+// linuxOnly refuses the first setting in use that only the Linux backend
+// can honour, saying that it has no meaning with backend.
+func (p *Policy) linuxOnly(backend string) error {
+	if s := p.linuxOnlySetting(); s != "" {
+		return &SetupError{Code: ExitSetup, Err: errs.New("%s has no meaning with %s", s, backend)}
 	}
 	for _, r := range p.Rules {
 		if r.From != "" || (r.Access != ReadOnly && r.Access != ReadWrite && r.Access != Deny && r.Access != Tmpfs) {
 			// Another place, a device, a copy, an overlay: mounts.
-			return "--" + r.Option() + " " + r.Path
+			return &RuleError{Rule: r, Err: fmt.Errorf("has no meaning with %s", backend)}
 		}
+	}
+	return nil
+}
+
+// linuxOnlySetting names the first setting in use, but the rules, that
+// only the Linux backend can honour, or is "".
+func (p *Policy) linuxOnlySetting() errs.Setting {
+	switch {
+	case p.UID != nil || p.GID != nil:
+		return errs.UIDGID
+	case p.Hostname != "":
+		return errs.Hostname
+	case p.Isolation != IsolationFull:
+		return errs.IsolationLandlock
+	case p.Root != "":
+		return errs.Root
+	case p.AllowUserns:
+		return errs.AllowUserns
+	case p.TraceDenials:
+		return errs.TraceDenials
+	case p.AllowHostUnixSockets:
+		return errs.AllowHostUnixSockets
+	case len(p.AllowConnect)+len(p.AllowBind) > 0:
+		return errs.PortRules
+	case p.filtersNetwork() || p.AllowPrivateHosts || len(p.AddHosts) > 0 || p.Dial != nil || p.Resolve != nil:
+		return errs.FilteredNetwork
+	case p.Seccomp != "" && p.Seccomp != "default" && p.Seccomp != "off":
+		return errs.SeccompProfile
+	case p.Home != HomeInherit:
+		return errs.HomeOwn
+	case p.ProtectGit:
+		return errs.ProtectGit
+	case len(p.UnsetEnv)+len(p.KeepEnv) > 0:
+		return errs.EnvPatterns
+	case p.Memory > 0 || p.Pids > 0 || p.CPU > 0 || len(p.Rlimits) > 0 || p.TmpfsSize > 0:
+		return errs.ResourceLimits
+	case p.KeepChanges != "":
+		return errs.KeepChanges
+	case p.Sys != SysPrivate:
+		return errs.SysHost
 	}
 	return ""
 }

@@ -62,3 +62,21 @@ func TestSeatbeltProfileFromPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestSeatbeltRefusalsNameSettings: what Seatbelt cannot honour is refused
+// by the setting's library name, or as the rule at fault.
+func TestSeatbeltRefusalsNameSettings(t *testing.T) {
+	for _, c := range []struct {
+		p    Policy
+		want string
+	}{
+		{Policy{Hostname: "x"}, "Policy.Hostname has no meaning with the macOS Seatbelt backend"},
+		{Policy{Memory: 1 << 30}, "resource limits (Policy.Memory, Policy.Pids, Policy.CPU, Policy.Rlimits, Policy.TmpfsSize) has no meaning with the macOS Seatbelt backend"},
+		{Policy{Rules: []Rule{{Path: "/dev/null", Access: Device}}}, "dev /dev/null: has no meaning with the macOS Seatbelt backend"},
+	} {
+		_, err := c.p.SeatbeltProfile()
+		if err == nil || err.Error() != c.want || ExitCode(err) != ExitSetup {
+			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
+		}
+	}
+}

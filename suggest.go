@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/nsrun/nsrun/internal/errs"
 )
 
 // Suggestion is what would allow the denials of a report: the options,
@@ -30,7 +32,7 @@ type SuggestedOption struct {
 // into the options that would allow them.
 func Suggest(r *Report) (*Suggestion, error) {
 	if r.Denials == nil {
-		return nil, fmt.Errorf("the report has no \"denials\": run the command with --trace-denials")
+		return nil, errs.New("the report has no \"denials\": run the command with %s", errs.TraceDenials)
 	}
 	s := &Suggestion{}
 	add := func(opt, what string) {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+
+	"github.com/nsrun/nsrun/internal/errs"
 )
 
 // TTYMode says whether a sandbox's payload gets a pseudo-terminal of its
@@ -74,7 +76,7 @@ func ttyCheck(m TTYMode) error {
 		return err
 	}
 	if m == TTYAlways && runtime.GOOS != "linux" {
-		return &SetupError{Code: ExitSetup, Msg: "--tty always: " + errPTYNeedsLinux.Error()}
+		return &SetupError{Code: ExitSetup, Err: errs.New("%s: %w", errs.TTYAlways, errPTYNeedsLinux)}
 	}
 	return nil
 }

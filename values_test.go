@@ -110,12 +110,12 @@ func TestPolicyValueBounds(t *testing.T) {
 		want string
 	}{
 		{Policy{TmpfsSize: MaxSize, Memory: MaxSize, Pids: MaxPids, CPU: MaxCPU}, ""},
-		{Policy{TmpfsSize: MaxSize + 2}, "tmpfs-size"},
-		{Policy{Memory: 1 << 63}, "memory"},
-		{Policy{Pids: MaxPids + 1}, "pids"},
-		{Policy{CPU: math.NaN()}, "cpu"},
-		{Policy{CPU: 0.001}, "cpu"},
-		{Policy{CPU: -1}, "cpu"},
+		{Policy{TmpfsSize: MaxSize + 2}, "Policy.TmpfsSize"},
+		{Policy{Memory: 1 << 63}, "Policy.Memory"},
+		{Policy{Pids: MaxPids + 1}, "Policy.Pids"},
+		{Policy{CPU: math.NaN()}, "Policy.CPU"},
+		{Policy{CPU: 0.001}, "Policy.CPU"},
+		{Policy{CPU: -1}, "Policy.CPU"},
 	} {
 		err := c.p.checkValues()
 		switch {

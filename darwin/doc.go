@@ -1,8 +1,10 @@
 // Package darwin is nsrun's macOS backend: a Policy as a Seatbelt profile
-// for /usr/bin/sandbox-exec.
+// for /usr/bin/sandbox-exec, and the payload run under it.
 //
 // Generate is pure and builds everywhere, so the profile is tested on
-// Linux and printed by nsrun --print-profile on every system. Paths never
+// Linux and printed by nsrun --print-profile on every system. Start (macOS
+// only) proves the profile on /usr/bin/true, then runs the payload under
+// sandbox-exec in a process group of its own; Wait says how it ended. Paths never
 // appear in the profile text: each is a parameter, (param "P3"), passed
 // with -D, so no path can change the profile's meaning. Rules are emitted
 // from the shallowest path to the deepest, and in Seatbelt the later rule

@@ -117,7 +117,7 @@ func Default(o Options) Profile {
 	for _, req := range []uint64{tiocsti, tioclinux} {
 		add(Rule{Names: []string{"ioctl"}, Action: Action{Kind: ActErrno, Errno: errEPERM},
 			Args:   []Arg{masked(1, low32, req)},
-			Reason: "TIOCSTI and TIOCLINUX push input into a terminal the sandbox holds: the caller's with --tty never (CVE-2017-5226)"})
+			Reason: "TIOCSTI and TIOCLINUX push input into a terminal the sandbox holds: the caller's, where the payload has no pseudo-terminal of its own (CVE-2017-5226)"})
 	}
 	afRule := func(args ...Arg) {
 		for _, name := range []string{"socket", "socketpair"} {

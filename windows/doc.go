@@ -14,10 +14,11 @@
 // next run. The payload starts suspended, joins a job object that kills
 // it and everything it started when nsrun goes away, and is then resumed.
 //
-// MakePlan and the journal are pure and tested on Linux; the runner is in
-// files with the _windows suffix.
+// MakePlan, the journal and WithTemp are pure and tested on Linux; the
+// runner is in files with the _windows suffix: Launch builds the sandbox
+// and starts the payload in it, Wait and Close end it and undo the ACEs.
 //
-// What it cannot do: reads are not confined (a --deny stops writes only);
+// What it cannot do: reads are not confined (a Deny rule stops writes only);
 // directories writable by Everyone or by the logon session stay writable;
 // there is no network isolation, no PID isolation, no seccomp.
 package windows

@@ -37,7 +37,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	}
 	o, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
+		fmt.Fprintln(stderr, "nsrun:", oneLine(withFlags(err.Error(), err)))
 		return nsrun.ExitSetup
 	}
 	if o.help {
@@ -54,7 +54,7 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 
 	m, err := merge(o, os.Environ())
 	if err != nil {
-		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
+		fmt.Fprintln(stderr, "nsrun:", oneLine(withFlags(err.Error(), err)))
 		return nsrun.ExitSetup
 	}
 	if o.printProf {
@@ -158,6 +158,12 @@ func isPayloadExit(err error) bool {
 
 // describe names the option behind an error where one is to blame.
 func describe(err error) string {
+	return withFlags(typedText(err), err)
+}
+
+// typedText is err's message, built from a typed error's fields where
+// the command names the setting at fault by its flag.
+func typedText(err error) string {
 	var re *nsrun.RuleError
 	if errors.As(err, &re) {
 		opt, val := "--root", re.Rule.Path

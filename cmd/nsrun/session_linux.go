@@ -93,7 +93,7 @@ func checkSessionOptions(o *options) (*merged, string, time.Duration, error) {
 // the caller's terminal, and returns once it says the session is ready.
 func sessionStart(args []string, stdout, stderr *os.File) int {
 	if _, _, _, _, err := sessionOptions(args); err != nil {
-		fmt.Fprintln(stderr, "nsrun:", oneLine(err.Error()))
+		fmt.Fprintln(stderr, "nsrun:", oneLine(withFlags(err.Error(), err)))
 		return nsrun.ExitSetup
 	}
 	r, w, err := os.Pipe()

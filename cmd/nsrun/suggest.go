@@ -17,7 +17,7 @@ func policySuggest(args []string, stdout, stderr *os.File) int {
 		return nsrun.ExitSetup
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "nsrun: policy suggest %s: %s\n", oneLine(args[0]), oneLine(err.Error()))
+		fmt.Fprintf(stderr, "nsrun: policy suggest %s: %s\n", oneLine(args[0]), oneLine(withFlags(err.Error(), err)))
 		return nsrun.ExitSetup
 	}
 	b, err := os.ReadFile(args[0])

@@ -1,7 +1,9 @@
 // Package errs words the failure of a step of nsrun's set-up one way,
 // whichever package the step is in: the root package's SetupError, the
 // planner's plan.Error and the running sandbox's sandbox.Error all read
-// the same. It imports nothing of nsrun and works on every OS.
+// the same. Its Text names the library's settings (Policy.Isolation, not
+// a command-line flag), and the nsrun command rewords it with its flags
+// (Reword). It imports nothing of nsrun and works on every OS.
 package errs
 
 // Step is the text of a failed step: msg when it is set (a whole message

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ns"
@@ -78,10 +79,10 @@ func RunInit() int {
 	}
 	if err := mounts.Build(spec.Plan); err != nil {
 		if errors.Is(err, mounts.ErrProcRefused) {
-			err = fmt.Errorf("%w; --proc host binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err)
+			err = errs.New("%w; %s binds that /proc read-only instead (reported as partial: it lists the processes outside the sandbox)", err, errs.ProcHost)
 		}
 		if errors.Is(err, mounts.ErrSysRefused) {
-			err = fmt.Errorf("%w; --sys host binds that /sys read-only instead (it shows the host's network interfaces and cgroup tree)", err)
+			err = errs.New("%w; %s binds that /sys read-only instead (it shows the host's network interfaces and cgroup tree)", err, errs.SysHost)
 		}
 		return fail(ExitSetup, err)
 	}

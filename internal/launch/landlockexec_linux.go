@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/landlock"
 )
@@ -47,9 +48,10 @@ func execError(spec *Spec, path string, err error) error {
 	if spec.Supervisor != nil {
 		home = spec.Supervisor.Home
 	}
-	return &execRefused{err: err, msg: fmt.Sprintf(
-		"exec %s: %s is not executable in --isolation landlock, which runs programs only from %s and the --ro and --rw paths; --ro %s makes it executable",
-		spec.Args[0], subject, strings.Join(existingExecDirs(), ", "), execAdvice(what, home))}
+	return &execRefused{err: err, msg: errs.New(
+		"exec %s: %s is not executable in %s, which runs programs only from %s and the %s and %s paths; %s makes it executable",
+		spec.Args[0], subject, errs.IsolationLandlock, strings.Join(existingExecDirs(), ", "),
+		errs.RuleReadOnly, errs.RuleReadWrite, errs.RuleReadOnly.With(execAdvice(what, home))).Error()}
 }
 
 // execRefused is the Landlock-only exec rule's refusal, said in full; its

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/ns"
@@ -361,7 +362,7 @@ func sendExtraFiles(conn int, extra []int) error {
 		}
 	}
 	if len(fds) > maxExtraFiles {
-		return fmt.Errorf("ExtraFiles: %d, and --isolation landlock passes at most %d", len(fds), maxExtraFiles)
+		return errs.New("ExtraFiles: %d, and %s passes at most %d", len(fds), errs.IsolationLandlock, maxExtraFiles)
 	}
 	var oob []byte
 	if len(fds) > 0 {

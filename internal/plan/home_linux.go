@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/nsrun/nsrun/internal/environ"
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/gitguard"
 )
 
@@ -44,7 +45,7 @@ func MakeHome(r HomeRequest) (*Home, error) {
 	if r.Persistent != "" {
 		dir, fi, err := ownedDir(r.Persistent)
 		if err != nil {
-			return nil, &Error{Op: "--home " + dir, Err: err}
+			return nil, &Error{Err: errs.New("%s: %w", errs.HomeDir.With(dir), err)}
 		}
 		h.Dir, h.DirInfo = dir, fi
 	}

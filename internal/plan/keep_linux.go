@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/changes"
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 )
@@ -24,7 +25,7 @@ func KeepChanges(keep, root string, rules []Rule, in *mounts.Input) (string, *os
 		return "", nil, nil
 	}
 	fail := func(err error) (string, *os.File, error) {
-		return "", nil, &Error{Op: "--keep-changes " + keep, Err: err}
+		return "", nil, &Error{Err: errs.New("%s: %w", errs.KeepChanges.With(keep), err)}
 	}
 	dir, err := filepath.Abs(keep)
 	if err != nil {
@@ -74,7 +75,7 @@ func keptLayers(dir, root string, in *mounts.Input) (layers []changes.Layer, mod
 			host = root
 		}
 		if paths.Within(dir, host) || paths.Within(host, dir) {
-			return nil, nil, nil, fmt.Errorf("overlaps --overlay %s: the kept layers and the directory they change must be apart", r.Path)
+			return nil, nil, nil, errs.New("overlaps %s: the kept layers and the directory they change must be apart", errs.RuleOverlay.With(r.Path))
 		}
 		fi, err := os.Stat(host)
 		if err != nil {
@@ -85,7 +86,7 @@ func keptLayers(dir, root string, in *mounts.Input) (layers []changes.Layer, mod
 		idx = append(idx, i)
 	}
 	if len(layers) == 0 {
-		return nil, nil, nil, fmt.Errorf("no --overlay to keep the changes of")
+		return nil, nil, nil, errs.New("no %s to keep the changes of", errs.RuleOverlay)
 	}
 	return layers, modes, idx, nil
 }
@@ -133,7 +134,7 @@ func RecordMade(kept string, plan *mounts.Plan) error {
 			}
 		}
 		if err := changes.Made(kept, n-1, rels); err != nil {
-			return fmt.Errorf("--keep-changes %s: %w", kept, err)
+			return errs.New("%s: %w", errs.KeepChanges.With(kept), err)
 		}
 	}
 	return nil

@@ -1,14 +1,13 @@
 package plan
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/environ"
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/internal/supervise"
@@ -118,7 +117,7 @@ func (lo *LandlockOnlyPlan) plan(r *Request, in LandlockOnlyInput, warn, logf fu
 	// directories above it; the supervisor keeps its name. A directory
 	// cannot be: a grant on it would take those rights from all below it.
 	if len(in.Held) > 0 {
-		return &Error{Msg: fmt.Sprintf("--isolation landlock: a path git uses goes into %s and out again by \"..\": the payload could put a symlink there and lead host git elsewhere, and this mode cannot keep that directory in place (--isolation full pins it)", in.Held[0])}
+		return &Error{Err: errs.New("%s: a path git uses goes into %s and out again by \"..\": the payload could put a symlink there and lead host git elsewhere, and this mode cannot keep that directory in place (%s pins it)", errs.IsolationLandlock, in.Held[0], errs.IsolationFull)}
 	}
 	for _, p := range append(append([]string{}, in.Absent...), in.Links...) {
 		grants = append(grants, landlock.Grant{Path: p, Access: rw &^ landlock.Bind, Dir: true})
@@ -127,7 +126,7 @@ func (lo *LandlockOnlyPlan) plan(r *Request, in LandlockOnlyInput, warn, logf fu
 	// socket but unix and netlink (and Landlock denying the ports where
 	// the kernel can).
 	if !r.Layers.HostNet && len(r.Layers.Connect)+len(r.Layers.Bind) > 0 {
-		return &Error{Msg: "port rules need --net host"}
+		return &Error{Err: errs.New("port rules need %s", errs.NetHost)}
 	}
 	n, l, err := landlockOnlyLayers(r, grants, extraFS, warn)
 	lo.Net = n
@@ -233,7 +232,7 @@ func landlockOnlyRule(r Rule, rules []Rule, cwd string) error {
 	case r.Info != nil && r.Info.Mode()&os.ModeSocket != 0 && r.Access != mounts.Deny:
 		// Without mounts, a socket a rule names is reached by its own
 		// path, where the Landlock-only mode decides about sockets.
-		return ruleError(r, errors.New("is a socket: a rule shows one only with namespaces (--isolation full)"))
+		return ruleError(r, errs.New("is a socket: a rule shows one only with namespaces (%s)", errs.IsolationFull))
 	}
 	return unpinnableLink(r, rules, cwd)
 }
@@ -245,18 +244,18 @@ func landlockOnlyRefusals(r *Request) (int, error) {
 		return 0, &Error{Kind: KindIsolation, Setting: "tmpfs-size"}
 	}
 	if r.Layers.LandlockOff {
-		return 0, &Error{Msg: "--isolation landlock with --landlock off would leave nothing enforced"}
+		return 0, &Error{Err: errs.New("%s with %s would leave nothing enforced", errs.IsolationLandlock, errs.LandlockOff)}
 	}
 	if r.Layers.Seccomp == "off" {
-		return 0, &Error{Msg: "--isolation landlock needs seccomp for what Landlock does not check (host unix sockets, metadata changes, other processes' limits); seccomp is off"}
+		return 0, &Error{Err: errs.New("%s needs seccomp for what Landlock does not check (host unix sockets, metadata changes, other processes' limits); seccomp is off", errs.IsolationLandlock)}
 	}
 	abi, _, err := landlock.ABI()
 	if err != nil || abi < 1 {
-		return 0, &Error{Msg: fmt.Sprintf("--isolation landlock needs Landlock, which this kernel does not offer (%v)", err)}
+		return 0, &Error{Err: errs.New("%s needs Landlock, which this kernel does not offer (%w)", errs.IsolationLandlock, err)}
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); err == nil && strings.TrimSpace(string(b)) >= "2" {
-		return 0, &Error{Msg: "--isolation landlock: kernel.yama.ptrace_scope=" + strings.TrimSpace(string(b)) +
-			" keeps nsrun's supervisor from reading the calls it checks for the payload; it needs 0 or 1"}
+		return 0, &Error{Err: errs.New("%s: kernel.yama.ptrace_scope=%s keeps nsrun's supervisor from reading the calls it checks for the payload; it needs 0 or 1",
+			errs.IsolationLandlock, strings.TrimSpace(string(b)))}
 	}
 	return abi, nil
 }
@@ -310,7 +309,7 @@ func supervisorPlan(r *Request, l *Layers, abi int, narrowed []landlock.Narrow, 
 	if l.BindRestricted && !getfd {
 		// Docker's default profile allows pidfd_getfd only with
 		// CAP_SYS_PTRACE; without it listen() cannot be checked.
-		return nil, facts, &Error{Msg: "--allow-bind: listen() checks need pidfd_getfd, which is refused here (a container's seccomp profile without CAP_SYS_PTRACE?)"}
+		return nil, facts, &Error{Err: errs.New("%s: listen() checks need pidfd_getfd, which is refused here (a container's seccomp profile without CAP_SYS_PTRACE?)", errs.AllowBind)}
 	}
 	// listen() on a TCP socket never bound takes a port no bind() shows:
 	// the supervisor checks it where binding is restricted, and with the
@@ -338,7 +337,7 @@ func unpinnableLink(r Rule, rules []Rule, cwd string) error {
 	}
 	for _, l := range SymlinksAlong(abs) {
 		if w, ok := Cover(rules, l.Path); ok && w.Access == mounts.ReadWrite {
-			return ruleError(r, fmt.Errorf("%s is a symlink in the writable %s: the payload could replace it, and --isolation landlock cannot pin it (--isolation full does)", l.Path, w.Canon))
+			return ruleError(r, errs.New("%s is a symlink in the writable %s: the payload could replace it, and %s cannot pin it (%s does)", l.Path, w.Canon, errs.IsolationLandlock, errs.IsolationFull))
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -80,13 +81,13 @@ func netRequest(p *LayerRequest) (explicit, implied landlock.Net, ports []landlo
 }
 
 // unenforceablePort names the first port rule whose protocol the kernel's
-// Landlock cannot restrict (handled are the rights it can), or "".
-func unenforceablePort(p *LayerRequest, handled landlock.Net) string {
+// Landlock cannot restrict (handled are the rights it can), or is nil.
+func unenforceablePort(p *LayerRequest, handled landlock.Net) error {
 	for _, o := range []struct {
-		option   string
+		option   errs.Setting
 		ranges   []launch.PortRange
 		tcp, udp landlock.Net
-	}{{"--allow-connect", p.Connect, landlock.ConnectTCP, landlock.ConnectSendUDP}, {"--allow-bind", p.Bind, landlock.BindTCP, landlock.BindUDP}} {
+	}{{errs.AllowConnect, p.Connect, landlock.ConnectTCP, landlock.ConnectSendUDP}, {errs.AllowBind, p.Bind, landlock.BindTCP, landlock.BindUDP}} {
 		for _, r := range o.ranges {
 			bit, abi := o.tcp, 4
 			if r.Proto == "udp" {
@@ -97,11 +98,11 @@ func unenforceablePort(p *LayerRequest, handled landlock.Net) string {
 				if r.Last != r.First {
 					v += fmt.Sprintf("-%d", r.Last)
 				}
-				return fmt.Sprintf("%s %s: %s port rules need Landlock ABI %d", o.option, v, strings.ToUpper(r.Proto), abi)
+				return errs.New("%s: %s port rules need Landlock ABI %d", o.option.With(v), strings.ToUpper(r.Proto), abi)
 			}
 		}
 	}
-	return ""
+	return nil
 }
 
 // NetLimit is what a sandbox without a network namespace needs of the
@@ -136,24 +137,24 @@ func PlanLayers(p *LayerRequest, grants []landlock.Grant, o LayerOptions, warn f
 	noNetwork := limit == NetNothing
 	l := &Layers{LandlockReport: LandlockReport{Status: "off", Dropped: []string{}}}
 	if p.AllowUserns && !p.LandlockOff {
-		return nil, &Error{Msg: "--allow-userns: namespaces inside are of no use under Landlock, which forbids mounting in them; add --landlock off"}
+		return nil, &Error{Err: errs.New("%s: namespaces inside are of no use under Landlock, which forbids mounting in them; add %s", errs.AllowUserns, errs.LandlockOff)}
 	}
 	explicit, implied, ports := netRequest(p)
 	if p.LandlockOff {
 		if explicit != 0 || noNetwork {
-			return nil, &Error{Msg: "port rules and --isolation landlock need Landlock, which is off"}
+			return nil, &Error{Err: errs.New("port rules and %s need Landlock, which is off", errs.IsolationLandlock)}
 		}
 	} else {
 		abi, errata, err := landlock.ABI()
 		if err != nil {
 			abi, errata = 0, 0
 		}
-		if bad := unenforceablePort(p, landlock.Decide(landlock.Request{Net: explicit}, abi, errata).Handled.Net); bad != "" {
+		if bad := unenforceablePort(p, landlock.Decide(landlock.Request{Net: explicit}, abi, errata).Handled.Net); bad != nil {
 			has := fmt.Sprintf("ABI %d", abi)
 			if abi == 0 {
 				has = "no Landlock"
 			}
-			return nil, &Error{Msg: bad + "; this kernel has " + has}
+			return nil, &Error{Err: errs.New("%w; this kernel has %s", bad, has)}
 		}
 		netRights := explicit | implied
 		if limit == NetConnectOnly {
@@ -207,7 +208,7 @@ func planSeccomp(p *LayerRequest, l *Layers, guard seccomp.GuardOptions, names [
 		case guard.Ports != nil:
 			return &Error{Msg: "port rules need seccomp to refuse what Landlock's port rules do not see (MPTCP, SCTP, ping sockets, TCP Fast Open, listen() on an unbound socket); seccomp is off"}
 		case guard.NoNetwork:
-			return &Error{Msg: "--net none without a network namespace (--isolation landlock) needs seccomp to refuse inet sockets; seccomp is off"}
+			return &Error{Err: errs.New("%s without a network namespace (%s) needs seccomp to refuse inet sockets; seccomp is off", errs.NetNone, errs.IsolationLandlock)}
 		}
 		l.SeccompReport = SeccompReport{Status: "off"}
 		return nil

@@ -97,11 +97,15 @@ func TestUnenforceablePort(t *testing.T) {
 		want    string
 	}{
 		{landlock.ConnectTCP | landlock.BindTCP | landlock.ConnectSendUDP, ""},
-		{landlock.ConnectTCP | landlock.BindTCP, "--allow-connect udp:53-54: UDP port rules need Landlock ABI 10"},
-		{0, "--allow-connect tcp:443: TCP port rules need Landlock ABI 4"},
-		{landlock.ConnectTCP | landlock.ConnectSendUDP, "--allow-bind tcp:8080: TCP port rules need Landlock ABI 4"},
+		{landlock.ConnectTCP | landlock.BindTCP, "Policy.AllowConnect udp:53-54: UDP port rules need Landlock ABI 10"},
+		{0, "Policy.AllowConnect tcp:443: TCP port rules need Landlock ABI 4"},
+		{landlock.ConnectTCP | landlock.ConnectSendUDP, "Policy.AllowBind tcp:8080: TCP port rules need Landlock ABI 4"},
 	} {
-		if got := unenforceablePort(p, tc.handled); got != tc.want {
+		got := ""
+		if err := unenforceablePort(p, tc.handled); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
 			t.Errorf("handled %v: %q, want %q", tc.handled, got, tc.want)
 		}
 	}

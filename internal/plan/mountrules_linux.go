@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/mountinfo"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
@@ -171,11 +172,12 @@ func mountsBelow(dir string) error {
 		more = fmt.Sprintf(" and %d more", len(below)-3)
 		below = below[:3]
 	}
-	hint := "overlay the directories below it that you need, each on its own"
+	var hint error = errs.New("overlay the directories below it that you need, each on its own")
 	if dir == "/" {
-		hint += " (--overlay /etc --overlay /usr), or a root of its own (--root DIR --overlay /)"
+		hint = errs.New("%w (%s %s), or a root of its own (%s %s)", hint,
+			errs.RuleOverlay.With("/etc"), errs.RuleOverlay.With("/usr"), errs.Root.With("DIR"), errs.RuleOverlay.With("/"))
 	}
-	return fmt.Errorf("%s%s %s mounted below it, and from a user namespace the kernel takes no lower layer with mounts below it (they hide what is under them): %s",
+	return errs.New("%s%s %s mounted below it, and from a user namespace the kernel takes no lower layer with mounts below it (they hide what is under them): %w",
 		strings.Join(below, ", "), more, map[bool]string{true: "is", false: "are"}[len(below) == 1], hint)
 }
 

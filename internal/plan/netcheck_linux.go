@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/netproxy"
 )
 
@@ -27,7 +28,7 @@ func CheckNetwork(r *NetRequest) error {
 			name string
 		}{{r.AllowPrivateHosts, "allow-private-hosts"}, {len(r.AddHosts) > 0, "add-host"}, {r.Dial != nil, "Dial"}, {r.Resolve != nil, "Resolve"}} {
 			if o.set {
-				return netError(o.name, "", errors.New("means nothing without --allow-host (or a host hook)"))
+				return netError(o.name, "", errs.New("means nothing without %s (or a host hook)", errs.AllowHost))
 			}
 		}
 		return nil
@@ -40,14 +41,14 @@ func CheckNetwork(r *NetRequest) error {
 		case len(r.HostPorts) > 0:
 			opt = "host-port"
 		}
-		return netError(opt, "", errors.New("filters the sandbox's own network namespace, and --net host has none: every host is reachable there"))
+		return netError(opt, "", errs.New("filters the sandbox's own network namespace, and %s has none: every host is reachable there", errs.NetHost))
 	}
 	if r.Landlock {
 		switch {
 		case len(r.Publish) > 0:
-			return netError("publish", "", errors.New("needs a network namespace, which --isolation landlock does not create"))
+			return netError("publish", "", errs.New("needs a network namespace, which %s does not create", errs.IsolationLandlock))
 		case len(r.HostPorts) > 0:
-			return netError("host-port", "", errors.New("needs a network namespace, which --isolation landlock does not create (its Landlock port rules cannot name an address)"))
+			return netError("host-port", "", errs.New("needs a network namespace, which %s does not create (its Landlock port rules cannot name an address)", errs.IsolationLandlock))
 		}
 	}
 	for _, h := range r.AllowHosts {
@@ -103,7 +104,7 @@ func checkPorts(r *NetRequest) error {
 			return netError("publish", v, err)
 		}
 		if hostPorts[pb.Port] {
-			return netError("publish", v, fmt.Errorf("port %d inside is also a --host-port", pb.Port))
+			return netError("publish", v, errs.New("port %d inside is also a %s", pb.Port, errs.HostPorts))
 		}
 		if hosts[pb.Host] {
 			return netError("publish", v, errors.New("the host address and port are published twice"))

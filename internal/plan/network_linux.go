@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -297,10 +297,10 @@ func NetFiles(root, hostname string) []mounts.File {
 // payload off every other host. seccompOff is --seccomp off.
 func AddTCPOnly(l *Layers, seccompOff bool) error {
 	if l.Landlock == nil || l.Landlock.Handled.Net&landlock.ConnectTCP == 0 {
-		return netError("allow-host", "", fmt.Errorf("with --isolation landlock needs Landlock's TCP rules (ABI 4) to keep connections to nsrun's proxy; this kernel has ABI %d", l.LandlockReport.ABI))
+		return netError("allow-host", "", errs.New("with %s needs Landlock's TCP rules (ABI 4) to keep connections to nsrun's proxy; this kernel has ABI %d", errs.IsolationLandlock, l.LandlockReport.ABI))
 	}
 	if seccompOff {
-		return netError("allow-host", "", errors.New("with --isolation landlock needs seccomp to keep every socket but TCP to the proxy closed; seccomp is off"))
+		return netError("allow-host", "", errs.New("with %s needs seccomp to keep every socket but TCP to the proxy closed; seccomp is off", errs.IsolationLandlock))
 	}
 	compiled, err := seccomp.Compile(seccomp.TCPOnly())
 	if err != nil {

@@ -3,6 +3,7 @@ package plan
 import (
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/ptrace"
@@ -24,7 +25,7 @@ func traceProgram() (seccomp.Program, error) {
 	}
 	compiled, err := seccomp.Compile(prof)
 	if err != nil {
-		return nil, &Error{Msg: "--trace-denials filter: " + err.Error()}
+		return nil, &Error{Err: errs.New("%s filter: %w", errs.TraceDenials, err)}
 	}
 	return compiled.Program, nil
 }
@@ -56,14 +57,14 @@ func TracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
 	loaded := make([]seccomp.Program, len(untraced))
 	for i, prog := range untraced {
 		if err := prog.Check(); err != nil {
-			return nil, &Error{Msg: "--trace-denials: " + err.Error()}
+			return nil, &Error{Err: errs.New("%s: %w", errs.TraceDenials, err)}
 		}
 		if seccomp.Notifies(prog) {
 			notifier = i
 		}
 		var err error
 		if loaded[i], err = seccomp.Traced(prog); err != nil {
-			return nil, &Error{Msg: "--trace-denials: " + err.Error()}
+			return nil, &Error{Err: errs.New("%s: %w", errs.TraceDenials, err)}
 		}
 	}
 	if notifier >= 0 {
@@ -75,7 +76,7 @@ func TracedFilters(spec *launch.Spec) ([]seccomp.Program, error) {
 		}
 		prog, err := seccomp.Ahead(loaded[notifier], ahead...)
 		if err != nil {
-			return nil, &Error{Msg: "--trace-denials: " + err.Error()}
+			return nil, &Error{Err: errs.New("%s: %w", errs.TraceDenials, err)}
 		}
 		loaded[notifier] = prog
 	}

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/fdpass"
 	"github.com/nsrun/nsrun/internal/launch"
 )
@@ -152,7 +153,7 @@ func (s *Sandbox) takeListener(fd int) error {
 		if errors.Is(err, unix.EPERM) {
 			// Docker's default profile allows pidfd_getfd only with
 			// CAP_SYS_PTRACE; without it listen() cannot be checked.
-			return fmt.Errorf("--allow-bind: listen() checks need pidfd_getfd, which is refused here (a container's seccomp profile without CAP_SYS_PTRACE?): %w", err)
+			return errs.New("%s: listen() checks need pidfd_getfd, which is refused here (a container's seccomp profile without CAP_SYS_PTRACE?): %w", errs.AllowBind, err)
 		}
 		return fmt.Errorf("listen() checks: take the seccomp listener (pidfd_getfd): %w", err)
 	}

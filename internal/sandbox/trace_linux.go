@@ -1,10 +1,9 @@
 package sandbox
 
 import (
-	"fmt"
-
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/ptrace"
 	"github.com/nsrun/nsrun/seccomp"
@@ -29,7 +28,7 @@ func (s *Sandbox) trace(hook func() (func(ptrace.Event), error), refused func(pt
 	// not the payload's.
 	o := ptrace.Options{Ignore: s.pid, Name: name, Report: report, Refused: refused}
 	if s.tracer, err = ptrace.Seize(s.pid, o); err != nil {
-		return &Error{Code: launch.ExitSetup, Msg: fmt.Sprintf("--trace-denials: %v", err)}
+		return &Error{Code: launch.ExitSetup, Err: errs.New("%s: %w", errs.TraceDenials, err)}
 	}
 	return nil
 }
