@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/rawinit/nofile"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -70,6 +71,8 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	in := Input{Spec: spec, Files: files, SyncR: sync[0], SyncW: sync[1], Setsid: a.Setsid, CapLast: capLast}
 	in.Args, in.Environ = argAreas()
 	in.Vfork = canVfork && os.Getenv("NSRUN_RAW_FORK") != "1"
+	in.Walk = walkPaths || !haveOpenat2()
+	in.Nofile = originalNofile(spec)
 	prog, err := Compile(in)
 	if err != nil {
 		unix.Close(sync[0])
@@ -140,6 +143,52 @@ func forkInit(m *machine, args *cloneArgs, mayClone bool) (uintptr, syscall.Errn
 	m.run()
 	exit(launch.ExitSetup)
 	return 0, 0
+}
+
+// originalNofile is the RLIMIT_NOFILE the payload gets back, as the Go
+// runtime's exec restores it: the one this process started with, where Go
+// raised the soft limit and it is still what Go set; nil where the spec
+// sets nofile (as the Go init's Setrlimit, which cancels the restore).
+func originalNofile(spec *launch.Spec) *[2]uint64 {
+	for _, r := range spec.Rlimits {
+		if r.Name == "nofile" {
+			return nil
+		}
+	}
+	soft, hard, ok := nofile.Original()
+	if !ok || hard == 0 || soft >= hard-1 {
+		return nil // Go left it as it was
+	}
+	var now unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &now); err == nil && (now.Cur != hard-1 || now.Max != hard) {
+		return nil // changed since: as Go's exec, leave it
+	}
+	return &[2]uint64{soft, hard}
+}
+
+// walkPaths has the tests walk paths where openat2 works.
+var walkPaths = false
+
+// haveOpenat2 says whether openat2 works in this process (a filter that
+// refuses it is inherited by the init). Asked at each start: a program
+// may load a filter between two.
+func haveOpenat2() bool {
+	fd, err := unix.Openat2(unix.AT_FDCWD, "/", &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC})
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err != unix.ENOSYS
+}
+
+// HostSupports says why the raw init cannot run in this process, or nil:
+// mount_setattr refused with ENOSYS (a kernel before 5.12, or a filter
+// that refuses it), for which the Go init remounts instead.
+func HostSupports() error {
+	_, _, e := unix.Syscall6(unix.SYS_MOUNT_SETATTR, ^uintptr(0), 0, 0, 0, 0, 0)
+	if e == unix.ENOSYS {
+		return unsupported("a kernel or filter without mount_setattr")
+	}
+	return nil
 }
 
 func writeMaps(pid int, uids, gids []syscall.SysProcIDMap) error {
@@ -232,7 +281,7 @@ func (i *Init) Decode(b []byte) launch.Msg {
 			// The init's own finding, no errno of the kernel's (as the Go
 			// init says it).
 			m.Errno, m.Msg = 0, what+": the path now names another file than the one checked"
-		case step == i.prog.ExecStep && i.prog.Path != "" && (errno == syscall.ENOENT || errno == syscall.ENOTDIR):
+		case step == i.prog.SearchStep && i.prog.Path != "" && errno == syscall.ENOENT:
 			m.Errno, m.Msg = 0, i.args[0]+": command not found in PATH "+i.prog.Path
 		case errno == syscall.EPERM:
 			m.Msg += explain(i.prog.Explain[step], i.prog.Rlimits[step])
