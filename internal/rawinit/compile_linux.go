@@ -38,6 +38,10 @@ type Input struct {
 	// gets back: the ones this process started with, which Go raised
 	// (the Go init's payload gets them from the Go runtime's exec).
 	Nofile *[2]uint64
+	// VM: the init is cloned with CLONE_VM and shares the caller's
+	// memory (a prototype): it resets the signal handlers it inherited
+	// (the caller's runtime's) and leaves the caller's argv alone.
+	VM bool
 	// Walk opens paths one component at a time: openat2 is refused
 	// with ENOSYS here (a kernel before 5.6, or a nested sandbox, whose
 	// filter refuses it), and the cloned init inherits that.
@@ -207,7 +211,9 @@ func (b *builder) prologue(in Input) []int {
 	b.sys(unix.SYS_CLOSE, immInt(in.SyncW))
 	_, n := b.sysTo(unix.SYS_READ, immInt(in.SyncR), b.scratch("byte", 8), imm(1))
 	gone := b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(n)}, Eq: true}) // end of file: no maps
-	if in.Args.Len > 0 || in.Environ.Len > 0 {
+	if in.VM {
+		b.defaultSignals()
+	} else if in.Args.Len > 0 || in.Environ.Len > 0 {
 		b.hideArgs(in.Args, in.Environ)
 	}
 	b.begin("place the init's descriptors")
@@ -238,6 +244,24 @@ func (b *builder) prologue(in Input) []int {
 	_, r := b.sysTo(unix.SYS_PPOLL, b.data("pollfd lifeline", pfd), imm(1), b.data("timespec 0", make([]byte, 16)), imm(0))
 	hup := b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(r)}})
 	return []int{gone, hup}
+}
+
+// defaultSignals gives every signal its default action and drops the
+// alternate signal stack: an init that shares the caller's memory must
+// never run the caller's runtime's handlers (on the caller's thread's
+// signal stack, with its g). Every signal stays blocked but for faults.
+func (b *builder) defaultSignals() {
+	b.begin("default signal actions")
+	act := b.scratch("sigaction SIG_DFL", 32)
+	for sig := 1; sig <= 64; sig++ {
+		if sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
+			continue
+		}
+		b.ok(b.sys(unix.SYS_RT_SIGACTION, immInt(sig), act, imm(0), imm(8)), syscall.EINVAL)
+	}
+	ss := make([]byte, 24)
+	binary.NativeEndian.PutUint32(ss[8:], 2) // SS_DISABLE
+	b.sys(unix.SYS_SIGALTSTACK, b.data("stack_t disabled", ss), imm(0))
 }
 
 // move is one step of placing descriptors: dup3 from onto to, or close

@@ -87,6 +87,7 @@ type machine struct {
 	ctl       [8]byte
 	siginfo   [128]byte
 	stack     [16 << 10]byte // the vforked payload's, until its exec
+	initStack []byte         // the init's own, when cloned with CLONE_VM
 	ru        unix.Rusage
 	ws        uint32
 }
@@ -146,6 +147,14 @@ func link(p *Program) *machine {
 //go:nosplit
 //go:norace
 func (m *machine) run() { m.runAt(0) }
+
+// initMain is where the init cloned with CLONE_VM starts, on its own
+// stack (runAt never returns; cloneVM exits if it did).
+//
+//lint:ignore U1000 called by cloneVM (vfork_linux_amd64.s)
+//go:nosplit
+//go:norace
+func initMain(m *machine) { m.runAt(0) }
 
 // payloadMain is where the vforked payload starts, on its own stack, at
 // op pc.

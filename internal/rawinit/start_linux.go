@@ -39,6 +39,7 @@ type Init struct {
 	Pid  int
 	prog *Program
 	args []string
+	m    *machine // the init's memory, when it shares this process's
 }
 
 // cloneArgs is struct clone_args up to cgroup (CLONE_ARGS_SIZE_VER2).
@@ -73,6 +74,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	in.Vfork = canVfork && os.Getenv("NSRUN_RAW_FORK") != "1"
 	in.Walk = walkPaths || !haveOpenat2()
 	in.Nofile = originalNofile(spec)
+	in.VM = SharesMemory()
 	prog, err := Compile(in)
 	if err != nil {
 		unix.Close(sync[0])
@@ -90,7 +92,19 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 		args.flags |= unix.CLONE_INTO_CGROUP
 		args.cgroup = uint64(a.CgroupFD)
 	}
-	pid, errno := forkInit(m, args, !a.UseCgroupFD)
+	var pid uintptr
+	var errno syscall.Errno
+	if in.VM {
+		pid, errno = cloneInitVM(m, args)
+	}
+	if !in.VM || errno == unix.ENOSYS {
+		if in.VM {
+			// clone3 refused (a nested sandbox): the program for a
+			// shared address space runs as well in a copy.
+			m = link(prog)
+		}
+		pid, errno = forkInit(m, args, !a.UseCgroupFD)
+	}
 	unix.Close(sync[0])
 	if errno != 0 {
 		unix.Close(sync[1])
@@ -119,7 +133,31 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release the init: %w", err)
 	}
-	return &Init{Pid: int(pid), prog: prog, args: spec.Args}, nil
+	return &Init{Pid: int(pid), prog: prog, args: spec.Args, m: m}, nil
+}
+
+// SharesMemory says whether Start clones the init with CLONE_VM (a
+// prototype, NSRUN_RAW_INIT_VM=1, amd64): nothing of the caller's address
+// space is copied then, however large.
+func SharesMemory() bool { return canCloneVM && os.Getenv("NSRUN_RAW_INIT_VM") == "1" }
+
+// cloneInitVM clones the init with CLONE_VM: it shares this process's
+// memory, runs on a stack of its own in m, and m must stay alive (Init
+// holds it) until the init has ended.
+//
+//go:noinline
+//go:norace
+//go:nocheckptr
+func cloneInitVM(m *machine, args *cloneArgs) (uintptr, syscall.Errno) {
+	m.initStack = make([]byte, 32<<10)
+	vm := *args
+	vm.flags |= unix.CLONE_VM
+	vm.stack = uint64(uintptr(unsafe.Pointer(&m.initStack[0])))
+	vm.stackSize = uint64(len(m.initStack))
+	runtime_BeforeFork()
+	pid, e := cloneVM(&vm, unsafe.Sizeof(vm), m)
+	runtime_AfterFork()
+	return pid, syscall.Errno(e)
 }
 
 // forkInit clones the child, which runs m and never returns.

@@ -39,7 +39,7 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	// init is without the fork helper: past the helper's threshold the
 	// copy costs more than the second runtime saves; NSRUN_FORK_HELPER=1
 	// asks for the helper, which only the Go init has.
-	if why := useForkHelper(); why != "" {
+	if why := useForkHelper(); why != "" && !rawinit.SharesMemory() {
 		s.logf("the Go init: %s", why)
 		return false, s.fork()
 	}
