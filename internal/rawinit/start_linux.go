@@ -138,7 +138,37 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 
 // SharesMemory says whether Start clones the init with CLONE_VM (a
 // prototype, NSRUN_RAW_INIT_VM=1, amd64): nothing of the caller's address
-// space is copied then, however large.
+// space is copied then, however large, and neither side takes the
+// copy-on-write faults that follow a fork. What that costs, settled here
+// before anyone makes it a default:
+//
+// Sharing: the init never executes anything, so it shares the caller's
+// memory for the sandbox's whole life, not until an exec (the payload,
+// vforked from it, shares it until its execve). It writes only its
+// machine and its own stack (both in m, which Init keeps alive until the
+// init has ended) and runs no runtime code but, in the payload before its
+// exec, runtime_AfterForkInChild, whose transient write of the runtime's
+// inForkedChild Go makes only while its parent is suspended; here the
+// caller runs on (it matters to a cgo program's sigaction in that window
+// alone). It resets the signal actions it inherited (the caller's
+// runtime's handlers would run on the caller's thread's signal stack).
+//
+// Dumpability: PR_SET_DUMPABLE belongs to the address space, so the init's
+// prctl(PR_SET_DUMPABLE, 0) makes the caller non-dumpable as well, from
+// the first launch on (no core dumps; its /proc entries owned by root;
+// debuggers of the same user refused). It cannot be left out: the
+// payload runs with the init's user ids and seccomp allows ptrace, so with
+// a dumpable address space it could attach to pid 1 and write the
+// caller's memory. Non-dumpable, ptrace and /proc/1/mem need
+// CAP_SYS_PTRACE over the address space's user namespace, the caller's.
+//
+// /proc/1/cmdline: it reads the address space's argument area, the
+// caller's argv (the CLI's own command line; a library program's, which
+// may hold what it was given), readable by everything in the sandbox. It
+// cannot be hidden: the copy's overwrite would overwrite the caller's argv
+// (os.Args points into it), and PR_SET_MM_ARG_START needs
+// CAP_SYS_RESOURCE in the initial user namespace and would move the
+// caller's too. /proc/1/environ needs ptrace access, refused as above.
 func SharesMemory() bool { return canCloneVM && os.Getenv("NSRUN_RAW_INIT_VM") == "1" }
 
 // cloneInitVM clones the init with CLONE_VM: it shares this process's
