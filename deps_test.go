@@ -44,7 +44,9 @@ var allowedImports = map[string][]string{
 	"internal/session": {"internal/launch", "internal/sandbox", "internal/fdpass", "internal/wire", "pty"},
 	// The runtime-free init (prototype, issue 27): the spec in, a program
 	// of raw system calls out.
-	"internal/rawinit": {"internal/launch", "mounts", "landlock", "seccomp"},
+	"internal/rawinit": {"internal/launch", "internal/rawinit/nofile", "mounts", "landlock", "seccomp"},
+	// Imports nothing at all: it must be initialized before syscall.
+	"internal/rawinit/nofile": {},
 
 	// Kernel mechanisms: only the leaf helpers below.
 	"cgroup":   {"internal/mountinfo"},

@@ -12,7 +12,7 @@ trap 'rm -f "$tables"' EXIT
 	echo
 	echo "nsrun $(git describe --always --dirty 2>/dev/null || echo '?') on $(uname -sr), $(nproc) CPUs ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), $(date -u +%Y-%m-%d), by \`make bench\`. Medians; the machine is shared, so figures move by ±20% between runs."
 	echo
-	for b in startup cpu memory scale throughput syscalls tty network files session; do
+	for b in startup issue27 cpu memory scale throughput syscalls tty network files session; do
 		bench/$b.sh
 		echo
 	done

@@ -23,7 +23,6 @@ import (
 // does not support would silently get the Go init).
 func TestRawInitAgrees(t *testing.T) {
 	need(t)
-	rawInitForRoot(t)
 	ws := workspace(t)
 	base := noShims(workspace(t))
 	writeFile(t, filepath.Join(ws, "noexec.sh"), "#!/bin/sh\n")
@@ -107,7 +106,6 @@ func firstDiff(a, b string) string {
 // sent to nsrun on to the payload, and reports the status it then ends
 // with; the Go init does the same.
 func TestRawInitForwardsSignals(t *testing.T) {
-	rawInitForRoot(t)
 	need(t)
 	for _, init := range []string{"go", "raw"} {
 		cmd := exec.Command(nsrunBin, "--", "/bin/sh", "-c", `trap 'exit 7' TERM; echo ready; while :; do sleep 0.1; done`)
@@ -148,7 +146,6 @@ func TestRawInitForwardsSignals(t *testing.T) {
 // until it had joined its cgroups), and messages without the Go init's
 // explanations.
 func TestRawInitRunsTheSuite(t *testing.T) {
-	rawInitForRoot(t)
 	t.Setenv("NSRUN_INIT", "raw")
 	// No shims layer (an overlay) in the plans.
 	t.Setenv("HOME", workspace(t))
@@ -190,21 +187,4 @@ func noShims(home string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+home)
-}
-
-// rawInitForRoot skips a test of the raw init for a user other than root,
-// for whom NSRUN_INIT=raw gives the Go init (the prototype has been held
-// to the Go init as root only): it checks that, and that -v says so.
-func rawInitForRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	need(t)
-	ws := workspace(t)
-	r := runBase(t, ws, noShims(workspace(t)), []string{"NSRUN_INIT=raw"}, "-v", "--rw", ws, "--", "true")
-	if r.code != 0 || !strings.Contains(r.stderr, "the Go init: the raw init (a prototype) runs for root only") || strings.Contains(r.stderr, "the raw init started") {
-		t.Fatalf("NSRUN_INIT=raw as uid %d: exit %d, stderr:\n%s", os.Geteuid(), r.code, r.stderr)
-	}
-	t.Skip("the raw init runs for root only; as this user NSRUN_INIT=raw gave the Go init, as -v said")
 }

@@ -8,7 +8,8 @@
 // kernel's cgroup accounting where it can (as root, with cpuacct on cgroup
 // v1 or cpu.stat on v2): rusage, which hyperfine reports, only sees the
 // processes the command waits for and misses bwrap's sandbox. It prints a
-// markdown table of medians with each row's ratio to a baseline row.
+// markdown table of medians with each row's ratio to a baseline row (or
+// several tables: see printTable).
 //
 //	sidebyside -runs 40 -warmup 3 -baseline bwrap \
 //	    'bwrap=bwrap --unshare-all ... /bin/true' 'nsrun=bin/nsrun -- /bin/true'
@@ -233,13 +234,55 @@ func (a *accounting) close() {
 	}
 }
 
+// printTable prints the rows in tables: a NAME written TABLE::NAME goes to
+// table TABLE (headed by its name; the others to the first, unnamed), and a
+// NAME ending in @N is a command that does N launches, its figures divided
+// by N. Each table's ratios are to its row named baseline, or its first.
 func printTable(cmds []*command, baseline string, counted bool) {
-	var base *command
+	var order []string
+	tables := map[string][]*command{}
 	for _, c := range cmds {
-		if c.Name == baseline {
+		t, _, ok := strings.Cut(c.Name, "::")
+		if !ok {
+			t = ""
+		}
+		if _, seen := tables[t]; !seen {
+			order = append(order, t)
+		}
+		tables[t] = append(tables[t], c)
+	}
+	for i, t := range order {
+		if i > 0 {
+			fmt.Println()
+		}
+		if t != "" {
+			fmt.Printf("%s:\n\n", t)
+		}
+		printOne(tables[t], baseline, counted)
+	}
+}
+
+// rowName and per are a NAME's row label and divisor (TABLE:: and @N off).
+func rowName(name string) (string, float64) {
+	if _, n, ok := strings.Cut(name, "::"); ok {
+		name = n
+	}
+	if i := strings.LastIndexByte(name, '@'); i > 0 {
+		if n, err := strconv.Atoi(name[i+1:]); err == nil && n > 0 {
+			return strings.TrimSpace(name[:i]), float64(n)
+		}
+	}
+	return name, 1
+}
+
+func printOne(cmds []*command, baseline string, counted bool) {
+	base := cmds[0]
+	for _, c := range cmds {
+		if n, _ := rowName(c.Name); n == baseline {
 			base = c
 		}
 	}
+	baseName, _ := rowName(base.Name)
 	cpuOf := func(c *command) []float64 {
 		if counted {
 			return c.CPU
@@ -250,17 +293,16 @@ func printTable(cmds []*command, baseline string, counted bool) {
 	if !counted {
 		cpuHead = "CPU ms (rusage)"
 	}
-	fmt.Printf("| command | runs | wall ms | wall p10–p90 | %s | CPU p10–p90 | CPU ms (rusage) | wall / %s | CPU / %s |\n", cpuHead, baseline, baseline)
+	fmt.Printf("| command | runs | wall ms | wall p10–p90 | %s | CPU p10–p90 | CPU ms (rusage) | wall / %s | CPU / %s |\n", cpuHead, baseName, baseName)
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	_, bn := rowName(base.Name)
 	for _, c := range cmds {
-		wr, cr := "–", "–"
-		if base != nil {
-			wr = fmt.Sprintf("%.2f", median(c.Wall)/median(base.Wall))
-			cr = fmt.Sprintf("%.2f", median(cpuOf(c))/median(cpuOf(base)))
-		}
-		fmt.Printf("| %s | %d | %.2f | %.2f–%.2f | %.2f | %.2f–%.2f | %.2f | %s | %s |\n", c.Name, len(c.Wall),
-			median(c.Wall), pct(c.Wall, 0.1), pct(c.Wall, 0.9),
-			median(cpuOf(c)), pct(cpuOf(c), 0.1), pct(cpuOf(c), 0.9), median(c.RU), wr, cr)
+		name, n := rowName(c.Name)
+		wr := fmt.Sprintf("%.2f", (median(c.Wall)/n)/(median(base.Wall)/bn))
+		cr := fmt.Sprintf("%.2f", (median(cpuOf(c))/n)/(median(cpuOf(base))/bn))
+		fmt.Printf("| %s | %d | %.2f | %.2f–%.2f | %.2f | %.2f–%.2f | %.2f | %s | %s |\n", name, len(c.Wall),
+			median(c.Wall)/n, pct(c.Wall, 0.1)/n, pct(c.Wall, 0.9)/n,
+			median(cpuOf(c))/n, pct(cpuOf(c), 0.1)/n, pct(cpuOf(c), 0.9)/n, median(c.RU)/n, wr, cr)
 	}
 }
 

@@ -34,6 +34,18 @@ type Input struct {
 	// Vfork has the init vfork the payload on a stack of its own instead
 	// of forking it (amd64).
 	Vfork bool
+	// Nofile, if set, is the soft and hard RLIMIT_NOFILE the payload
+	// gets back: the ones this process started with, which Go raised
+	// (the Go init's payload gets them from the Go runtime's exec).
+	Nofile *[2]uint64
+	// VM: the init is cloned with CLONE_VM and shares the caller's
+	// memory (a prototype): it resets the signal handlers it inherited
+	// (the caller's runtime's) and leaves the caller's argv alone.
+	VM bool
+	// Walk opens paths one component at a time: openat2 is refused
+	// with ENOSYS here (a kernel before 5.6, or a nested sandbox, whose
+	// filter refuses it), and the cloned init inherits that.
+	Walk bool
 	// Args and Environ are where the parent's argv and environment are
 	// (/proc/self/stat): the init overwrites its copy of them, so that
 	// its /proc/1/cmdline says launch.InitStage alone, as the Go init's
@@ -153,7 +165,7 @@ func Compile(in Input) (*Program, error) {
 		return nil, err
 	}
 	b := newBuilder()
-	b.vfork = in.Vfork
+	b.vfork, b.walk, b.nofile = in.Vfork, in.Walk, in.Nofile
 	toExit := b.prologue(in)
 	if spec.Loopback {
 		b.loopback()
@@ -199,7 +211,9 @@ func (b *builder) prologue(in Input) []int {
 	b.sys(unix.SYS_CLOSE, immInt(in.SyncW))
 	_, n := b.sysTo(unix.SYS_READ, immInt(in.SyncR), b.scratch("byte", 8), imm(1))
 	gone := b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(n)}, Eq: true}) // end of file: no maps
-	if in.Args.Len > 0 || in.Environ.Len > 0 {
+	if in.VM {
+		b.defaultSignals()
+	} else if in.Args.Len > 0 || in.Environ.Len > 0 {
 		b.hideArgs(in.Args, in.Environ)
 	}
 	b.begin("place the init's descriptors")
@@ -230,6 +244,24 @@ func (b *builder) prologue(in Input) []int {
 	_, r := b.sysTo(unix.SYS_PPOLL, b.data("pollfd lifeline", pfd), imm(1), b.data("timespec 0", make([]byte, 16)), imm(0))
 	hup := b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(r)}})
 	return []int{gone, hup}
+}
+
+// defaultSignals gives every signal its default action and drops the
+// alternate signal stack: an init that shares the caller's memory must
+// never run the caller's runtime's handlers (on the caller's thread's
+// signal stack, with its g). Every signal stays blocked but for faults.
+func (b *builder) defaultSignals() {
+	b.begin("default signal actions")
+	act := b.scratch("sigaction SIG_DFL", 32)
+	for sig := 1; sig <= 64; sig++ {
+		if sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
+			continue
+		}
+		b.ok(b.sys(unix.SYS_RT_SIGACTION, immInt(sig), act, imm(0), imm(8)), syscall.EINVAL)
+	}
+	ss := make([]byte, 24)
+	binary.NativeEndian.PutUint32(ss[8:], 2) // SS_DISABLE
+	b.sys(unix.SYS_SIGALTSTACK, b.data("stack_t disabled", ss), imm(0))
 }
 
 // move is one step of placing descriptors: dup3 from onto to, or close
@@ -292,22 +324,81 @@ func (b *builder) openHow(flags, resolve uint64) Arg {
 }
 
 // openNoSymlinks opens p (absolute) O_PATH without following a symlink,
-// as mounts.OpenNoSymlinks does; under dir (a register) with inRoot.
-func (b *builder) openNoSymlinks(dir Arg, p string, inRoot, link bool) (int, int) {
-	flags := uint64(unix.O_PATH | unix.O_CLOEXEC)
-	if link {
-		flags |= unix.O_NOFOLLOW
-	}
-	resolve := uint64(unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS)
+// as mounts.OpenNoSymlinks does; under dir (a register) with inRoot. It
+// returns the ops that fail with ENOENT where p is missing (for a caller
+// that skips it) and the register of the descriptor.
+func (b *builder) openNoSymlinks(dir Arg, p string, inRoot, link bool) ([]int, int) {
 	name := p
 	if inRoot {
-		resolve |= unix.RESOLVE_IN_ROOT
 		name = strings.TrimPrefix(p, "/")
 		if name == "" {
 			name = "."
 		}
 	}
-	return b.sysTo(unix.SYS_OPENAT2, dir, b.str(name), b.openHow(flags, resolve), imm(24))
+	if b.walk {
+		return b.walkNoSymlinks(dir, name, link)
+	}
+	flags := uint64(unix.O_PATH | unix.O_CLOEXEC)
+	if link {
+		flags |= unix.O_NOFOLLOW
+	}
+	resolve := uint64(unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS)
+	if inRoot {
+		resolve |= unix.RESOLVE_IN_ROOT
+	}
+	i, r := b.sysTo(unix.SYS_OPENAT2, dir, b.str(name), b.openHow(flags, resolve), imm(24))
+	return []int{i}, r
+}
+
+// walkNoSymlinks is openNoSymlinks one component at a time, as mounts'
+// walkNoSymlinks does where openat2 is refused with ENOSYS (in a nested
+// sandbox, whose filter cannot read openat2's arguments): each component
+// opened O_PATH|O_NOFOLLOW and checked not to be a symlink (ELOOP), but
+// the last one with link; ".." is refused (EXDEV).
+func (b *builder) walkNoSymlinks(dir Arg, name string, link bool) ([]int, int) {
+	start := "."
+	if strings.HasPrefix(name, "/") {
+		dir, start = immInt(unix.AT_FDCWD), "/"
+	}
+	_, cur := b.sysTo(unix.SYS_OPENAT, dir, b.str(start), imm(unix.O_PATH|unix.O_CLOEXEC|unix.O_DIRECTORY), imm(0))
+	var parts []string
+	for _, c := range strings.Split(name, "/") {
+		if c != "" && c != "." {
+			parts = append(parts, c)
+		}
+	}
+	var opens []int
+	for i, c := range parts {
+		if c == ".." {
+			// Never in a plan (its paths are clean): fail as mounts does.
+			b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{b.stat(), imm(0), imm(0), imm(4), imm(uintptr(syscall.EXDEV))}})
+			return opens, cur
+		}
+		j, next := b.sysTo(unix.SYS_OPENAT, reg(cur), b.str(c), imm(unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW), imm(0))
+		opens = append(opens, j)
+		b.close(cur)
+		if !(link && i == len(parts)-1) {
+			st := b.stat()
+			b.sys(unix.SYS_FSTAT, reg(next), st)
+			b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{st.withOff(offMode), imm(unix.S_IFMT), imm(unix.S_IFLNK), imm(4), imm(uintptr(syscall.ELOOP))}})
+		}
+		cur = next
+	}
+	return opens, cur
+}
+
+// skip has ops jump to the next op added on errno e (an optional path).
+func (b *builder) skip(ops []int, e syscall.Errno) {
+	for _, i := range ops {
+		b.p.Ops[i].Skip = e
+	}
+}
+
+// landHere sets the target of ops to the next op added.
+func (b *builder) landHere(ops []int) {
+	for _, i := range ops {
+		b.p.Ops[i].To = b.label()
+	}
 }
 
 // checkID fails with ESTALE unless the descriptor in register fd is the
@@ -410,9 +501,9 @@ func (b *builder) cloneSource(op mounts.Op) int {
 
 func (b *builder) apply(op mounts.Op) {
 	b.begin("mount point %s", op.Path)
-	i, target := b.openNoSymlinks(reg(b.root), op.Path, true, false)
+	opens, target := b.openNoSymlinks(reg(b.root), op.Path, true, false)
 	if op.Optional {
-		b.p.Ops[i].Skip = syscall.ENOENT
+		b.skip(opens, syscall.ENOENT)
 	}
 	switch op.Kind {
 	case mounts.OpBind:
@@ -474,7 +565,7 @@ func (b *builder) apply(op mounts.Op) {
 	}
 	b.close(target)
 	if op.Optional {
-		b.p.Ops[i].To = b.label()
+		b.landHere(opens)
 	}
 }
 
@@ -578,8 +669,8 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 			continue
 		}
 		b.begin("landlock rule on %s", r.Path)
-		open, p := b.openNoSymlinks(immInt(unix.AT_FDCWD), r.Path, false, true)
-		b.p.Ops[open].Skip = syscall.ENOENT // gone since: nothing to grant
+		opens, p := b.openNoSymlinks(immInt(unix.AT_FDCWD), r.Path, false, true)
+		b.skip(opens, syscall.ENOENT) // gone since: nothing to grant
 		st := b.stat()
 		b.sys(unix.SYS_FSTAT, reg(p), st)
 		if r.ID != (landlock.Identity{}) {
@@ -601,7 +692,7 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 		b.p.Ops[toEnd].To = b.label()
 		b.p.Ops[link].To = b.label()
 		b.close(p)
-		b.p.Ops[open].To = b.label()
+		b.landHere(opens)
 	}
 	for _, r := range rs.Ports {
 		if r.Access&rs.Handled.Net == 0 {
@@ -712,20 +803,15 @@ func (b *builder) payload(spec *launch.Spec) {
 	}
 	// The payload.
 	b.add(Op{Code: opPayload, Args: [6]Arg{reg(wr)}})
+	if n := b.nofile; n != nil {
+		b.begin("restore the soft RLIMIT_NOFILE %d", n[0])
+		lim := make([]byte, 16)
+		binary.NativeEndian.PutUint64(lim, n[0])
+		binary.NativeEndian.PutUint64(lim[8:], n[1])
+		b.sys(unix.SYS_PRLIMIT64, imm(0), imm(unix.RLIMIT_NOFILE), b.data("nofile", lim), imm(0))
+	}
 	argv, envp := b.table("argv", spec.Args), b.table("envp", spec.Env)
-	cands := candidates(spec.Args[0], spec.Env)
-	if !strings.Contains(spec.Args[0], "/") {
-		b.p.Path = searchPath(spec.Env)
-	}
-	b.begin("exec %s", spec.Args[0])
-	b.p.ExecStep = b.step
-	for i, c := range cands {
-		op := b.sys(unix.SYS_EXECVE, b.str(c), argv, envp)
-		if i < len(cands)-1 {
-			b.ok(op, syscall.ENOENT, syscall.ENOTDIR)
-		}
-	}
-	b.add(Op{Code: opExit, Args: [6]Arg{immInt(launch.ExitNotFound)}})
+	b.execSearch(spec, argv, envp)
 	// pid 1.
 	b.p.Ops[parent].To = b.label()
 	b.close(wr)
@@ -735,6 +821,39 @@ func (b *builder) payload(spec *launch.Spec) {
 	b.add(Op{Code: opLoad32, Args: [6]Arg{pidfd}, Dst: pfd})
 	b.add(Op{Code: opStarted, Args: [6]Arg{reg(pid), reg(pfd)}})
 	b.add(Op{Code: opSupervise, Args: [6]Arg{reg(pid), reg(sfd)}})
+}
+
+// execSearch finds and executes the command as the Go init's lookPath
+// and exec do (and os/exec's LookPath): a name with a slash is checked
+// and executed, any failure final; a name without one is looked for in
+// each directory of PATH in turn: where it cannot be stat'ed (missing, or
+// in a directory this user cannot search) the search goes on; a
+// directory, or a file this user may not execute, is remembered (the
+// first) and the search goes on; the first executable one is executed,
+// and a failure of that exec is final. Only when nothing executable was
+// found does a remembered denial end the search (126), else "not found"
+// (127). Each candidate is a step named by its path, so that a denial
+// reads as the Go init's does ("/dir/name: permission denied").
+func (b *builder) execSearch(spec *launch.Spec, argv, envp Arg) {
+	name := spec.Args[0]
+	b.begin("exec %s", name)
+	execStep := b.step
+	b.p.ExecStep = execStep
+	search := !strings.Contains(name, "/")
+	for _, c := range candidates(name, spec.Env) {
+		b.begin("%s", c)
+		var s uintptr
+		if search {
+			s = 1
+		}
+		b.add(Op{Code: opExec, Args: [6]Arg{b.str(c), argv, envp, b.stat(), imm(s), immInt(execStep)}})
+	}
+	if search {
+		b.p.Path = searchPath(spec.Env)
+		b.begin("search PATH for %s", name)
+		b.p.SearchStep = b.step
+	}
+	b.add(Op{Code: opExecEnd})
 }
 
 func forwarded() []syscall.Signal {

@@ -3,6 +3,7 @@ package rawinit
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -118,9 +119,9 @@ func TestCompile(t *testing.T) {
 80 sys clone 0x1011 0x0 pidfd -> r17
 81 jumpreg r17 eq=false ->86
 82 payload r16
-83 sys execve "/bin/true" argv envp ok=ENOENT ok=ENOTDIR
-84 sys execve "/usr/bin/true" argv envp
-85 exit 0x7f
+83 exec "/bin/true" argv envp stat 0x1 0x1f
+84 exec "/usr/bin/true" argv envp stat 0x1 0x1f
+85 execend
 86 sys close r16
 87 execwait r15
 88 sys close r15
@@ -249,7 +250,8 @@ func TestCandidates(t *testing.T) {
 
 // TestDecode: the records become the messages the Go init sends.
 func TestDecode(t *testing.T) {
-	init := &Init{prog: &Program{Steps: []string{"bind /w on /w", "exec true"}, ExecStep: 1, Path: "/bin"}, args: []string{"true"}}
+	init := &Init{prog: &Program{Steps: []string{"bind /w on /w", "exec true", "/bin/true", "search PATH for true"}, ExecStep: 1, SearchStep: 3, Path: "/bin"},
+		args: []string{"true"}}
 	rec := func(r record) []byte {
 		return unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)
 	}
@@ -265,8 +267,14 @@ func TestDecode(t *testing.T) {
 			launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ENOENT), Msg: "bind /w on /w: no such file or directory"}},
 		{record{Kind: recError, Step: 0, Errno: uint32(syscall.ESTALE), Code: 125},
 			launch.Msg{Kind: launch.MsgError, Code: 125, Msg: "bind /w on /w: the path now names another file than the one checked"}},
-		{record{Kind: recError, Step: 1, Errno: uint32(syscall.ENOENT), Code: 127},
+		{record{Kind: recError, Step: 3, Errno: uint32(syscall.ENOENT), Code: 127},
 			launch.Msg{Kind: launch.MsgError, Code: 127, Msg: "true: command not found in PATH /bin"}},
+		// An exec that fails after the checks is the Go init's exec error
+		// (a missing ELF interpreter), not "not found".
+		{record{Kind: recError, Step: 1, Errno: uint32(syscall.ENOENT), Code: 127},
+			launch.Msg{Kind: launch.MsgError, Code: 127, Errno: int(syscall.ENOENT), Msg: "exec true: no such file or directory"}},
+		{record{Kind: recError, Step: 2, Errno: uint32(syscall.EACCES), Code: 126},
+			launch.Msg{Kind: launch.MsgError, Code: 126, Errno: int(syscall.EACCES), Msg: "/bin/true: permission denied"}},
 		{record{Kind: recError, Step: 1, Errno: uint32(syscall.EACCES), Code: 126},
 			launch.Msg{Kind: launch.MsgError, Code: 126, Errno: int(syscall.EACCES), Msg: "exec true: permission denied"}},
 	} {
@@ -339,9 +347,9 @@ func TestCompileVfork(t *testing.T) {
 		itoa(at) + " vfork 0x5111 pidfd -> r17 ->" + itoa(at+2),
 		itoa(at+1) + " jump ->" + itoa(at+6),
 		itoa(at+2) + " payload r16",
-		itoa(at+3) + ` sys execve "/bin/true" argv envp ok=ENOENT ok=ENOTDIR`,
-		itoa(at+4) + ` sys execve "/usr/bin/true" argv envp`,
-		itoa(at+5) + " exit 0x7f",
+		itoa(at+3) + ` exec "/bin/true" argv envp stat 0x1 ` + fmt.Sprintf("%#x", p.ExecStep),
+		itoa(at+4) + ` exec "/usr/bin/true" argv envp stat 0x1 ` + fmt.Sprintf("%#x", p.ExecStep),
+		itoa(at+5) + " execend",
 		itoa(at+6) + " sys close r16",
 	}
 	for i, w := range want {
@@ -372,5 +380,39 @@ func TestSupportsKnowsEverySpecField(t *testing.T) {
 		if name := typ.Field(i).Name; !known[name] {
 			t.Errorf("launch.Spec.%s is new: build it in Compile or refuse it in Supports, then list it here", name)
 		}
+	}
+}
+
+// TestCompileWalk: where openat2 is refused (Walk), no op calls it, and
+// a mount point is opened one component at a time, each checked not to
+// be a symlink.
+func TestCompileWalk(t *testing.T) {
+	p, err := Compile(Input{Spec: smallSpec(), Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, CapLast: 1, Walk: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := p.String()
+	if strings.Contains(prog, "openat2") {
+		t.Errorf("openat2 with Walk:\n%s", prog)
+	}
+	want := `sys openat r4 "." 0x290000 -> r10
+sys openat r10 "w" 0x2a0000 -> r11
+sys close r10
+sys fstat r11 stat
+cmp stat+24 0xf000 0xa000 0x4 0x28 eq=true fail
+`
+	var got strings.Builder
+	lines := strings.Split(prog, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, `sys openat r10 "w" `) {
+			for _, l := range lines[i-1 : i+4] {
+				_, op, _ := strings.Cut(l, " ")
+				got.WriteString(op + "\n")
+			}
+			break
+		}
+	}
+	if got.String() != want {
+		t.Errorf("the walk to /w:\n%s\nwant:\n%s\nprogram:\n%s", got.String(), want, prog)
 	}
 }

@@ -37,7 +37,12 @@ type outcome struct {
 	init  string // how the init ended
 }
 
+// nsrunBin is $NSRUN_BIN (a built nsrun, as the integration tests take
+// it, for a user without the sources), or one built here.
 var nsrunBin = sync.OnceValues(func() (string, error) {
+	if bin := os.Getenv("NSRUN_BIN"); bin != "" {
+		return bin, nil
+	}
 	dir, err := os.MkdirTemp("/var/tmp", "rawinit-test-")
 	if err != nil {
 		return "", err
@@ -244,6 +249,42 @@ func baseSpec(t *testing.T, ws string, script string) *launch.Spec {
 	}
 }
 
+// searchDirs makes PATH entries under ws/p, each holding rawinit-cmd in
+// its own way: "ok" a script that says ran, "noexec" one without execute
+// permission, "isdir" a directory of that name, "denied" a directory
+// nobody may search (mode 0: the payload holds no capability, root
+// included), "file" a file where a directory should be. It returns a
+// function that joins the named ones into a PATH.
+func searchDirs(t *testing.T, ws string) func(names ...string) string {
+	p := filepath.Join(ws, "p")
+	for _, f := range []struct {
+		path, content string
+		mode          os.FileMode
+	}{{"ok/rawinit-cmd", "#!/bin/sh\necho ran\n", 0o755}, {"noexec/rawinit-cmd", "#!/bin/sh\necho noexec\n", 0o644},
+		{"denied/rawinit-cmd", "#!/bin/sh\necho denied\n", 0o755}, {"file", "", 0o644}} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(p, f.path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, f.path), []byte(f.content), f.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(p, "isdir/rawinit-cmd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(p, "denied"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(p, "denied"), 0o755) })
+	return func(names ...string) string {
+		var dirs []string
+		for _, n := range names {
+			dirs = append(dirs, filepath.Join(p, n))
+		}
+		return strings.Join(dirs, ":")
+	}
+}
+
 func identity(t *testing.T, p string) mounts.Identity {
 	var st unix.Stat_t
 	if err := unix.Stat(p, &st); err != nil {
@@ -258,7 +299,7 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(ws)
+	t.Cleanup(func() { os.RemoveAll(ws) })
 	if err := os.Mkdir(ws+"/w", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -278,6 +319,22 @@ func TestDifferential(t *testing.T) {
 		`ps -eo args`,
 		`exit 3`,
 	}, "; ")
+	if err := os.Mkdir(ws+"/w/dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ws+"/w/dir/x", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("dir", ws+"/w/link"); err != nil {
+		t.Fatal(err)
+	}
+	pathDirs := searchDirs(t, ws)
+	inPath := func(name string, dirs ...string) func(*launch.Spec) {
+		return func(s *launch.Spec) {
+			s.Args = []string{name}
+			s.Env = []string{"PATH=" + pathDirs(dirs...)}
+		}
+	}
 	missing := func(s *launch.Spec) {
 		s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpTmpfs, Path: "/rawinit-no-such-dir", Mode: 0o755, Dir: true})
 	}
@@ -291,11 +348,20 @@ func TestDifferential(t *testing.T) {
 		// contains is what the output of both must hold: each layer
 		// decided.
 		contains []string
+		// walk has the raw init walk paths as it does where openat2 is
+		// refused (a nested sandbox).
+		walk bool
 	}{
 		{name: "probe", script: probe, contains: []string{"denied: Permission denied\ndenied write: 2", "allowed write: 0", "read-only mount: 1",
 			"NoNewPrivs:\t1", "Seccomp:\t2", "CapEff:\t0000000000000000", "CapBnd:\t0000000000000000",
 			"Max open files            64", "\nbox\n", "\nnsrun-init\n"}},
+		{name: "probe, paths walked", script: probe, walk: true, contains: []string{"denied: Permission denied\ndenied write: 2", "allowed write: 0",
+			"read-only mount: 1"}},
 		{name: "killed", script: "kill -KILL $$"},
+		// The soft RLIMIT_NOFILE this process started with, which the Go
+		// runtime raised for itself (4095 under 1024:4096, and once
+		// as nsrun-test where the Go init's payload had 1024).
+		{name: "nofile as started", script: "ulimit -Sn; ulimit -Hn", edit: func(s *launch.Spec) { s.Rlimits = nil }},
 		{name: "optional mount point missing", script: "ls /rawinit-no-such-dir; echo $?", edit: func(s *launch.Spec) {
 			missing(s)
 			s.Plan.Ops[len(s.Plan.Ops)-1].Optional = true
@@ -303,6 +369,14 @@ func TestDifferential(t *testing.T) {
 		{name: "mount point missing", script: "true", edit: missing, errText: "/rawinit-no-such-dir"},
 		{name: "source changed", script: "true", edit: func(s *launch.Spec) { s.Plan.Ops[3].ID.Ino++ },
 			errText: "names another file than the one checked"},
+		{name: "optional mount point missing, paths walked", script: "ls /rawinit-no-such-dir; echo $?", walk: true, edit: func(s *launch.Spec) {
+			missing(s)
+			s.Plan.Ops[len(s.Plan.Ops)-1].Optional = true
+		}},
+		{name: "mount point missing, paths walked", script: "true", edit: missing, errText: "/rawinit-no-such-dir", walk: true},
+		{name: "a symlink on the way, paths walked", script: "true", walk: true, errText: "/w/link/x", edit: func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpTmpfs, Path: ws + "/w/link/x", Mode: 0o755, Dir: true})
+		}},
 		{name: "root changed", script: "true", edit: func(s *launch.Spec) { s.Plan.Root.ID.Ino++ },
 			errText: "names another file than the one checked"},
 		{name: "landlock rule changed", script: "true", edit: func(s *launch.Spec) {
@@ -311,6 +385,19 @@ func TestDifferential(t *testing.T) {
 		{name: "not found", script: "", edit: func(s *launch.Spec) { s.Args = []string{"/rawinit/none"} }, errText: "/rawinit/none"},
 		{name: "not found in PATH", script: "", edit: func(s *launch.Spec) { s.Args = []string{"rawinit-none"} }, errText: "rawinit-none"},
 		{name: "not executable", script: "", edit: func(s *launch.Spec) { s.Args = []string{"/etc/passwd"} }, errText: "/etc/passwd"},
+		// execvp's search, as the Go init's lookPath and os/exec's
+		// LookPath do it: an entry that cannot be searched, a file
+		// as an entry, a copy that may not be executed and a
+		// directory of the name are passed over for the one that runs
+		// (this user's PATH held a directory it cannot enter: the raw
+		// init answered 126 where the Go init ran the command).
+		{name: "PATH: passed over", edit: inPath("rawinit-cmd", "denied", "file", "noexec", "isdir", "ok"), contains: []string{"ran\n"}},
+		{name: "PATH: the first denial", edit: inPath("rawinit-cmd", "denied", "noexec", "isdir"), errText: "noexec/rawinit-cmd"},
+		{name: "PATH: a directory first", edit: inPath("rawinit-cmd", "isdir", "noexec"), errText: "isdir/rawinit-cmd"},
+		{name: "PATH: nothing that can be searched", edit: inPath("rawinit-cmd", "denied", "file"), errText: "rawinit-cmd"},
+		{name: "by path: in a directory that cannot be searched", edit: func(s *launch.Spec) { s.Args = []string{pathDirs("denied") + "/rawinit-cmd"} }},
+		{name: "by path: a directory", edit: func(s *launch.Spec) { s.Args = []string{pathDirs("isdir") + "/rawinit-cmd"} }},
+		{name: "by path: under a file", edit: func(s *launch.Spec) { s.Args = []string{pathDirs("file") + "/rawinit-cmd"} }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -324,7 +411,10 @@ func TestDifferential(t *testing.T) {
 			if err := Supports(spec()); err != nil {
 				t.Fatal(err)
 			}
-			goRun, rawRun := runGoInit(t, spec()), runRawInit(t, spec())
+			goRun := runGoInit(t, spec())
+			walkPaths = c.walk
+			rawRun := runRawInit(t, spec())
+			walkPaths = false
 			_ = os.Remove(ws + "/w/allowed")
 			if goRun.out != rawRun.out {
 				t.Errorf("output:\n go: %s\nraw: %s", goRun.out, rawRun.out)

@@ -16,7 +16,9 @@
 // sysfs; pivot_root; lo up; the hostname; rlimits; Landlock (paths, ports,
 // scopes); the capability drop and NO_NEW_PRIVS; seccomp filters that do
 // not notify; then, as pid 1, the payload's clone and exec (searching PATH
-// as execvp does), signal forwarding, reaping and the exit status with
+// as the Go init's lookPath does: an entry that cannot be searched is
+// passed over, a copy that may not be executed remembered, 126 only when
+// nothing executable was found), signal forwarding, reaping and the exit status with
 // the usage of everything reaped. On amd64 the payload is vforked
 // (CLONE_VM|CLONE_VFORK) onto a stack of its own by a few lines of Go
 // assembly, so that its clone copies nothing; NSRUN_RAW_FORK=1, and other
@@ -37,18 +39,25 @@
 // variables the policy kept from the payload) is there. Its fork copies
 // the parent's page tables, which grows with the parent's heap: past the
 // fork helper's threshold internal/sandbox gives the spec to the Go init.
+// NSRUN_RAW_INIT_VM=1 (amd64, a prototype) clones it with CLONE_VM
+// instead, sharing the caller's memory: SharesMemory says what that
+// costs (the caller made non-dumpable, its argv as /proc/1/cmdline).
 //
-// Nor can it give the payload the soft RLIMIT_NOFILE the caller started
-// with: the Go runtime raises its own soft limit at start and restores the
-// original in each process it execs (the Go init, and its payload), but
-// keeps that original to itself, and the raw init is not exec'd. Unless
-// the spec sets nofile, the payload starts with the raised soft limit
-// (under `prlimit --nofile=1024:4096`: 4095, where the Go init's payload
-// has 1024).
+// The soft RLIMIT_NOFILE the caller started with, which the Go runtime
+// raises for itself and restores only in the processes it execs (the Go
+// init's payload gets it that way), is read before the runtime raised it
+// (package nofile, initialized before syscall) and restored in the
+// payload under the same condition as Go's exec: the spec sets no nofile,
+// and the limit is still the one Go set.
+//
+// Where openat2 is refused with ENOSYS (a kernel before 5.6, or a nested
+// sandbox, whose filter cannot read its arguments), paths are opened one
+// component at a time, each refused if a symlink, as package mounts does.
 //
 // Kernel minimums: those of the Go init it stands in for, plus clone3
 // (5.3) and close_range with CLOSE_RANGE_CLOEXEC (5.11); mount_setattr
-// (5.12) is required, not worked around.
+// (5.12) is required, not worked around: without it (HostSupports)
+// internal/sandbox gives the spec to the Go init.
 //
 // Linux on amd64 and arm64 only (the raw system calls and the layouts of
 // the structures it fills).

@@ -50,10 +50,22 @@ const (
 	// opSupervise is pid 1's loop: payload pid in register Args[0], a
 	// signalfd in register Args[1]; it never returns.
 	opSupervise
+	// opExec is one candidate of the payload's command: path Args[0],
+	// argv Args[1], envp Args[2], a stat buffer Args[3]. It is stat'ed,
+	// checked not to be a directory and for execute permission
+	// (faccessat X_OK), then executed; with Args[4] set (a PATH search)
+	// a stat that fails goes on to the next op, a directory or a denied
+	// execute is remembered (the first) and goes on; without it they
+	// fail the step. A failed execve fails step Args[5].
+	opExec
+	// opExecEnd ends a search that executed nothing: with the first
+	// denial remembered, else ENOENT at its own step.
+	opExecEnd
 )
 
 var opNames = map[opCode]string{opSys: "sys", opCmp: "cmp", opJumpReg: "jumpreg", opJump: "jump", opStore32: "store32",
-	opLoad32: "load32", opExit: "exit", opPayload: "payload", opExecWait: "execwait", opStarted: "started", opSupervise: "supervise", opVfork: "vfork"}
+	opLoad32: "load32", opExit: "exit", opPayload: "payload", opExecWait: "execwait", opStarted: "started", opSupervise: "supervise", opVfork: "vfork",
+	opExec: "exec", opExecEnd: "execend"}
 
 // argKind says what an argument's value is.
 type argKind uint8
@@ -111,10 +123,13 @@ type Program struct {
 	Bufs  []Buffer
 	Steps []string
 	Regs  int
-	// ExecStep is the step of the payload's exec; Path is the PATH it
+	// ExecStep is the step of the payload's execve; Path is the PATH it
 	// searches when the command has no slash, "" when it has one.
 	ExecStep int
 	Path     string
+	// SearchStep is the step that fails a PATH search which found
+	// nothing (ENOENT: "command not found").
+	SearchStep int
 	// Explain names the steps whose EPERM the Go init explains: a
 	// refused procfs or sysfs ("proc", "sys"), an rlimit ("rlimit").
 	Explain map[int]string
@@ -130,6 +145,8 @@ type builder struct {
 	root    int  // the register of the new root while mounting
 	statBuf *Arg // the buffer fstat fills
 	vfork   bool
+	walk    bool       // openat2 is refused: paths are walked
+	nofile  *[2]uint64 // RLIMIT_NOFILE for the payload
 }
 
 func newBuilder() *builder {

@@ -82,10 +82,12 @@ type machine struct {
 	failFD    uintptr
 	rec       record
 	execErr   [2]uint32 // errno, step: from the payload on its exec pipe
+	denied    [2]uint32 // errno, step: the first denial of a PATH search
 	pfd       [2]pollfd
 	ctl       [8]byte
 	siginfo   [128]byte
 	stack     [16 << 10]byte // the vforked payload's, until its exec
+	initStack []byte         // the init's own, when cloned with CLONE_VM
 	ru        unix.Rusage
 	ws        uint32
 }
@@ -128,7 +130,7 @@ func link(p *Program) *machine {
 				l.regMask |= 1 << j
 			case argBuf:
 				l.a[j] = base + uintptr(offs[a.V]) + a.Off
-				if op.Code != opSys && op.Code != opVfork {
+				if op.Code != opSys && op.Code != opVfork && (op.Code != opExec || j > 2) {
 					// The runner's own loads and stores index mem.
 					l.a[j] -= base
 				}
@@ -145,6 +147,14 @@ func link(p *Program) *machine {
 //go:nosplit
 //go:norace
 func (m *machine) run() { m.runAt(0) }
+
+// initMain is where the init cloned with CLONE_VM starts, on its own
+// stack (runAt never returns; cloneVM exits if it did).
+//
+//lint:ignore U1000 called by cloneVM (vfork_linux_amd64.s)
+//go:nosplit
+//go:norace
+func initMain(m *machine) { m.runAt(0) }
 
 // payloadMain is where the vforked payload starts, on its own stack, at
 // op pc.
@@ -178,6 +188,10 @@ func (m *machine) runPayload(pc int) {
 			}
 		case opExit:
 			exit(op.a[0])
+		case opExec:
+			m.exec(&op.a, op.step)
+		case opExecEnd:
+			m.execEnd(op.step)
 		default:
 			m.fail(op.step, uintptr(unix.EINVAL))
 		}
@@ -254,6 +268,10 @@ func (m *machine) runAt(pc int) {
 			m.inPayload, m.failFD = true, a[0]
 		case opExecWait:
 			m.execWait(a[0])
+		case opExec:
+			m.exec(&a, op.step)
+		case opExecEnd:
+			m.execEnd(op.step)
 		case opStarted:
 			m.rec = record{Kind: recStarted, Pid: uint32(a[0]), Pidfd: uint32(a[1])}
 			m.send()
@@ -262,6 +280,54 @@ func (m *machine) runAt(pc int) {
 		}
 	}
 	exit(launch.ExitSetup)
+}
+
+// atFDCWD is AT_FDCWD (-100) as a system call's argument.
+const atFDCWD = ^uintptr(99)
+
+// exec is opExec, the Go init's lookPath and checkExecutable for one
+// candidate, then its execve: it returns only for a PATH search to go on.
+//
+//go:nosplit
+//go:norace
+func (m *machine) exec(a *[6]uintptr, step int32) {
+	search := a[4] != 0
+	_, _, e := syscall.RawSyscall6(unix.SYS_NEWFSTATAT, atFDCWD, a[0], uintptr(unsafe.Pointer(&m.mem[a[3]])), 0, 0, 0)
+	if e != 0 {
+		if search {
+			return // missing, or in a directory this user cannot search
+		}
+		m.fail(step, uintptr(e))
+	}
+	e = 0
+	if *(*uint32)(unsafe.Pointer(&m.mem[a[3]+uintptr(offMode)]))&unix.S_IFMT == unix.S_IFDIR {
+		e = unix.EISDIR
+	} else if _, _, e2 := syscall.RawSyscall(unix.SYS_FACCESSAT, atFDCWD, a[0], unix.X_OK); e2 != 0 {
+		e = e2
+	}
+	if e != 0 {
+		if !search {
+			m.fail(step, uintptr(e))
+		}
+		if m.denied[0] == 0 {
+			m.denied[0], m.denied[1] = uint32(e), uint32(step)
+		}
+		return
+	}
+	_, _, e = syscall.RawSyscall(unix.SYS_EXECVE, a[0], a[1], a[2])
+	m.fail(int32(a[5]), uintptr(e))
+}
+
+// execEnd is opExecEnd: a search that found nothing executable fails
+// with its first denial, else as not found.
+//
+//go:nosplit
+//go:norace
+func (m *machine) execEnd(step int32) {
+	if m.denied[0] != 0 {
+		m.fail(int32(m.denied[1]), uintptr(m.denied[0]))
+	}
+	m.fail(step, uintptr(unix.ENOENT))
 }
 
 //go:nosplit
@@ -315,8 +381,9 @@ func (m *machine) execWait(fd uintptr) {
 			return
 		}
 		errno := m.execErr[0]
+		// As the Go init's execCode: only a missing file is "not found".
 		code := uint32(launch.ExitNotExecutable)
-		if errno == uint32(unix.ENOENT) || errno == uint32(unix.ENOTDIR) {
+		if errno == uint32(unix.ENOENT) {
 			code = launch.ExitNotFound
 		}
 		m.rec = record{Kind: recError, Step: m.execErr[1], Errno: errno, Code: code}

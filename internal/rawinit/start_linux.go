@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/rawinit/nofile"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -38,6 +39,7 @@ type Init struct {
 	Pid  int
 	prog *Program
 	args []string
+	m    *machine // the init's memory, when it shares this process's
 }
 
 // cloneArgs is struct clone_args up to cgroup (CLONE_ARGS_SIZE_VER2).
@@ -70,6 +72,9 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	in := Input{Spec: spec, Files: files, SyncR: sync[0], SyncW: sync[1], Setsid: a.Setsid, CapLast: capLast}
 	in.Args, in.Environ = argAreas()
 	in.Vfork = canVfork && os.Getenv("NSRUN_RAW_FORK") != "1"
+	in.Walk = walkPaths || !haveOpenat2()
+	in.Nofile = originalNofile(spec)
+	in.VM = SharesMemory()
 	prog, err := Compile(in)
 	if err != nil {
 		unix.Close(sync[0])
@@ -87,7 +92,19 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 		args.flags |= unix.CLONE_INTO_CGROUP
 		args.cgroup = uint64(a.CgroupFD)
 	}
-	pid, errno := forkInit(m, args, !a.UseCgroupFD)
+	var pid uintptr
+	var errno syscall.Errno
+	if in.VM {
+		pid, errno = cloneInitVM(m, args)
+	}
+	if !in.VM || errno == unix.ENOSYS {
+		if in.VM {
+			// clone3 refused (a nested sandbox): the program for a
+			// shared address space runs as well in a copy.
+			m = link(prog)
+		}
+		pid, errno = forkInit(m, args, !a.UseCgroupFD)
+	}
 	unix.Close(sync[0])
 	if errno != 0 {
 		unix.Close(sync[1])
@@ -116,7 +133,61 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release the init: %w", err)
 	}
-	return &Init{Pid: int(pid), prog: prog, args: spec.Args}, nil
+	return &Init{Pid: int(pid), prog: prog, args: spec.Args, m: m}, nil
+}
+
+// SharesMemory says whether Start clones the init with CLONE_VM (a
+// prototype, NSRUN_RAW_INIT_VM=1, amd64): nothing of the caller's address
+// space is copied then, however large, and neither side takes the
+// copy-on-write faults that follow a fork. What that costs, settled here
+// before anyone makes it a default:
+//
+// Sharing: the init never executes anything, so it shares the caller's
+// memory for the sandbox's whole life, not until an exec (the payload,
+// vforked from it, shares it until its execve). It writes only its
+// machine and its own stack (both in m, which Init keeps alive until the
+// init has ended) and runs no runtime code but, in the payload before its
+// exec, runtime_AfterForkInChild, whose transient write of the runtime's
+// inForkedChild Go makes only while its parent is suspended; here the
+// caller runs on (it matters to a cgo program's sigaction in that window
+// alone). It resets the signal actions it inherited (the caller's
+// runtime's handlers would run on the caller's thread's signal stack).
+//
+// Dumpability: PR_SET_DUMPABLE belongs to the address space, so the init's
+// prctl(PR_SET_DUMPABLE, 0) makes the caller non-dumpable as well, from
+// the first launch on (no core dumps; its /proc entries owned by root;
+// debuggers of the same user refused). It cannot be left out: the
+// payload runs with the init's user ids and seccomp allows ptrace, so with
+// a dumpable address space it could attach to pid 1 and write the
+// caller's memory. Non-dumpable, ptrace and /proc/1/mem need
+// CAP_SYS_PTRACE over the address space's user namespace, the caller's.
+//
+// /proc/1/cmdline: it reads the address space's argument area, the
+// caller's argv (the CLI's own command line; a library program's, which
+// may hold what it was given), readable by everything in the sandbox. It
+// cannot be hidden: the copy's overwrite would overwrite the caller's argv
+// (os.Args points into it), and PR_SET_MM_ARG_START needs
+// CAP_SYS_RESOURCE in the initial user namespace and would move the
+// caller's too. /proc/1/environ needs ptrace access, refused as above.
+func SharesMemory() bool { return canCloneVM && os.Getenv("NSRUN_RAW_INIT_VM") == "1" }
+
+// cloneInitVM clones the init with CLONE_VM: it shares this process's
+// memory, runs on a stack of its own in m, and m must stay alive (Init
+// holds it) until the init has ended.
+//
+//go:noinline
+//go:norace
+//go:nocheckptr
+func cloneInitVM(m *machine, args *cloneArgs) (uintptr, syscall.Errno) {
+	m.initStack = make([]byte, 32<<10)
+	vm := *args
+	vm.flags |= unix.CLONE_VM
+	vm.stack = uint64(uintptr(unsafe.Pointer(&m.initStack[0])))
+	vm.stackSize = uint64(len(m.initStack))
+	runtime_BeforeFork()
+	pid, e := cloneVM(&vm, unsafe.Sizeof(vm), m)
+	runtime_AfterFork()
+	return pid, syscall.Errno(e)
 }
 
 // forkInit clones the child, which runs m and never returns.
@@ -140,6 +211,52 @@ func forkInit(m *machine, args *cloneArgs, mayClone bool) (uintptr, syscall.Errn
 	m.run()
 	exit(launch.ExitSetup)
 	return 0, 0
+}
+
+// originalNofile is the RLIMIT_NOFILE the payload gets back, as the Go
+// runtime's exec restores it: the one this process started with, where Go
+// raised the soft limit and it is still what Go set; nil where the spec
+// sets nofile (as the Go init's Setrlimit, which cancels the restore).
+func originalNofile(spec *launch.Spec) *[2]uint64 {
+	for _, r := range spec.Rlimits {
+		if r.Name == "nofile" {
+			return nil
+		}
+	}
+	soft, hard, ok := nofile.Original()
+	if !ok || hard == 0 || soft >= hard-1 {
+		return nil // Go left it as it was
+	}
+	var now unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &now); err == nil && (now.Cur != hard-1 || now.Max != hard) {
+		return nil // changed since: as Go's exec, leave it
+	}
+	return &[2]uint64{soft, hard}
+}
+
+// walkPaths has the tests walk paths where openat2 works.
+var walkPaths = false
+
+// haveOpenat2 says whether openat2 works in this process (a filter that
+// refuses it is inherited by the init). Asked at each start: a program
+// may load a filter between two.
+func haveOpenat2() bool {
+	fd, err := unix.Openat2(unix.AT_FDCWD, "/", &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC})
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err != unix.ENOSYS
+}
+
+// HostSupports says why the raw init cannot run in this process, or nil:
+// mount_setattr refused with ENOSYS (a kernel before 5.12, or a filter
+// that refuses it), for which the Go init remounts instead.
+func HostSupports() error {
+	_, _, e := unix.Syscall6(unix.SYS_MOUNT_SETATTR, ^uintptr(0), 0, 0, 0, 0, 0)
+	if e == unix.ENOSYS {
+		return unsupported("a kernel or filter without mount_setattr")
+	}
+	return nil
 }
 
 func writeMaps(pid int, uids, gids []syscall.SysProcIDMap) error {
@@ -232,7 +349,7 @@ func (i *Init) Decode(b []byte) launch.Msg {
 			// The init's own finding, no errno of the kernel's (as the Go
 			// init says it).
 			m.Errno, m.Msg = 0, what+": the path now names another file than the one checked"
-		case step == i.prog.ExecStep && i.prog.Path != "" && (errno == syscall.ENOENT || errno == syscall.ENOTDIR):
+		case step == i.prog.SearchStep && i.prog.Path != "" && errno == syscall.ENOENT:
 			m.Errno, m.Msg = 0, i.args[0]+": command not found in PATH "+i.prog.Path
 		case errno == syscall.EPERM:
 			m.Msg += explain(i.prog.Explain[step], i.prog.Rlimits[step])

@@ -5,3 +5,9 @@ package rawinit
 const canVfork = true
 
 func vforkPayload(flags, stack, ptid uintptr, m *machine, pc uintptr) (pid, errno uintptr)
+
+// canCloneVM: the init can be cloned with CLONE_VM onto a stack of its
+// own (cloneVM, vfork_linux_amd64.s).
+const canCloneVM = true
+
+func cloneVM(args *cloneArgs, size uintptr, m *machine) (pid, errno uintptr)

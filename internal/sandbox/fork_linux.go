@@ -127,9 +127,6 @@ func (s *Sandbox) Fork() error {
 		s.rawPending = true // started by Send, from the spec
 		return nil
 	}
-	if os.Getenv("NSRUN_INIT") == "raw" && !s.direct {
-		s.logf("the Go init: the raw init (a prototype) runs for root only")
-	}
 	return s.fork()
 }
 

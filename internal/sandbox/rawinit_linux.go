@@ -15,11 +15,9 @@ import (
 // chosen with NSRUN_INIT=raw: the Go init stays the default and the
 // reference. The raw init is compiled from the finished spec, so Fork
 // leaves the start to Send; a spec it does not support gets the Go init
-// then, as -v says. The prototype has been checked against the Go init
-// as root only: for another user (whose PATH search and nested
-// namespaces it does not yet handle as the Go init does) it is not used.
+// then, as -v says.
 func rawRequested(direct bool) bool {
-	return !direct && os.Getenv("NSRUN_INIT") == "raw" && os.Geteuid() == 0
+	return !direct && os.Getenv("NSRUN_INIT") == "raw"
 }
 
 // startDeferred starts the init Fork left for the spec, and reports
@@ -29,7 +27,11 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 		return false, nil
 	}
 	s.rawPending = false
-	if why := rawinit.Supports(spec); why != nil {
+	why := rawinit.Supports(spec)
+	if why == nil {
+		why = rawinit.HostSupports()
+	}
+	if why != nil {
 		s.logf("the Go init: %v", why)
 		return false, s.fork()
 	}
@@ -37,7 +39,7 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	// init is without the fork helper: past the helper's threshold the
 	// copy costs more than the second runtime saves; NSRUN_FORK_HELPER=1
 	// asks for the helper, which only the Go init has.
-	if why := useForkHelper(); why != "" {
+	if why := useForkHelper(); why != "" && !rawinit.SharesMemory() {
 		s.logf("the Go init: %s", why)
 		return false, s.fork()
 	}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -52,11 +51,27 @@ type Info struct {
 
 const maxRequest = 1 << 20
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validName: 1 to 64 letters, digits, '.', '_' or '-', starting with a
+// letter or a digit. Not a regexp: compiling `[...]{0,63}` at package
+// initialization cost every launch 60 KB and 861 allocations (issue 27).
+func validName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // CheckName refuses a name that could not be a file name of its own.
 func CheckName(name string) error {
-	if !validName.MatchString(name) {
+	if !validName(name) {
 		return fmt.Errorf("session name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	return nil

@@ -3,6 +3,7 @@ package session
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,6 +30,7 @@ func TestCheckName(t *testing.T) {
 		"work": true, "a.b_c-1": true, "9": true,
 		"": false, ".hidden": false, "-x": false, "a/b": false, "..": false, "a b": false,
 		"x\n": false, string(make([]byte, 65)): false,
+		strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "_x": false, "x_": true, "é": false,
 	} {
 		if err := CheckName(name); (err == nil) != ok {
 			t.Errorf("CheckName(%q): %v", name, err)
