@@ -81,6 +81,9 @@ type SessionReport struct {
 	// Killed are the processes still running when it ended, which its end
 	// killed: a snapshot taken just before (none when it ended by itself).
 	Killed []SessionProcess `json:"killed"`
+	// Warnings are what nsrun warned of for the session, at its start
+	// and at its end (see Session.Warnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // SessionCommand is one command of a session.

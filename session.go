@@ -82,6 +82,13 @@ func (s *Session) Report() *Report { return s.report() }
 // Started is when the session was ready.
 func (s *Session) Started() time.Time { return s.started }
 
+// Warnings are what nsrun has warned of for the session so far, one line
+// each without the "nsrun: warning: " a Cmd's Warnings writer gets: what
+// the session's start found (a rule through a symlink, a git file it
+// cannot protect), then what its end found (a repository a command made).
+// Its report at the end (Report.Session.Warnings) has them all.
+func (s *Session) Warnings() []string { return s.warnings() }
+
 // Environ is the environment the session's commands get when their Env
 // is nil.
 func (s *Session) Environ() []string { return s.environ() }

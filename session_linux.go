@@ -20,8 +20,9 @@ import (
 type sysSession struct {
 	init *Cmd
 	life *session.Life
-	env  []string // the session's environment, as the init was given it
-	base Report   // what the session enforces, copied once it was built
+	warn *session.Lines // the init's Cmd's warnings
+	env  []string       // the session's environment, as the init was given it
+	base Report         // what the session enforces, copied once it was built
 }
 
 // cmdSession is what a Cmd knows of its session: for the init's Cmd, that
@@ -56,13 +57,17 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	// it kills.
 	c := CommandContext(context.WithoutCancel(ctx), p, "nsrun-session")
 	c.TTY, c.ExtraFiles = TTYNever, []*os.File{child}
+	// A session has no stderr of its own: what a one-shot run would warn
+	// of is kept for Warnings and the report.
+	warn := session.NewLines("nsrun: warning: ")
+	c.Warnings = warn
 	c.session = &cmdSession{initOf: true, denials: session.NewGroups(newDenialLog)}
 	if err := c.Start(); err != nil {
 		parent.Close()
 		return nil, err
 	}
 	s := &Session{policy: p, started: time.Now()}
-	s.sys = &sysSession{init: c, env: c.session.env}
+	s.sys = &sysSession{init: c, env: c.session.env, warn: warn}
 	// A deep copy: the init's Wait writes its report, commands read this.
 	if b, err := json.Marshal(c.Report()); err == nil {
 		_ = json.Unmarshal(b, &s.sys.base)
@@ -238,7 +243,15 @@ func (sys *sysSession) sessionReport() *SessionReport {
 	for _, p := range killed {
 		r.Killed = append(r.Killed, SessionProcess{Pid: p.Pid, Command: p.Args})
 	}
+	r.Warnings = sys.warn.All()
 	return r
+}
+
+func (s *Session) warnings() []string {
+	if s.sys == nil {
+		return nil
+	}
+	return s.sys.warn.All()
 }
 
 // addDenial files a denial of the process host (a pid as nsrun sees it)

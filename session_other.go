@@ -27,6 +27,8 @@ func (c *Cmd) checkSession() error {
 
 func (s *Session) environ() []string { return nil }
 
+func (s *Session) warnings() []string { return nil }
+
 func (s *Session) done() <-chan struct{} {
 	ch := make(chan struct{})
 	close(ch)

@@ -659,3 +659,41 @@ func sessionLimits(t *testing.T) []string {
 	}
 	return limits
 }
+
+// A session warns as a one-shot run does: what its end finds (here a
+// repository a command made in the workspace, which host git would enter)
+// is printed by session stop and listed in the session's report; the
+// session has no stderr of its own to print it to. Before, stop printed
+// nothing and only the report's "nested_repositories" had it.
+func TestSessionStopWarns(t *testing.T) {
+	e := newSessionEnv(t)
+	ws := workspace(t)
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	r := runEnv(t, ws, e.env, "session", "start", "--preset", "agent", "warns")
+	if r.code != 0 {
+		t.Fatalf("session start: %v", r)
+	}
+	t.Cleanup(func() { e.nsrun("session", "stop", "warns") })
+	if r := runEnv(t, ws, e.env, "exec", "warns", "--", "git", "init", "-q", "src"); r.code != 0 {
+		t.Fatalf("exec git init: %v", r)
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	r = e.nsrun("session", "stop", "--report", report, "warns")
+	src := filepath.Join(ws, "src")
+	if r.code != 0 || !strings.Contains(r.stderr, "nsrun: warning: git: "+src+" is a repository the sandbox made") {
+		t.Fatalf("session stop: want the warning about %s, got %v", src, r)
+	}
+	var rep struct {
+		Session struct {
+			Warnings []string `json:"warnings"`
+		} `json:"session"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, report)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Session.Warnings) == 0 || !strings.Contains(strings.Join(rep.Session.Warnings, "\n"), src+" is a repository the sandbox made") {
+		t.Errorf("the session's report has warnings %q", rep.Session.Warnings)
+	}
+}

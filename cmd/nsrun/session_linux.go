@@ -112,7 +112,14 @@ func sessionStart(args []string, stdout, stderr *os.File) int {
 		fmt.Fprintln(stderr, "nsrun: session start:", err)
 		return nsrun.ExitSetup
 	}
-	line, _ := bufio.NewReader(r).ReadString('\n')
+	// The holder's start warnings come first, one "W TEXT" line each,
+	// then "CODE NAME-OR-MESSAGE".
+	br := bufio.NewReader(r)
+	line, _ := br.ReadString('\n')
+	for w, ok := strings.CutPrefix(line, "W "); ok; w, ok = strings.CutPrefix(line, "W ") {
+		fmt.Fprintln(stderr, "nsrun: warning:", strings.TrimSuffix(w, "\n"))
+		line, _ = br.ReadString('\n')
+	}
 	r.Close()
 	code, msg, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 	if line == "" {
@@ -147,6 +154,10 @@ type holder struct {
 	final    chan struct{}
 	report   []byte
 	stoppers sync.WaitGroup
+	// started counts the warnings session start printed; ended are those
+	// of the end, which stop prints.
+	started int
+	ended   []string
 }
 
 // sessionHold is the holder's life: it claims the name, starts the
@@ -195,6 +206,10 @@ func sessionHold(args []string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
 	signal.Ignore(unix.SIGPIPE)
+	for _, w := range s.Warnings() {
+		fmt.Fprintf(ready, "W %s\n", strings.ReplaceAll(w, "\n", " "))
+		h.started++
+	}
 	go h.serve()
 	say(0, name)
 	ready.Close()
@@ -212,6 +227,9 @@ func sessionHold(args []string) int {
 		rep.Session.Ended = reason
 	}
 	h.report, _ = json.Marshal(rep)
+	if all := s.Warnings(); len(all) > h.started {
+		h.ended = all[h.started:]
+	}
 	close(h.final)
 	if report != nil {
 		_ = report.write(rep)
@@ -275,7 +293,7 @@ func (h *holder) handle(p *session.Peer) {
 		defer h.stoppers.Done()
 		h.once.Do(func() { close(h.stop) })
 		<-h.final
-		_ = p.Send(&session.Reply{Report: h.report})
+		_ = p.Send(&session.Reply{Report: h.report, Warnings: h.ended})
 	case "info":
 		_ = p.Send(&session.Reply{Info: h.info()})
 	case "exec":
@@ -440,6 +458,9 @@ func sessionStop(args []string, stderr *os.File) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "nsrun: session stop:", err)
 		return 1
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(stderr, "nsrun: warning:", w)
 	}
 	// The holder answers once the session has ended; its lock goes last.
 	waitGone(name)

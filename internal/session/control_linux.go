@@ -35,6 +35,9 @@ type Reply struct {
 	Error  string          `json:"error,omitempty"`
 	Info   *Info           `json:"info,omitempty"`
 	Report json.RawMessage `json:"report,omitempty"` // an exec's, when asked
+	// Warnings, in the answer to stop, are what the session's end found
+	// to warn of (its start's were printed by session start).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Info describes a running session for `nsrun session list`.
