@@ -85,6 +85,25 @@ func nsProcs(link string) []string {
 	return out
 }
 
+// holdPIDNamespace names pid's PID namespace as nsProcs compares it, and
+// holds it open until the test ends: once the namespace is gone the
+// kernel gives its inode number to the next new one (another test's
+// sandbox), whose processes would then pass for the session's.
+func holdPIDNamespace(t *testing.T, pid int) string {
+	t.Helper()
+	p := "/proc/" + itoa(pid) + "/ns/pid"
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	link, err := os.Readlink(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
 // gone waits for cond, a few seconds at most.
 func gone(cond func() bool) bool {
 	for range 300 {
@@ -285,7 +304,7 @@ func TestSessionEndsLeaveNothing(t *testing.T) {
 		if init == 0 {
 			t.Fatalf("%s: no init found under holder %d", tc.name, holder)
 		}
-		ns, _ := os.Readlink("/proc/" + itoa(init) + "/ns/pid")
+		ns := holdPIDNamespace(t, init)
 		cg, _ := os.ReadFile("/proc/" + itoa(init) + "/cgroup")
 		if r := e.exec(tc.name, "/bin/sh", "-c", "sleep 1000 >/dev/null 2>&1 & echo started"); r.stdout != "started" {
 			t.Fatal(r)
@@ -350,7 +369,7 @@ func TestSessionHolderKilled(t *testing.T) {
 	limits := sessionLimits(t)
 	e.start("killed", limits...)
 	holder, init := e.info("killed")
-	ns, _ := os.Readlink("/proc/" + itoa(init) + "/ns/pid")
+	ns := holdPIDNamespace(t, init)
 	cg, _ := os.ReadFile("/proc/" + itoa(init) + "/cgroup")
 	if r := e.exec("killed", "/bin/sh", "-c", "sleep 1000 >/dev/null 2>&1 &"); r.code != 0 {
 		t.Fatal(r)
