@@ -110,13 +110,15 @@ pid=$!
 NSRUN_FORK_HELPER=1 "$dir/library.test" -test.count=1 -test.timeout=30m -test.v -test.run "$fork_helper_tests" \
 	>"$dir/fork-helper-library.log" 2>&1 || touch "$dir/fork-helper-library.failed"
 wait "$pid"
-report fork-helper-integration fork-helper-library || { [ -z "$user_pid" ] || wait "$user_pid"; exit 1; }
+status=0
+report fork-helper-integration fork-helper-library || status=1
 
 if [ -n "$user_pid" ]; then
 	wait "$user_pid"
 	echo "== integration and library tests as $TEST_USER (beside root's)"
-	report user-integration user-library user-fork-helper-integration
+	report user-integration user-library user-fork-helper-integration || status=1
 fi
+[ "$status" -eq 0 ] || exit 1
 
 # bubblewrap's own tests/test-run.sh (taken from Debian's source package at
 # test time) against nsrun as bwrap, as this user and, as root, as
