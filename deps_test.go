@@ -41,7 +41,7 @@ var allowedImports = map[string][]string{
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
 	// Sessions' parent side: the channel to a session's init and the
 	// control socket; the root and the CLI compose it.
-	"internal/session": {"internal/launch", "internal/sandbox", "internal/fdpass", "internal/wire", "pty"},
+	"internal/session": {"internal/launch", "internal/sandbox", "internal/fdpass", "internal/wire", "pty", "internal/procfs"},
 	// The runtime-free init (prototype, issue 27): the spec in, a program
 	// of raw system calls out.
 	"internal/rawinit": {"internal/launch", "internal/rawinit/nofile", "mounts", "landlock", "seccomp"},

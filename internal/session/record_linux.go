@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/nsrun/nsrun/internal/procfs"
 )
 
 // Record is one command of a session as its report lists it.
@@ -108,44 +110,23 @@ func Processes(initPid int) []Process {
 
 // innerPid is the last field of NSpid: the pid in the process's own PID
 // namespace; 0 if the process is gone.
-func innerPid(host int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(host) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "NSpid:"); ok {
-			f := strings.Fields(v)
-			if len(f) == 0 {
-				return 0
-			}
-			n, _ := strconv.Atoi(f[len(f)-1])
-			return n
-		}
-	}
-	return 0
-}
+func innerPid(host int) int { return lastOf(host, "NSpid") }
 
 // InnerPgid is the process group of the process host (a pid as this
 // process sees it) in its own PID namespace, the last field of NSpgid:
 // a session's command's pid inside leads the group of all it starts
 // (but what leaves the group). 0 if the process is gone.
-func InnerPgid(host int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(host) + "/status")
+func InnerPgid(host int) int { return lastOf(host, "NSpgid") }
+
+// lastOf is the last number of field in host's /proc status; 0 if the
+// process is gone.
+func lastOf(host int, field string) int {
+	st, err := procfs.ReadStatus(host)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "NSpgid:"); ok {
-			f := strings.Fields(v)
-			if len(f) == 0 {
-				return 0
-			}
-			n, _ := strconv.Atoi(f[len(f)-1])
-			return n
-		}
-	}
-	return 0
+	n, _ := st.Int(field, true)
+	return n
 }
 
 // cmdline is a process's arguments, or [comm] when it shows none.
