@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
@@ -192,8 +193,8 @@ func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared,
 	if p.Isolation == IsolationLandlock {
 		return nil, &SetupError{Code: ExitSetup, Op: "start the Landlock-only stage", Err: forkErr}
 	}
-	return nil, &SetupError{Code: ExitSetup, Op: "create namespaces and start the init", Err: forkErr,
-		Msg: "create namespaces and start the init: " + forkErr.Error() + "; where user namespaces are not allowed, --isolation landlock runs without them"}
+	return nil, &SetupError{Code: ExitSetup, Op: "create namespaces and start the init",
+		Err: errs.New("%w; where user namespaces are not allowed, %s runs without them", forkErr, errs.IsolationLandlock)}
 }
 
 // prepare checks the paths and plans the sandbox: c lowered (request, and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
@@ -310,11 +311,10 @@ func (c *Cmd) checkRule(p *Policy, cr canonRule, cwd string) error {
 	for _, res := range reservedPaths {
 		isDev := (r.Access == Device || r.Access == BlockDevice) && res == "/dev"
 		if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) && !isDev {
-			hint := ""
 			if res == "/sys" {
-				hint = " (--sys host shows the host's, read-only)"
+				return &RuleError{Rule: r, Err: errs.New("%s is built by nsrun itself; rules cannot change it (%s shows the host's, read-only)", res, errs.SysHost)}
 			}
-			return &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it%s", res, hint)}
+			return &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
 		}
 	}
 	if cr.info == nil {
@@ -378,7 +378,7 @@ func (c *Cmd) inputError(idErr error) error {
 func gitShownElsewhere(rules []canonRule) error {
 	for _, cr := range rules {
 		if cr.mapped() && cr.Dir && writable(cr.Access) {
-			return &RuleError{Rule: cr.Rule, Err: errors.New("git protection (the agent preset) covers writable directories shown at their own place only: use --rw " + cr.host)}
+			return &RuleError{Rule: cr.Rule, Err: errs.New("%s covers writable directories shown at their own place only: use %s", errs.ProtectGit, errs.RuleReadWrite.With(cr.host))}
 		}
 	}
 	return nil
