@@ -35,6 +35,7 @@ var settingFlags = map[errs.Setting]string{
 	errs.RuleReadWrite:        "--rw",
 	errs.RuleTmpfs:            "--tmpfs",
 	errs.SeccompProfile:       "a seccomp profile (--seccomp)",
+	errs.Strict:               "--strict",
 	errs.SysHost:              "--sys host",
 	errs.TraceDenials:         "--trace-denials",
 	errs.TmpfsSize:            "--tmpfs-size",

@@ -45,6 +45,7 @@ const (
 	RuleReadWrite        Setting = "Policy.Rules ReadWrite"
 	RuleTmpfs            Setting = "Policy.Rules Tmpfs"
 	SeccompProfile       Setting = "a seccomp profile (Policy.Seccomp)"
+	Strict               Setting = "Policy.Strict"
 	SysHost              Setting = "Policy.Sys = SysHost"
 	TraceDenials         Setting = "Policy.TraceDenials"
 	TmpfsSize            Setting = "Policy.TmpfsSize"
@@ -57,7 +58,7 @@ var Settings = []Setting{AllowBind, AllowConnect, AllowHost, AllowHostUnixSocket
 	EnvPatterns, FilteredNetwork, HomeOwn, Hostname, HomeDir, HomePersistent, HostPorts, IsolationFull,
 	IsolationLandlock, KeepChanges, LandlockOff, NetHost, NetNone, PortRules, ProcHost, ProtectGit,
 	ResourceLimits, Root, RuleBlockDevice, RuleOverlay, RuleReadOnly, RuleReadWrite, RuleTmpfs,
-	SeccompProfile, SysHost, TmpfsSize, TraceDenials, TTYAlways, UIDGID}
+	SeccompProfile, Strict, SysHost, TmpfsSize, TraceDenials, TTYAlways, UIDGID}
 
 // Word is a setting with a value of the caller's.
 type Word struct {

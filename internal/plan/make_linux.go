@@ -9,6 +9,7 @@ import (
 	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/environ"
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/seccomp"
@@ -258,28 +259,29 @@ func enforcement(r *Report, hostNet bool) string {
 
 // strictError lists what keeps a sandbox from being fully enforced.
 func strictError(r *Report, landlockOnly bool) error {
-	var missing []string
+	var missing []string // formats, one per thing missing
+	args := []any{errs.Strict}
 	if landlockOnly {
-		missing = append(missing, "namespaces (--isolation landlock)")
+		missing, args = append(missing, "namespaces (%s)"), append(args, errs.IsolationLandlock)
 	} else if r.FS.Proc == "host" {
-		missing = append(missing, "a private /proc (--proc host)")
+		missing, args = append(missing, "a private /proc (%s)"), append(args, errs.ProcHost)
 	}
 	if r.Landlock.Status != "full" {
 		what := r.Landlock.Status
 		if len(r.Landlock.Dropped) > 0 {
 			what = strings.Join(r.Landlock.Dropped, ", ")
 		}
-		missing = append(missing, fmt.Sprintf("landlock: %s", what))
+		missing, args = append(missing, "landlock: %s"), append(args, what)
 	}
 	if r.Seccomp.Status != "full" {
-		what := "seccomp: " + r.Seccomp.Status
+		what := r.Seccomp.Status
 		if r.Seccomp.Reason != "" {
 			what += " (" + r.Seccomp.Reason + ")"
 		}
-		missing = append(missing, what)
+		missing, args = append(missing, "seccomp: %s"), append(args, what)
 	}
 	if len(missing) == 0 {
 		return nil
 	}
-	return &Error{Msg: "--strict: not fully enforced: " + strings.Join(missing, "; ")}
+	return &Error{Err: errs.New("%s: not fully enforced: "+strings.Join(missing, "; "), args...)}
 }

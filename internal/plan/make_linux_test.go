@@ -40,6 +40,10 @@ func TestEnforcementAndStrict(t *testing.T) {
 				t.Errorf("strict error %v lacks %q", err, m)
 			}
 		}
+		// The library's words: settings, not the command's flags.
+		if err != nil && (!strings.HasPrefix(err.Error(), "Policy.Strict: not fully enforced: ") || strings.Contains(err.Error(), "--")) {
+			t.Errorf("strict error %q names a flag", err)
+		}
 	}
 }
 
