@@ -177,22 +177,40 @@ func TestSessionReportAfterClose(t *testing.T) {
 		t.Errorf("killed: %+v", r.Killed)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	s2, err := StartSession(ctx, &Policy{})
-	if err != nil {
-		t.Fatal(err)
+	// A session past its deadline kills its command. The deadline must
+	// come while the command runs: on a loaded machine the session may
+	// take longer than a short one to start, so it doubles until it does.
+	for d := 500 * time.Millisecond; ; d *= 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		s2, err := StartSession(ctx, &Policy{})
+		if err != nil {
+			cancel()
+			if d < 16*time.Second && ctx.Err() != nil {
+				continue
+			}
+			t.Fatal(err)
+		}
+		c := s2.Command("/bin/sleep", "30")
+		if err := c.Start(); err != nil {
+			cancel()
+			_ = s2.Close()
+			if d < 16*time.Second {
+				continue
+			}
+			t.Fatalf("the command did not start in a session of %v: %v", d, err)
+		}
+		if err := c.Wait(); err == nil {
+			t.Fatal("a command outlived its session")
+		}
+		<-s2.Done()
+		r = s2.Report().Session
+		if r == nil || r.Ended != "timeout" || len(r.Commands) != 1 || r.Commands[0].Exit.Signal == nil || *r.Commands[0].Exit.Signal != 9 {
+			t.Fatalf("a session past its deadline: %+v", r)
+		}
+		cancel()
+		_ = s2.Close()
+		return
 	}
-	c := s2.Command("/bin/sleep", "30")
-	if err := c.Run(); err == nil {
-		t.Fatal("a command outlived its session")
-	}
-	<-s2.Done()
-	r = s2.Report().Session
-	if r == nil || r.Ended != "timeout" || len(r.Commands) != 1 || r.Commands[0].Exit.Signal == nil || *r.Commands[0].Exit.Signal != 9 {
-		t.Fatalf("a session past its deadline: %+v", r)
-	}
-	_ = s2.Close()
 }
 
 // A command in a running session, against a one-shot sandbox of the same
