@@ -368,11 +368,12 @@ func TestNetworkHostPort(t *testing.T) {
 }
 
 // TestNetworkBurst sends 200 requests at once through the proxy and 200
-// straight to the name. A request reset is retried once by the helper: at a
-// machine's full load one has been seen reset, once in many runs and not
-// reproduced since (most likely a connection that failed upstream, which
-// the transparent carrier can only answer with a reset); more than one in
-// a hundred fails the test.
+// straight to the name. A request reset (or answered 502 by the proxy) is
+// retried once by the helper, and up to ten in each 200 are allowed: under
+// a machine's full load (the race pass beside the container suite, or ten
+// busy loops on two CPUs) one to five in a hundred are, with the sandbox's
+// network namespace counting TCPAbortOnClose and EstabResets; a quiet
+// machine has none. More, or a request failing twice, fails the test.
 func TestNetworkBurst(t *testing.T) {
 	srv := newHostServer(t)
 	p := itoa(srv.port)
@@ -387,7 +388,7 @@ func TestNetworkBurst(t *testing.T) {
 	} {
 		got := helper(t, leg.args, "burst", "200", "http://reg.test:"+p+"/pkg")
 		var n int
-		if _, err := fmt.Sscanf(got, "ok 200, %d retried", &n); err == nil && n <= 2 {
+		if _, err := fmt.Sscanf(got, "ok 200, %d retried", &n); err == nil && n <= 10 {
 			t.Logf("%s: %s", leg.what, got)
 			retried += n
 		} else {
