@@ -25,7 +25,7 @@ var allowedImports = map[string][]string{
 		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front",
 		// to retire with the move of the parent side:
 		"internal/absent",
-		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
+		"internal/supervise", "ns", "ptrace"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front", "internal/errs"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
@@ -36,7 +36,7 @@ var allowedImports = map[string][]string{
 		"internal/absent", "internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo", "internal/errs", "internal/environ"},
 	// The Linux parent side: the running sandbox as its parent holds it; it
 	// imports neither the root nor internal/plan, which the root composes.
-	"internal/sandbox": {"internal/launch", "internal/rawinit", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp",
+	"internal/sandbox": {"internal/launch", "internal/rawinit", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp", "landlock",
 		"internal/absent", "internal/fdpass", "internal/procfs", "internal/changes", "internal/supervise", "internal/errs"},
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
 	// Sessions' parent side: the channel to a session's init and the
