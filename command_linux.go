@@ -13,7 +13,6 @@ import (
 	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
-	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/mounts"
 	"github.com/nsrun/nsrun/ptrace"
 )
@@ -23,10 +22,10 @@ import (
 type sysCmd struct {
 	sb      *sandbox.Sandbox
 	started time.Time
-	git     *gitProtection // looked at again once the sandbox is gone
-	denials *denialLog     // --trace-denials: what the tracer recorded
-	judge   *plan.Judge    // --trace-denials: attributes what was refused
-	shims   []string       // version managers' shims directories (plan.ShimDirs)
+	git     *gitProtection  // looked at again once the sandbox is gone
+	denials *plan.DenialLog // --trace-denials: what the tracer recorded
+	judge   *plan.Judge     // --trace-denials: attributes what was refused
+	shims   []string        // version managers' shims directories (plan.ShimDirs)
 }
 
 // backend names the Linux backend in the report.
@@ -270,19 +269,12 @@ func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error
 		j.Writable = []string{prep.Tmp}
 	}
 	s := c.sys
-	s.denials, s.judge = newDenialLog(), j
-	return func(ev ptrace.Event) {
-		if pd, ok := j.Judge(ev); ok {
-			d := Denial(pd)
-			d.Pid, d.Argv0 = ev.Process()
-			if d.Pid == 0 {
-				d.Pid = ev.Pid
-			}
-			if !c.session.addDenial(ev.Pid, d) {
-				s.denials.add(d)
-			}
+	s.denials, s.judge = plan.NewDenialLog(maxDenials), j
+	return j.Trace(func(host int, d plan.Denial) {
+		if !c.session.addDenial(host, d) {
+			s.denials.Add(d)
 		}
-	}, nil
+	}), nil
 }
 
 // newJudge is the judge of --trace-denials for a sandbox of p built from
@@ -319,27 +311,6 @@ func ruleLabel(r Rule) string {
 	return s
 }
 
-// addRefusals judges what the Landlock-only supervisor failed for the
-// payload, which its tracer never saw (a user notification outranks a
-// trace), and counts it in the denials.
-func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
-	if s.denials == nil || s.judge == nil {
-		return
-	}
-	for _, r := range refusals {
-		ev, ok := plan.RefusalEvent(r)
-		if !ok {
-			continue
-		}
-		if pd, ok := s.judge.Judge(ev); ok {
-			d := Denial(pd)
-			d.Pid, d.Argv0 = r.Pid, r.Argv0
-			s.denials.addCount(d, r.Count)
-		}
-	}
-	s.denials.drop(dropped)
-}
-
 // wait waits for the payload to exit and every process of the sandbox to
 // end, and for its output to be copied. It returns how the payload ended,
 // and what copying its output met.
@@ -352,9 +323,10 @@ func (c *Cmd) wait() (*ExitError, error) {
 	if end.Served && c.report.Network != nil {
 		c.report.Network.Connections, c.report.Network.Denied = networkCounts(end.Connections), networkCounts(end.Denied)
 	}
-	s.addRefusals(end.Refusals, end.RefusalsDropped)
 	if s.denials != nil {
-		c.report.Denials, c.report.DenialsDropped = s.denials.list()
+		// What the Landlock-only supervisor failed, its tracer never saw.
+		s.judge.Refusals(s.denials, end.Refusals, end.RefusalsDropped)
+		c.report.Denials, c.report.DenialsDropped = denialsOf(s.denials)
 	}
 	usage := UsageReport(end.Usage)
 	c.report.Usage = &usage

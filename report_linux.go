@@ -106,6 +106,16 @@ func (c *Cmd) reportAppeared(found []absent.Found) {
 	}
 }
 
+// denialsOf raises what l kept into the report's denials.
+func denialsOf(l *plan.DenialLog) ([]Denial, int) {
+	ds, dropped := l.List()
+	out := make([]Denial, len(ds))
+	for i, d := range ds {
+		out[i] = Denial(d)
+	}
+	return out, dropped
+}
+
 // networkCounts are the filtered network's counts as the report gives them.
 func networkCounts(cs []netproxy.Count) []NetworkCount {
 	out := make([]NetworkCount, 0, len(cs))

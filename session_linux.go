@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/front"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/internal/session"
 )
@@ -38,7 +39,7 @@ type cmdSession struct {
 	begun   chan struct{}
 	done    chan struct{}
 	// The init's, with TraceDenials: each command's denials.
-	denials *session.Groups[*denialLog]
+	denials *session.Groups[*plan.DenialLog]
 }
 
 func startSession(ctx context.Context, p *Policy) (*Session, error) {
@@ -61,7 +62,7 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	// of is kept for Warnings and the report.
 	warn := session.NewLines("nsrun: warning: ")
 	c.Warnings = warn
-	c.session = &cmdSession{initOf: true, denials: session.NewGroups(newDenialLog)}
+	c.session = &cmdSession{initOf: true, denials: session.NewGroups(func() *plan.DenialLog { return plan.NewDenialLog(maxDenials) })}
 	if err := c.Start(); err != nil {
 		parent.Close()
 		return nil, err
@@ -184,7 +185,7 @@ func (c *Cmd) waitInSession() (*ExitError, error) {
 	r := cs.exec.Wait()
 	if c.Policy.TraceDenials {
 		// Its group's calls were all traced before it was reaped.
-		c.report.Denials, c.report.DenialsDropped = cs.s.sys.init.session.denials.Take(cs.exec.Pid).list()
+		c.report.Denials, c.report.DenialsDropped = denialsOf(cs.s.sys.init.session.denials.Take(cs.exec.Pid))
 	}
 	close(cs.done)
 	cut, ioErr := cs.streams.Finish(c.awaitIO)
@@ -257,9 +258,9 @@ func (s *Session) warnings() []string {
 // addDenial files a denial of the process host (a pid as nsrun sees it)
 // under the command it belongs to, if cs is a session's init; false for
 // any other Cmd.
-func (cs *cmdSession) addDenial(host int, d Denial) bool {
+func (cs *cmdSession) addDenial(host int, d plan.Denial) bool {
 	if cs != nil && cs.initOf {
-		cs.denials.For(host).add(d)
+		cs.denials.For(host).Add(d)
 	}
 	return cs != nil && cs.initOf
 }
@@ -267,13 +268,5 @@ func (cs *cmdSession) addDenial(host int, d Denial) bool {
 // leftDenials are the session's own: those no command took, of processes
 // that outlived their command or left its group.
 func (cs *cmdSession) leftDenials() ([]Denial, int) {
-	all := newDenialLog()
-	for _, l := range cs.denials.Rest() {
-		entries, n := l.list()
-		for _, d := range entries {
-			all.addCount(d, d.Count)
-		}
-		all.drop(n)
-	}
-	return all.list()
+	return denialsOf(plan.Merge(maxDenials, cs.denials.Rest()))
 }
