@@ -55,8 +55,8 @@ func (c *Cmd) shimDirs() []string {
 	return c.sys.shims
 }
 
-func (s *sysCmd) terminate() error { return s.sb.Terminate() }
-func (s *sysCmd) kill() error      { return s.sb.Kill() }
+func (s *sysCmd) Terminate() error { return s.sb.Terminate() }
+func (s *sysCmd) Kill() error      { return s.sb.Kill() }
 
 // start builds the sandbox and starts the command in it.
 //

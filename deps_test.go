@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	// mechanisms directly; those edges go as it moves to internal/plan and
 	// internal/sandbox (issue 26).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front",
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front", "internal/watch",
 		// to retire with the move of the parent side:
 		"internal/absent",
 		"internal/supervise", "ns", "ptrace"},
@@ -74,6 +74,7 @@ var allowedImports = map[string][]string{
 	"internal/paths":                  {},
 	"internal/procfs":                 {},
 	"internal/wire":                   {},
+	"internal/watch":                  {},
 	"seccomp/internal/gensyscalls":    {},
 	"bench/floor":                     {},
 	"bench/launch":                    {"."},

@@ -77,7 +77,7 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	if c.Process != nil {
 		pid = c.Process.Pid // Wait releases the Process
 	}
-	s.sys.life = session.Live(ctx, session.NewConn(parent), pid, c.Wait, func() error { return c.stopper().kill() })
+	s.sys.life = session.Live(ctx, session.NewConn(parent), pid, c.Wait, func() error { return c.stopper().Kill() })
 	return s, nil
 }
 
@@ -169,8 +169,8 @@ func (c *Cmd) startInSession() error {
 	cs.mu.Lock()
 	cs.exec, cs.streams = ex, streams
 	cs.mu.Unlock()
-	if timedOut, ctxErr := c.end.outcome(); timedOut || ctxErr != nil {
-		_ = cs.kill() // ended while it was being started
+	if timedOut, ctxErr := c.end.Outcome(); timedOut || ctxErr != nil {
+		_ = cs.Kill() // ended while it was being started
 	}
 	c.report.TimingsMS.Setup = ms(time.Since(started))
 	c.report.Dir = c.Dir
@@ -199,8 +199,8 @@ func (c *Cmd) waitInSession() (*ExitError, error) {
 }
 
 // The stopper of a session's command ends its process group.
-func (cs *cmdSession) terminate() error { return cs.signal(unix.SIGTERM) }
-func (cs *cmdSession) kill() error      { return cs.signal(unix.SIGKILL) }
+func (cs *cmdSession) Terminate() error { return cs.signal(unix.SIGTERM) }
+func (cs *cmdSession) Kill() error      { return cs.signal(unix.SIGKILL) }
 
 func (cs *cmdSession) signal(sig unix.Signal) error {
 	cs.mu.Lock()
