@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/plan"
@@ -222,7 +223,7 @@ func (c *Cmd) prepare(f plan.Facts) (*prepared, error) {
 			prep.tmpDir = t
 			return t.Path(), nil
 		},
-		Warn: c.warnf, Logf: c.logf, Keep: func(name string) bool { return matchAny(p.KeepEnv, name) },
+		Warn: c.warnf, Logf: c.logf, Keep: func(name string) bool { return environ.MatchAny(p.KeepEnv, name) },
 		Log: c.Log, Warnings: c.Warnings,
 	}
 	if prep.Result, err = plan.Make(req, f); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/absent"
+	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/gitguard"
 	"github.com/nsrun/nsrun/internal/launch"
@@ -161,7 +162,7 @@ func (c *Cmd) homeRules(h *plan.Home) (dir, identity string, rules []canonRule) 
 func secretNames(names []string) []string {
 	var out []string
 	for _, n := range names {
-		if matchAny(SecretEnv, n) && !matchAny(SecretEnvKept, n) {
+		if environ.MatchAny(SecretEnv, n) && !environ.MatchAny(SecretEnvKept, n) {
 			out = append(out, n)
 		}
 	}
