@@ -15,7 +15,6 @@ import (
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
-	"github.com/nsrun/nsrun/ptrace"
 )
 
 // sysCmd is the running sandbox as the Cmd holds it: the sandbox itself
@@ -249,7 +248,7 @@ func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 		h.Network = &prep.Net.Config
 	}
 	if p.TraceDenials {
-		h.Trace = func() (func(ptrace.Event), error) { return c.traceDenials(p, prep) }
+		h.Trace = func() (sandbox.Tracer, error) { return c.traceDenials(p, prep) }
 		h.Refused = plan.RefusedBy(prep.Filters)
 	}
 	return h
@@ -259,7 +258,7 @@ func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 // refused call to the rule or layer that refused it, and returns what the
 // sandbox's tracer tells every refused call it sees: the judge, then the
 // log of the denials.
-func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error) {
+func (c *Cmd) traceDenials(p *Policy, prep *prepared) (sandbox.Tracer, error) {
 	eff, err := p.Effect()
 	if err != nil {
 		return nil, err

@@ -18,14 +18,11 @@ import (
 // packages import nothing of nsrun; internal/launch (the child side)
 // imports neither the root nor the parent side.
 var allowedImports = map[string][]string{
-	// The library's face. The Linux parent side still in the root reaches
-	// mechanisms directly; those edges go as it moves to internal/plan and
-	// internal/sandbox (issue 26).
+	// The library's face: on Linux it composes internal/plan and
+	// internal/sandbox, and reaches no mechanism but cgroup (its errors
+	// raised into LimitError) and mounts (the Access vocabulary).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front", "internal/watch",
-		// to retire with the move of the parent side:
-		"internal/absent",
-		"internal/supervise", "ns", "ptrace"},
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front", "internal/watch"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front", "internal/errs"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).

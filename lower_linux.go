@@ -7,14 +7,11 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/cgroup"
-	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/gitguard"
-	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
-	"github.com/nsrun/nsrun/ns"
 )
 
 // prepared is a Cmd planned (plan.Make), with what the root keeps of it.
@@ -48,7 +45,7 @@ func (c *Cmd) request(p *Policy, ids idMap, cwd string) (*plan.Request, error) {
 		PrivateHome: privateHome, Net: netRequest(p), Limits: cgroupLimits(p),
 	}
 	for _, rl := range withDefaultRlimits(p.Rlimits) {
-		r.Rlimits = append(r.Rlimits, launch.Rlimit(rl))
+		r.Rlimits = append(r.Rlimits, plan.Rlimit(rl))
 	}
 	if p.Home != HomeInherit {
 		homes := Homes()
@@ -197,10 +194,10 @@ func (p *Policy) servesNetwork() bool {
 }
 
 // launchPorts are ranges as the stages name them.
-func launchPorts(ranges []PortRange) []launch.PortRange {
-	var out []launch.PortRange
+func launchPorts(ranges []PortRange) []plan.PortRange {
+	var out []plan.PortRange
 	for _, r := range ranges {
-		out = append(out, launch.PortRange(r))
+		out = append(out, plan.PortRange(r))
 	}
 	return out
 }
@@ -222,7 +219,7 @@ func lowerRules(rules []canonRule) []plan.Rule {
 
 // absentTargets are the names to keep absent, each with the directory it
 // is watched from (plan.AbsentTargets over the effective rules).
-func absentTargets(names []gitguard.Absent, rules []canonRule) []absent.Target {
+func absentTargets(names []gitguard.Absent, rules []canonRule) []plan.AbsentTarget {
 	eff, _ := effective(rules)
 	return plan.AbsentTargets(names, lowerRules(eff))
 }
@@ -258,10 +255,10 @@ func policyIDs(p *Policy) (idMap, error) {
 	if p.GID != nil {
 		ids.gid = *p.GID
 	}
-	if err := ns.CheckID(int64(ids.uid)); err != nil {
+	if err := sandbox.CheckID(int64(ids.uid)); err != nil {
 		return ids, &IDError{Kind: "uid", Err: err}
 	}
-	if err := ns.CheckID(int64(ids.gid)); err != nil {
+	if err := sandbox.CheckID(int64(ids.gid)); err != nil {
 		return ids, &IDError{Kind: "gid", Err: err}
 	}
 	return ids, nil

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/nsrun/nsrun/cgroup"
-	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/netproxy"
@@ -93,7 +92,7 @@ func limitError(err error) error {
 
 // reportAppeared puts what the watcher of names kept absent found in the
 // report.
-func (c *Cmd) reportAppeared(found []absent.Found) {
+func (c *Cmd) reportAppeared(found []sandbox.Found) {
 	for _, f := range found {
 		a := AppearedReport{Path: f.Path(), Kind: f.Kind, Why: f.Why, Removed: f.Removed, Way: f.Way}
 		if f.At != f.Path() {
