@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/plan"
-	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/internal/session"
 )
 
@@ -30,14 +28,12 @@ type sysSession struct {
 // it starts a session (initOf); for a command's, the session and the
 // command once started.
 type cmdSession struct {
-	s       *Session
-	initOf  bool
-	env     []string   // set by the init's start: the lowered environment
-	mu      sync.Mutex // exec, which the watch reads
-	exec    *session.Exec
-	streams *sandbox.Streams
-	begun   chan struct{}
-	done    chan struct{}
+	s      *Session
+	initOf bool
+	env    []string         // set by the init's start: the lowered environment
+	cmd    *session.Command // set before the watch starts
+	begun  chan struct{}
+	done   chan struct{}
 	// The init's, with TraceDenials: each command's denials.
 	denials *session.Groups[*plan.DenialLog]
 }
@@ -149,7 +145,7 @@ func (c *Cmd) startInSession() error {
 		c.report.notBuilt(c.backend(), err)
 		return err
 	}
-	streams, err := sandbox.NewStreams(c.Stdin, c.Stdout, c.Stderr)
+	cmd, err := session.NewCommand(c.Stdin, c.Stdout, c.Stderr)
 	if err != nil {
 		return fail(err)
 	}
@@ -157,18 +153,13 @@ func (c *Cmd) startInSession() error {
 	if env == nil {
 		env = sys.env
 	}
-	cs.begun, cs.done = make(chan struct{}), make(chan struct{})
+	cs.cmd, cs.begun, cs.done = cmd, make(chan struct{}), make(chan struct{})
 	c.startWatch(cs, cs.begun, cs.done)
-	ex, err := sys.life.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways, front.From(c.ctx).ForWhom())
-	streams.Started()
+	err = cmd.Start(sys.life, c.Args, env, c.Dir, c.TTY == TTYAlways, front.From(c.ctx).ForWhom())
 	if se := (*session.StartError)(nil); errors.As(err, &se) {
-		streams.Abort()
 		close(cs.done)
 		return fail(&SetupError{Code: se.Code, Msg: se.Msg})
 	}
-	cs.mu.Lock()
-	cs.exec, cs.streams = ex, streams
-	cs.mu.Unlock()
 	if timedOut, ctxErr := c.end.Outcome(); timedOut || ctxErr != nil {
 		_ = cs.Kill() // ended while it was being started
 	}
@@ -182,13 +173,13 @@ func (c *Cmd) startInSession() error {
 // waitInSession waits for the command and its output.
 func (c *Cmd) waitInSession() (*ExitError, error) {
 	cs := c.session
-	r := cs.exec.Wait()
+	r := cs.cmd.Wait()
 	if c.Policy.TraceDenials {
 		// Its group's calls were all traced before it was reaped.
-		c.report.Denials, c.report.DenialsDropped = denialsOf(cs.s.sys.init.session.denials.Take(cs.exec.Pid))
+		c.report.Denials, c.report.DenialsDropped = denialsOf(cs.s.sys.init.session.denials.Take(cs.cmd.Pid()))
 	}
 	close(cs.done)
-	cut, ioErr := cs.streams.Finish(c.awaitIO)
+	cut, ioErr := cs.cmd.Finish(c.awaitIO)
 	if cut {
 		ioErr = ErrWaitDelay
 	}
@@ -203,13 +194,10 @@ func (cs *cmdSession) Terminate() error { return cs.signal(unix.SIGTERM) }
 func (cs *cmdSession) Kill() error      { return cs.signal(unix.SIGKILL) }
 
 func (cs *cmdSession) signal(sig unix.Signal) error {
-	cs.mu.Lock()
-	ex := cs.exec
-	cs.mu.Unlock()
-	if ex == nil {
+	if cs.cmd == nil {
 		return os.ErrProcessDone
 	}
-	return ex.Signal(sig)
+	return cs.cmd.Signal(sig)
 }
 
 func (s *Session) environ() []string {
