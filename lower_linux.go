@@ -298,36 +298,26 @@ func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
 }
 
 // inputError names what is wrong with input that cannot start (an id that
-// cannot be mapped, no command) without touching the host: what planning
-// would refuse first in the policy (its rules, values and settings) comes
-// before the bad id, as the options are read.
+// cannot be mapped, no command) without touching the host: c lowered and
+// checked (checkInput, then plan.CheckInput), so that what planning would
+// refuse first in the policy (its rules, values and settings) comes before
+// the bad id, as the options are read.
 func (c *Cmd) inputError(idErr error) error {
 	p := c.policy()
 	user, cwd, err := c.checkInput(p)
 	if err != nil {
 		return err
 	}
-	if p.Home == HomePersistent {
-		if _, err := persistentHomeDir(p.HomeDir, Homes(), cwd); err != nil {
-			return &SetupError{Code: ExitSetup, Msg: err.Error()}
-		}
+	r, err := c.request(p, idMap{}, cwd)
+	if err != nil {
+		return err
 	}
-	if p.ProtectGit {
-		if err := plan.CheckGitShown(lowerRules(user)); err != nil {
-			return raise(err)
-		}
+	if err := plan.CheckInput(r, lowerRules(user)); err != nil {
+		return raise(err)
 	}
 	if p.Isolation == IsolationLandlock {
 		if err := p.landlockOnlyIdentity(); err != nil {
 			return err
-		}
-	} else {
-		r := &plan.Request{Root: p.Root, Cwd: cwd, AllowHostUnixSockets: p.AllowHostUnixSockets, Net: netRequest(p)}
-		if _, _, err := plan.FullRoot(r); err != nil {
-			return raise(err)
-		}
-		if err := plan.CheckNetwork(&r.Net); err != nil {
-			return raise(err)
 		}
 	}
 	return idErr

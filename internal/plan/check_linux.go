@@ -57,3 +57,22 @@ func CheckGitShown(rules []Rule) error {
 	}
 	return nil
 }
+
+// CheckInput refuses what planning r would refuse first, before anything
+// touches the host: git protection's writable directories shown elsewhere
+// among user (the caller's rules, lowered), then for a sandbox with
+// namespaces its root and its network.
+func CheckInput(r *Request, user []Rule) error {
+	if r.ProtectGit {
+		if err := CheckGitShown(user); err != nil {
+			return err
+		}
+	}
+	if r.LandlockOnly {
+		return nil
+	}
+	if _, _, err := FullRoot(r); err != nil {
+		return err
+	}
+	return CheckNetwork(&r.Net)
+}
