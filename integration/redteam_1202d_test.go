@@ -1,0 +1,71 @@
+//go:build linux
+
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A repository the payload makes in the workspace is named after the run
+// (docs/AGENT.md): host git there runs its configuration, and the user's
+// shell prompt after `cd src/app` runs host git. The walk that looks for
+// them after the run must not be kept from a directory by the payload:
+//
+//   - names that match git's only when case is ignored (Head, Objects,
+//     Refs in src; a directory named .GIT): the walk took src for a git
+//     directory, or .GIT for the .git, and did not look inside, while on
+//     a file system where case matters host git sees an ordinary
+//     directory and finds src/app/.git;
+//   - a directory the payload made unreadable (chmod 0311: host git, and
+//     the user's cd, need only search permission): the walk passed over
+//     it without a word as any user but root.
+//
+// Both modes, root and a user; before, no warning named src/app and
+// host git status there ran the payload's fsmonitor.
+func TestRedteamMadeRepositoryHiddenFromTheWalk(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	marker := filepath.Join(workspace(t), "ran")
+	makeRepo := `mkdir -p DIR && git -C DIR init -q && git -C DIR config core.fsmonitor "touch MARKER; false"`
+	for _, iso := range gitModes {
+		for _, tc := range []struct {
+			name, script, repo, unreadable string
+		}{
+			{name: "git's names in another case", repo: "src/app",
+				script: `mkdir -p src/Objects src/Refs && : > src/Head && ` + makeRepo},
+			{name: "a .GIT directory", repo: "src/.GIT/app", script: makeRepo},
+			{name: "an unreadable directory", repo: "src/app", unreadable: "src",
+				script: makeRepo + ` && chmod 0311 src`},
+		} {
+			t.Run(iso.name+"/"+tc.name, func(t *testing.T) {
+				os.Remove(marker)
+				ws := workspace(t)
+				t.Cleanup(func() { os.Chmod(filepath.Join(ws, "src"), 0o755) })
+				a.newRepo(t, ws)
+				script := strings.NewReplacer("DIR", tc.repo, "MARKER", marker).Replace(tc.script)
+				r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), script)
+				if r.code != 0 {
+					t.Fatalf("the payload failed: %v", r)
+				}
+				repo := filepath.Join(ws, tc.repo)
+				named := strings.Contains(r.stderr, "git: "+repo+" is a repository the sandbox made")
+				if tc.unreadable != "" && os.Geteuid() != 0 {
+					// A user's nsrun cannot read it either: it must say so.
+					named = named || strings.Contains(r.stderr, "git: cannot read "+filepath.Join(ws, tc.unreadable))
+				}
+				if !named {
+					t.Errorf("%s is not named after the run: %v", repo, r)
+				}
+				// What the user would run there next, as the test shows it
+				// would run the payload's program.
+				out, err := a.hostGit(t, repo, "status")
+				if _, serr := os.Stat(marker); serr == nil && !named {
+					t.Errorf("and host git status there ran the payload's program (%v)\n%s", err, out)
+				}
+			})
+		}
+	}
+}
