@@ -235,6 +235,10 @@ func (g *guard) scan(root string) {
 		if l.hasDotgit {
 			g.workTree(dir, 0)
 		}
+	}, func(dir string, err error) {
+		if mayHide(dir) {
+			g.warnf("%s cannot be read (%s): repositories in it are not protected", dir, errText(err))
+		}
 	})
 	if stopped != "" {
 		g.warnf("%s: the search for repositories stopped after %d directories, at %s: repositories in the directories not read are not protected", root, n, stopped)

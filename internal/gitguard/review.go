@@ -37,7 +37,7 @@ func (g *Protection) Review(warn func(format string, a ...any)) []string {
 			warn("git: the sandbox changed %s: the files its patterns match do not show in git status (git status --ignored shows them); look at it first", f)
 		}
 	}
-	made, stopped := Made(g.Roots, g.Known)
+	made, stopped, unread := Made(g.Roots, g.Known)
 	for _, m := range made {
 		if !seen[m] {
 			seen[m] = true
@@ -51,6 +51,9 @@ func (g *Protection) Review(warn func(format string, a ...any)) []string {
 			warn("git: %s is a git directory the sandbox made for a submodule: host git's submodule update (--init) uses it, with its configuration and hooks, for a submodule of that name; look at it first", m)
 			out = append(out, m)
 		}
+	}
+	for _, u := range unread {
+		warn("git: cannot read %s (%s): a repository the sandbox made in it would not be named here, and host git and cd need only the right to enter it; look there yourself", u.Dir, errText(u.Err))
 	}
 	for _, s := range stopped {
 		warn("git: the search for repositories the sandbox made stopped at its bound, at %s: look for others yourself", s)

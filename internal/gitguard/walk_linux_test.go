@@ -1,7 +1,9 @@
 package gitguard
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -21,10 +23,71 @@ func BenchmarkWalk(b *testing.B) {
 	unix.Getrusage(unix.RUSAGE_SELF, &before)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		walk(root, walkLimit, func(string, *listing) {})
+		walk(root, walkLimit, func(string, *listing) {}, nil)
 	}
 	b.StopTimer()
 	unix.Getrusage(unix.RUSAGE_SELF, &after)
 	cpu := after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano()
 	b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// The listing of a directory as the walk reads it, and what the walk
+// reads below it.
+func TestListing(t *testing.T) {
+	build := func(t *testing.T, names map[string]fs.FileMode) (string, *listing) {
+		dir := t.TempDir()
+		for n, m := range names {
+			p := filepath.Join(dir, n)
+			var err error
+			switch m {
+			case fs.ModeDir:
+				err = os.Mkdir(p, 0o755)
+			case fs.ModeSymlink:
+				err = os.Symlink(".", p)
+			case fs.ModeIrregular:
+				err = unix.Mkfifo(p, 0o644)
+			default:
+				err = os.WriteFile(p, nil, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		l, err := newReader().read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir, l
+	}
+	for _, tc := range []struct {
+		name    string
+		entries map[string]fs.FileMode
+		layout  layout
+		gitDir  bool
+		descend int
+	}{
+		{"plain", map[string]fs.FileMode{"src": fs.ModeDir, "f": 0}, plain, false, 1},
+		{"a work tree", map[string]fs.FileMode{".git": fs.ModeDir, "src": fs.ModeDir}, dotgitDir, false, 1},
+		{"a .git file", map[string]fs.FileMode{".git": 0, "src": fs.ModeDir}, dotgitFile, false, 1},
+		{"a .git symlink", map[string]fs.FileMode{".git": fs.ModeSymlink}, dotgitDir, false, 0},
+		{"a .git fifo", map[string]fs.FileMode{".git": fs.ModeIrregular}, dotgitDir, false, 0},
+		{"a bare repository", map[string]fs.FileMode{"HEAD": 0, "objects": fs.ModeDir, "refs": fs.ModeDir, "hooks": fs.ModeDir}, plain, true, 0},
+		// Where case matters (the test's directory), git sees no git
+		// directory there: protected all the same, and looked into.
+		{"a bare repository's names in another case", map[string]fs.FileMode{"head": 0, "Objects": fs.ModeDir, "REFS": fs.ModeDir}, plain, true, 2},
+		{"a linked worktree's git directory", map[string]fs.FileMode{"HEAD": 0, "commondir": 0}, plain, true, 0},
+		{"HEAD and objects: protected, looked into", map[string]fs.FileMode{"HEAD": 0, "objects": fs.ModeDir}, plain, true, 1},
+		{"a work tree that looks like a git directory", map[string]fs.FileMode{".git": fs.ModeDir, "HEAD": 0, "objects": fs.ModeDir, "refs": fs.ModeDir}, dotgitDir, true, 2},
+		{"HEAD alone", map[string]fs.FileMode{"HEAD": 0, "refs": fs.ModeDir}, plain, false, 1},
+		{".GIT, an ordinary directory where case matters", map[string]fs.FileMode{".GIT": fs.ModeDir}, dotgitDir, false, 1},
+		{".git and .GIT", map[string]fs.FileMode{".git": fs.ModeDir, ".GIT": fs.ModeDir}, dotgitDir, false, 1},
+		{"a symlink to a directory", map[string]fs.FileMode{"lib": fs.ModeSymlink, "d": fs.ModeDir}, plain, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, l := build(t, tc.entries)
+			if l.layout() != tc.layout || l.gitDirNames() != tc.gitDir || len(l.descend(dir)) != tc.descend {
+				t.Errorf("layout %d git directory %v descend %q", l.layout(), l.gitDirNames(), l.descend(dir))
+			}
+		})
+	}
 }
