@@ -4,6 +4,7 @@ package integration
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,6 +65,48 @@ func TestRedteamMadeRepositoryHiddenFromTheWalk(t *testing.T) {
 				out, err := a.hostGit(t, repo, "status")
 				if _, serr := os.Stat(marker); serr == nil && !named {
 					t.Errorf("and host git status there ran the payload's program (%v)\n%s", err, out)
+				}
+			})
+		}
+	}
+}
+
+// A directory whose .git git passes over (a FIFO or a socket, which a
+// payload of an earlier run may leave; a symlink leading nowhere) was
+// taken for a work tree found: the payload replaced the .git with a
+// repository of its own (or made the git directory the symlink leads to),
+// neither ended nor named after the run (the directory was among those
+// found before it), and host git status there ran its fsmonitor. Both
+// modes, root and a user.
+func TestRedteamDotgitGitPassesOver(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	marker := filepath.Join(workspace(t), "ran")
+	replace := `rm -f src/.git && git -C src init -q && git -C src config core.fsmonitor "touch MARKER; false"`
+	for _, iso := range gitModes {
+		for _, tc := range []struct{ name, setUp, script string }{
+			{"a FIFO replaced", "mkfifo src/.git", replace},
+			{"a symlink leading nowhere outside, replaced", "ln -s /nonexistent/repo.git src/.git", replace},
+			{"a symlink leading nowhere inside, replaced", "ln -s ../gitdirs/src.git src/.git", replace},
+			{"a symlink leading nowhere inside, its git directory made", "ln -s ../gitdirs/src.git src/.git",
+				evilGitDir("gitdirs/src.git", "$PWD/src", "MARKER")},
+		} {
+			t.Run(iso.name+"/"+tc.name, func(t *testing.T) {
+				os.Remove(marker)
+				ws := workspace(t)
+				a.newRepo(t, ws)
+				if out, err := exec.Command("/bin/sh", "-c", "cd "+ws+" && mkdir src && "+tc.setUp).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", tc.setUp, err, out)
+				}
+				r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), strings.ReplaceAll(tc.script, "MARKER", marker)+"\ntrue")
+				if r.code != 0 && r.code != 137 {
+					t.Errorf("the payload neither ended nor was ended: %v", r)
+				}
+				if r.code == 0 && !strings.Contains(r.stderr, " is a repository the sandbox made") {
+					out, err := a.hostGit(t, filepath.Join(ws, "src"), "status")
+					if _, serr := os.Stat(marker); serr == nil {
+						t.Errorf("the payload made src a repository of its own, unnamed, and host git status there ran its program (%v)\n%s\npayload: %v", err, out, r)
+					}
 				}
 			})
 		}
