@@ -135,7 +135,8 @@ func outermost(roots []string) []string {
 }
 
 // Made lists the repositories under roots that are not among known: work
-// trees (a .git of any kind) and git directories of their own, found as
+// trees (a .git git uses: a file or a directory) and git directories of
+// their own, found as
 // the walk at the start finds them. It also says where a walk stopped at
 // its bound, if one did, and which directories it could not read that the
 // payload could have made so (see mayHide): a repository there or below
@@ -146,7 +147,7 @@ func Made(roots []string, known map[string]bool) (made, stopped []string, unread
 			if known[dir] {
 				return
 			}
-			if l.hasDotgit && exists(filepath.Join(dir, ".git")) || l.gitDirNames() && isGitDir(dir) {
+			if l.hasDotgit && usableDotgit(dir) || l.gitDirNames() && isGitDir(dir) {
 				made = append(made, dir)
 			}
 		}, func(dir string, err error) {

@@ -291,6 +291,13 @@ func (g *guard) workTree(t string, depth int) bool {
 	g.trees[t] = true
 	var c *common
 	switch {
+	case !usableDotgit(t):
+		// A FIFO, a socket, a symlink leading nowhere: git passes it over,
+		// and so does the protection. The payload may put a repository of
+		// its own there; t is then no work tree found, so that Made names
+		// it after the run.
+		delete(g.trees, t)
+		return false
 	case fi.Mode()&fs.ModeSymlink != 0:
 		g.readOnly(dotgit)
 		g.warnf("%s is a symlink: the repository it leads to is read-only", dotgit)
@@ -303,10 +310,8 @@ func (g *guard) workTree(t string, depth int) bool {
 			return true
 		}
 		c = g.gitDir(t, gitdir, depth)
-	case fi.IsDir():
-		c = g.gitDir(t, dotgit, depth)
 	default:
-		return false
+		c = g.gitDir(t, dotgit, depth)
 	}
 	g.submodules(t, c, depth)
 	return true
@@ -832,6 +837,13 @@ func (g *guard) answer() *Protection {
 	sort.Strings(p.ReadOnly)
 	sort.Slice(p.Absent, func(i, j int) bool { return p.Absent[i].Path() < p.Absent[j].Path() })
 	return p
+}
+
+// usableDotgit reports whether the .git in t is one git's discovery uses:
+// a file or a directory, through symlinks. git passes over any other.
+func usableDotgit(t string) bool {
+	fi, err := os.Stat(filepath.Join(t, ".git"))
+	return err == nil && (fi.Mode().IsRegular() || fi.IsDir())
 }
 
 // isGitDir reports whether dir looks like a git directory: a HEAD, and

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -89,5 +90,32 @@ func TestListing(t *testing.T) {
 				t.Errorf("layout %d git directory %v descend %q", l.layout(), l.gitDirNames(), l.descend(dir))
 			}
 		})
+	}
+}
+
+// A .git that git passes over (a FIFO, a symlink leading nowhere) makes
+// no work tree: nothing is protected there, and a repository made in its
+// place is named after the run; left as it was, it is not.
+func TestDotgitGitPassesOver(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	for _, d := range []string{"fifo", "nowhere", "kept"} {
+		os.Mkdir(filepath.Join(ws, d), 0o755)
+	}
+	unix.Mkfifo(filepath.Join(ws, "fifo", ".git"), 0o644)
+	unix.Mkfifo(filepath.Join(ws, "kept", ".git"), 0o644)
+	os.Symlink("../gitdirs/x.git", filepath.Join(ws, "nowhere", ".git"))
+	p := protect(ws)
+	for _, d := range []string{"fifo", "nowhere", "kept"} {
+		if p.Known[filepath.Join(ws, d)] {
+			t.Errorf("%s is known", d)
+		}
+	}
+	os.Remove(filepath.Join(ws, "fifo", ".git"))
+	newRepo(t, filepath.Join(ws, "fifo"))
+	newRepo(t, filepath.Join(ws, "gitdirs", "x.git"))
+	made, _, _ := Made(p.Roots, p.Known)
+	if got, want := rel(ws, made), []string{"fifo", "gitdirs/x.git", "nowhere"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("made %q, want %q", got, want)
 	}
 }
