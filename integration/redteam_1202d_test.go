@@ -112,3 +112,42 @@ func TestRedteamDotgitGitPassesOver(t *testing.T) {
 		}
 	}
 }
+
+// A .git file in the workspace naming a git directory that does not exist
+// (a linked worktree or a submodule whose git directory is gone, a checkout
+// copied from elsewhere): git in that work tree stops with an error, until
+// a git directory appears where the file points, which it then uses with
+// its configuration. The payload made one there, inside the repository's
+// .git where the walk after the run does not look: the sandbox was not
+// ended, nothing was named (the work tree was among those found before the
+// run), and host git status in it ran the payload's fsmonitor. The name is
+// now kept absent, as for a .git file above the workspace.
+func TestRedteamDotgitFileNamingNothing(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	marker := filepath.Join(workspace(t), "ran")
+	for _, iso := range gitModes {
+		for _, tc := range []struct{ name, gitdir, script string }{
+			{"in .git", "../.git/worktrees/wt", evilGitDir(".git/worktrees/wt", "$PWD/wt", "MARKER")},
+			{"beside", "../gitdirs/wt", evilGitDir("gitdirs/wt", "$PWD/wt", "MARKER")},
+		} {
+			t.Run(iso.name+"/"+tc.name, func(t *testing.T) {
+				os.Remove(marker)
+				ws := workspace(t)
+				a.newRepo(t, ws)
+				writeFile(t, filepath.Join(ws, "wt", ".git"), "gitdir: "+tc.gitdir+"\n")
+				r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), strings.ReplaceAll(tc.script, "MARKER", marker)+"\ntrue")
+				ended := r.code == 137 && strings.Contains(r.stderr, "appeared")
+				refused := iso.name == "landlock" && strings.Contains(r.stderr, "Permission denied")
+				named := r.code == 0 && strings.Contains(r.stderr, " is a repository the sandbox made")
+				if !ended && !refused && !named {
+					t.Errorf("the git directory was made, neither refused, ended nor named: %v", r)
+				}
+				out, err := a.hostGit(t, filepath.Join(ws, "wt"), "status")
+				if _, serr := os.Stat(marker); serr == nil && !named {
+					t.Errorf("host git status in wt ran the payload's program (%v)\n%s\npayload: %v", err, out, r)
+				}
+			})
+		}
+	}
+}
