@@ -321,7 +321,13 @@ func (g *guard) workTree(t string, depth int) bool {
 // the way to it; it returns the common git directory, nil if there is
 // none to protect.
 func (g *guard) gitDir(t, dir string, depth int) *common {
-	g.hold(follow(dir))
+	w := follow(dir)
+	g.hold(w)
+	if w.err == nil && w.canon == "" && w.file == "" {
+		// It does not exist: host git in t stops with an error until one
+		// is made there, and then uses it.
+		g.keepAbsent(w.dir, w.name, "host git in "+t+" would use it as the git directory")
+	}
 	canon, err := filepath.EvalSymlinks(dir)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")

@@ -399,3 +399,22 @@ func TestHiddenEntries(t *testing.T) {
 		}
 	}
 }
+
+// A .git file naming a git directory that does not exist: the first
+// missing name on its way is kept absent (host git would use a git
+// directory made there).
+func TestDotgitFileNamingNothing(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	for _, tc := range []struct{ tree, gitdir, absent string }{
+		{"wt", "../.git/worktrees/wt", ".git/worktrees"},
+		{"sub", "../gitdirs/sub", "gitdirs"},
+	} {
+		wt := filepath.Join(ws, tc.tree)
+		os.MkdirAll(wt, 0o755)
+		os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+tc.gitdir+"\n"), 0o644)
+		if abs := absentRel(ws, protect(ws).Absent); !contains(abs, tc.absent) {
+			t.Errorf("gitdir: %s: %s is not kept absent: %q", tc.gitdir, tc.absent, abs)
+		}
+	}
+}
