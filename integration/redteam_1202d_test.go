@@ -151,3 +151,32 @@ func TestRedteamDotgitFileNamingNothing(t *testing.T) {
 		}
 	}
 }
+
+// The same through a linked worktree's commondir naming a directory that
+// does not exist (its main repository gone): host git in the work tree
+// takes the configuration of a git directory made there.
+func TestRedteamCommondirNamingNothing(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	marker := filepath.Join(workspace(t), "ran")
+	for _, iso := range gitModes {
+		t.Run(iso.name, func(t *testing.T) {
+			os.Remove(marker)
+			ws := workspace(t)
+			a.newRepo(t, ws)
+			writeFile(t, filepath.Join(ws, "wt", ".git"), "gitdir: ../gitdirs/wt\n")
+			writeFile(t, filepath.Join(ws, "gitdirs", "wt", "HEAD"), "ref: refs/heads/main\n")
+			writeFile(t, filepath.Join(ws, "gitdirs", "wt", "commondir"), "../../.git/shared\n")
+			r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), evilGitDir(".git/shared", "$PWD/wt", marker)+"\ntrue")
+			ended := r.code == 137 && strings.Contains(r.stderr, "appeared")
+			refused := iso.name == "landlock" && strings.Contains(r.stderr, "Permission denied")
+			if !ended && !refused {
+				t.Errorf("the common git directory was made, neither refused nor ended: %v", r)
+			}
+			out, err := a.hostGit(t, filepath.Join(ws, "wt"), "status")
+			if _, serr := os.Stat(marker); serr == nil {
+				t.Errorf("host git status in wt ran the payload's program (%v)\n%s\npayload: %v", err, out, r)
+			}
+		})
+	}
+}
