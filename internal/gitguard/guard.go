@@ -421,7 +421,13 @@ func (g *guard) readCommondir(dir string) (string, error) {
 	if !filepath.IsAbs(cd) {
 		cd = dir + "/" + cd
 	}
-	g.hold(follow(cd))
+	w := follow(cd)
+	g.hold(w)
+	if w.err == nil && w.canon == "" && w.file == "" {
+		// It does not exist: host git takes the configuration of one made
+		// there.
+		g.keepAbsent(w.dir, w.name, "host git would take the configuration of "+dir+" from it")
+	}
 	canon, err := filepath.EvalSymlinks(cd)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")

@@ -418,3 +418,18 @@ func TestDotgitFileNamingNothing(t *testing.T) {
 		}
 	}
 }
+
+// A commondir naming a directory that does not exist: the first missing
+// name on its way is kept absent (host git would take the configuration
+// of a git directory made there).
+func TestCommondirNamingNothing(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	priv := filepath.Join(ws, "gitdirs", "wt")
+	os.MkdirAll(priv, 0o755)
+	os.WriteFile(filepath.Join(priv, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(priv, "commondir"), []byte("../../main/.git\n"), 0o644)
+	if abs := absentRel(ws, protect(ws).Absent); !contains(abs, "main") {
+		t.Errorf("main is not kept absent: %q", abs)
+	}
+}
