@@ -374,7 +374,7 @@ func (g *guard) tree(t, dir string, c *common) {
 	tr := Tree{Dir: t, Index: filepath.Join(dir, "index"), hashSize: hash}
 	// What git hides already (a sparse checkout's skip-worktree entries,
 	// say) is not the payload's doing.
-	tr.hidden, _ = hiddenEntries(tr.Index, hash)
+	tr.hidden, tr.stats, _ = hiddenEntries(tr.Index, hash)
 	tr.exclude = filepath.Join(c.dir, "info", "exclude")
 	b, err := readSmall(tr.exclude)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -389,7 +389,7 @@ func TestHiddenEntries(t *testing.T) {
 		if version != "2" {
 			gitIn(t, ws, "update-index", "--skip-worktree", "c")
 		}
-		got, err := hiddenEntries(filepath.Join(ws, ".git", "index"), 20)
+		got, _, err := hiddenEntries(filepath.Join(ws, ".git", "index"), 20)
 		want := map[string]bool{"a": true}
 		if version != "2" {
 			want["c"] = true

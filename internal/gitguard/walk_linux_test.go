@@ -1,11 +1,14 @@
 package gitguard
 
 import (
+	"crypto/sha1"
+	"encoding/binary"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -117,5 +120,66 @@ func TestDotgitGitPassesOver(t *testing.T) {
 	made, _, _ := Made(p.Roots, p.Known)
 	if got, want := rel(ws, made), []string{"fifo", "gitdirs/x.git", "nowhere"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("made %q, want %q", got, want)
+	}
+}
+
+// forgeStat writes into the index of the repository at ws, for the entry
+// name, the stat data of the file as it is now, beside the object id the
+// entry had: git then takes the file for unchanged.
+func forgeStat(t *testing.T, ws, name string) {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Lstat(filepath.Join(ws, name), &st); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(ws, ".git", "index")
+	b, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 12
+	for i := uint32(0); i < binary.BigEndian.Uint32(b[8:]); i++ {
+		n := int(binary.BigEndian.Uint16(b[off+60:]) & 0xfff)
+		if string(b[off+62:off+62+n]) == name {
+			for j, v := range []uint32{uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec), uint32(st.Dev), uint32(st.Ino)} {
+				binary.BigEndian.PutUint32(b[off+4*j:], v)
+			}
+			binary.BigEndian.PutUint32(b[off+36:], uint32(st.Size))
+		}
+		off += (62 + n + 8) &^ 7
+	}
+	body := b[:len(b)-20]
+	sum := sha1.Sum(body)
+	if err := os.WriteFile(index, append(body, sum[:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An entry whose stat data was written to match a changed file (the
+// object id left as it was) is named; one git itself refreshed, after a
+// touch, or the file added again, is not.
+func TestNewlyClaimed(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	for _, n := range []string{"forged", "touched", "added", "same"} {
+		os.WriteFile(filepath.Join(ws, n), []byte("one\n"), 0o644)
+	}
+	gitIn(t, ws, "add", ".")
+	gitIn(t, ws, "commit", "-qm", "files")
+	time.Sleep(1100 * time.Millisecond) // not racily clean
+	p := protect(ws)
+	if len(p.Trees) != 1 {
+		t.Fatalf("trees %v", p.Trees)
+	}
+	os.WriteFile(filepath.Join(ws, "forged"), []byte("two\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "added"), []byte("two\n"), 0o644)
+	os.Chtimes(filepath.Join(ws, "touched"), time.Now(), time.Now())
+	gitIn(t, ws, "add", "added")
+	gitIn(t, ws, "status", "-s")
+	time.Sleep(1100 * time.Millisecond)
+	forgeStat(t, ws, "forged")
+	got, err := NewlyClaimed(p.Trees[0])
+	if err != nil || !reflect.DeepEqual(got, []string{"forged"}) {
+		t.Errorf("claimed %q, %v; want forged", got, err)
 	}
 }
