@@ -237,3 +237,35 @@ func TestRedteamIndexStatHidesAChange(t *testing.T) {
 		})
 	}
 }
+
+// Your own git configuration in a writable place (`--rw ~/.config`, for
+// a tool's settings): the payload wrote ~/.config/git/config, which host
+// git reads in every repository, and the next git status anywhere ran
+// its fsmonitor. The protection read that file for the paths it names
+// but did not protect the file itself.
+func TestRedteamGlobalConfigWritable(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	marker := filepath.Join(workspace(t), "ran")
+	cfg := filepath.Join(a.home, ".config")
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, iso := range gitModes {
+		t.Run(iso.name, func(t *testing.T) {
+			os.Remove(marker)
+			os.RemoveAll(filepath.Join(cfg, "git"))
+			ws := workspace(t)
+			a.newRepo(t, ws)
+			script := `mkdir -p ` + cfg + `/git && printf '[core]\n\tfsmonitor = touch ` + marker + `; false\n' > ` + cfg + `/git/config`
+			r := a.run(t, ws, append([]string{"--rw", cfg}, iso.args...), script+"\ntrue")
+			if r.code != 0 && r.code != 137 {
+				t.Errorf("the payload neither ended nor was ended: %v", r)
+			}
+			out, err := a.hostGit(t, ws, "status")
+			if _, serr := os.Stat(marker); serr == nil {
+				t.Errorf("host git status ran the payload's program from %s/git/config (%v)\n%s\npayload: %v", cfg, err, out, r)
+			}
+		})
+	}
+}
