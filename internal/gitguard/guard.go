@@ -132,6 +132,9 @@ func Protect(in Input) *Protection {
 		g.enclosing(r)
 	}
 	for _, f := range in.Global {
+		// Host git reads it in every repository: where a rule makes it
+		// writable, it is protected as an included file is.
+		g.target(f, "host git reads your configuration from it")
 		g.configFile(f, g.allTrees(), 0)
 	}
 	g.guardDiscovery()

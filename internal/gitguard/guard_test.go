@@ -433,3 +433,24 @@ func TestCommondirNamingNothing(t *testing.T) {
 		t.Errorf("main is not kept absent: %q", abs)
 	}
 }
+
+// The user's own configuration files in a writable directory are
+// protected: read-only where they exist, kept absent where not.
+func TestGlobalConfigWritable(t *testing.T) {
+	home := canon(t, t.TempDir())
+	os.MkdirAll(filepath.Join(home, ".config"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = me\n"), 0o644)
+	global := []string{filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig")}
+	p := Protect(Input{Roots: []string{home}, Global: global, Decide: func(p string) State {
+		if within(p, home) {
+			return Writable
+		}
+		return HostReadOnly
+	}})
+	if ro := rel(home, p.ReadOnly); !contains(ro, ".gitconfig") {
+		t.Errorf(".gitconfig is not read-only: %q", ro)
+	}
+	if abs := absentRel(home, p.Absent); !contains(abs, ".config/git") {
+		t.Errorf(".config/git is not kept absent: %q", abs)
+	}
+}
