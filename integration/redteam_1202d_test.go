@@ -137,7 +137,9 @@ func TestRedteamDotgitFileNamingNothing(t *testing.T) {
 				ws := workspace(t)
 				a.newRepo(t, ws)
 				writeFile(t, filepath.Join(ws, "wt", ".git"), "gitdir: "+tc.gitdir+"\n")
-				r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), strings.ReplaceAll(tc.script, "MARKER", marker)+"\ntrue")
+				// The sleep: nsrun ends the sandbox when the name appears,
+				// which the script may see fail first.
+				r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), strings.ReplaceAll(tc.script, "MARKER", marker)+"\nsleep 5")
 				ended := r.code == 137 && strings.Contains(r.stderr, "appeared")
 				refused := iso.name == "landlock" && strings.Contains(r.stderr, "Permission denied")
 				named := r.code == 0 && strings.Contains(r.stderr, " is a repository the sandbox made")
@@ -168,7 +170,7 @@ func TestRedteamCommondirNamingNothing(t *testing.T) {
 			writeFile(t, filepath.Join(ws, "wt", ".git"), "gitdir: ../gitdirs/wt\n")
 			writeFile(t, filepath.Join(ws, "gitdirs", "wt", "HEAD"), "ref: refs/heads/main\n")
 			writeFile(t, filepath.Join(ws, "gitdirs", "wt", "commondir"), "../../.git/shared\n")
-			r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), evilGitDir(".git/shared", "$PWD/wt", marker)+"\ntrue")
+			r := a.run(t, ws, append([]string{"--report", "-"}, iso.args...), evilGitDir(".git/shared", "$PWD/wt", marker)+"\nsleep 5")
 			ended := r.code == 137 && strings.Contains(r.stderr, "appeared")
 			refused := iso.name == "landlock" && strings.Contains(r.stderr, "Permission denied")
 			if !ended && !refused {
@@ -258,7 +260,7 @@ func TestRedteamGlobalConfigWritable(t *testing.T) {
 			ws := workspace(t)
 			a.newRepo(t, ws)
 			script := `mkdir -p ` + cfg + `/git && printf '[core]\n\tfsmonitor = touch ` + marker + `; false\n' > ` + cfg + `/git/config`
-			r := a.run(t, ws, append([]string{"--rw", cfg}, iso.args...), script+"\ntrue")
+			r := a.run(t, ws, append([]string{"--rw", cfg}, iso.args...), script+"\nsleep 5")
 			if r.code != 0 && r.code != 137 {
 				t.Errorf("the payload neither ended nor was ended: %v", r)
 			}
