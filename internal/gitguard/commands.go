@@ -36,7 +36,9 @@ var (
 			"browser.*.cmd": true, "browser.*.path": true, "man.*.cmd": true, "man.*.path": true,
 			"remote.*.uploadpack": true, "remote.*.receivepack": true, "sendemail.smtpserver": true,
 			"sendemail.*.smtpserver": true, "sendemail.tocmd": true, "sendemail.cccmd": true,
-			"sendemail.headercmd": true, "trailer.*.command": true, "trailer.*.cmd": true,
+			"sendemail.headercmd": true, "sendemail.sendmailcmd": true, "sendemail.*.sendmailcmd": true,
+			"sendemail.*.tocmd": true, "sendemail.*.cccmd": true, "sendemail.*.headercmd": true,
+			"imap.tunnel": true, "core.alternaterefscommand": true, "trailer.*.command": true, "trailer.*.cmd": true,
 			"uploadpack.packobjectshook": true, "instaweb.httpd": true, "guitool.*.cmd": true,
 		}
 	})

@@ -200,6 +200,15 @@ func TestConfigTargets(t *testing.T) {
 	run = !./bin/run-me --flag
 [credential]
 	helper = store
+[sendemail]
+	sendmailCmd = ./mail/send
+[sendemail "work"]
+	sendmailCmd = ./mail2/send
+	toCmd = ./mail3/to
+[imap]
+	tunnel = ./imap/tunnel
+[core]
+	alternateRefsCommand = ./refs/cmd
 `
 	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte(cfg), 0o644)
 	p := protect(ws)
@@ -210,7 +219,7 @@ func TestConfigTargets(t *testing.T) {
 		}
 	}
 	abs := absentRel(ws, p.Absent)
-	for _, want := range []string{"cond.gitconfig", "scripts", "bin", "tools/pager"} {
+	for _, want := range []string{"cond.gitconfig", "scripts", "bin", "tools/pager", "mail", "mail2", "mail3", "imap", "refs"} {
 		if !contains(abs, want) {
 			t.Errorf("%s is not kept absent: %q", want, abs)
 		}
