@@ -18,8 +18,8 @@ type fakeStopper struct {
 	end   func()
 }
 
-func (f *fakeStopper) terminate() error { f.add("terminate"); return nil }
-func (f *fakeStopper) kill() error {
+func (f *fakeStopper) Terminate() error { f.add("terminate"); return nil }
+func (f *fakeStopper) Kill() error {
 	f.add("kill")
 	if f.end != nil {
 		f.end()
@@ -60,12 +60,12 @@ func TestWatch(t *testing.T) {
 			calls: []string{"terminate", "kill"}, timedOut: true, noErr: true},
 		{name: "timeout while starting", timeout: time.Millisecond, waitDelay: long, notRunning: true, endsAfter: long,
 			calls: []string{"kill"}, timedOut: true, noErr: true, inStart: true},
-		{name: "cancelled", cancelled: true, cancel: func(s *fakeStopper) error { return s.kill() }, endsAfter: long,
+		{name: "cancelled", cancelled: true, cancel: func(s *fakeStopper) error { return s.Kill() }, endsAfter: long,
 			calls: []string{"kill"}, ctxErr: []error{context.Canceled}},
 		{name: "cancelled, grace, ended in it", cancelled: true, waitDelay: long, endsAfter: 50 * time.Millisecond,
-			cancel: func(s *fakeStopper) error { return s.terminate() }, calls: []string{"terminate"}, ctxErr: []error{context.Canceled}},
+			cancel: func(s *fakeStopper) error { return s.Terminate() }, calls: []string{"terminate"}, ctxErr: []error{context.Canceled}},
 		{name: "cancelled, grace, then killed", cancelled: true, waitDelay: 20 * time.Millisecond, endsAfter: long,
-			cancel: func(s *fakeStopper) error { return s.terminate() }, calls: []string{"terminate", "kill"}, ctxErr: []error{context.Canceled}},
+			cancel: func(s *fakeStopper) error { return s.Terminate() }, calls: []string{"terminate", "kill"}, ctxErr: []error{context.Canceled}},
 		{name: "Cancel nil, no delay: nothing", cancelled: true, noCancel: true, endsAfter: 50 * time.Millisecond, noErr: true},
 		{name: "Cancel nil, then the delay kills", cancelled: true, noCancel: true, waitDelay: 20 * time.Millisecond, endsAfter: long,
 			calls: []string{"kill"}, ctxErr: []error{context.Canceled}},
@@ -105,9 +105,9 @@ func TestWatch(t *testing.T) {
 			if !reflect.DeepEqual(s.calls, tc.calls) {
 				t.Errorf("calls %q, want %q", s.calls, tc.calls)
 			}
-			timedOut, ctxErr := c.end.outcome()
-			if timedOut != tc.timedOut || tc.noErr && ctxErr != nil || c.end.endedStart() != tc.inStart {
-				t.Errorf("timed out %v, context error %v, in start %v", timedOut, ctxErr, c.end.endedStart())
+			timedOut, ctxErr := c.end.Outcome()
+			if timedOut != tc.timedOut || tc.noErr && ctxErr != nil || c.end.EndedStart() != tc.inStart {
+				t.Errorf("timed out %v, context error %v, in start %v", timedOut, ctxErr, c.end.EndedStart())
 			}
 			for _, want := range tc.ctxErr {
 				if !errors.Is(ctxErr, want) {
@@ -121,40 +121,6 @@ func TestWatch(t *testing.T) {
 	c.startWatch(&fakeStopper{}, nil, nil)
 	if c.watchDone != nil {
 		t.Error("a watcher without a timeout or a context")
-	}
-}
-
-// awaitIO waits for the output's end, or cuts it WaitDelay after the end,
-// or at the end of a delay already started.
-func TestAwaitIO(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		waitDelay time.Duration
-		started   time.Duration // delay started this long ago; 0: none
-		drains    bool          // the copying ends by itself, soon
-		cut       bool
-	}{
-		{"no delay, drains", 0, 0, true, false},
-		{"delay, drains", time.Hour, 0, true, false},
-		{"delay, held open", 20 * time.Millisecond, 0, false, true},
-		{"delay already over", time.Hour, 2 * time.Hour, false, true},
-	} {
-		c := Command(nil, "x")
-		c.WaitDelay = tc.waitDelay
-		if tc.started > 0 {
-			c.end.delayEnds = time.Now().Add(tc.waitDelay - tc.started)
-		}
-		done := make(chan struct{})
-		var once sync.Once
-		end := func() { once.Do(func() { close(done) }) }
-		closed := false
-		if tc.drains {
-			time.AfterFunc(10*time.Millisecond, end)
-		}
-		cut := c.awaitIO(done, func() { closed = true; end() })
-		if cut != tc.cut || closed != tc.cut {
-			t.Errorf("%s: cut %v, closed %v", tc.name, cut, closed)
-		}
 	}
 }
 

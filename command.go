@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nsrun/nsrun/internal/watch"
 	"github.com/nsrun/nsrun/reexec"
 )
 
@@ -100,7 +101,7 @@ type Cmd struct {
 	started    bool // Start was called
 	running    bool // Start succeeded
 	waited     bool // Wait was called
-	end        ending
+	end        watch.Ending
 	watchDone  chan struct{} // closed when the watcher is gone; nil without one
 	childIO    []io.Closer   // the payload's ends of the pipes made here
 	parentIO   []io.Closer   // this process's ends, closed after Wait
@@ -176,7 +177,7 @@ func (c *Cmd) Start() error {
 		c.parentIO = nil
 		// The context's end or the timeout while the sandbox was being
 		// built, not the kill either caused, is why nothing ran.
-		if timedOut, ctxErr := c.end.outcome(); c.end.endedStart() && (timedOut || ctxErr != nil) {
+		if timedOut, ctxErr := c.end.Outcome(); c.end.EndedStart() && (timedOut || ctxErr != nil) {
 			err = ctxErr
 			if timedOut {
 				err = &SetupError{Code: ExitTimeout, Msg: fmt.Sprintf("the timeout (%v) expired before the sandbox was built; nothing ran", c.Timeout)}
@@ -244,7 +245,7 @@ func (c *Cmd) Wait() error {
 		_ = c.Process.Release()
 		c.Process.Pid = c.payloadPid
 	}
-	timedOut, ctxErr := c.end.outcome()
+	timedOut, ctxErr := c.end.Outcome()
 	switch {
 	case timedOut:
 		ee.Code, ee.TimedOut = ExitTimeout, true

@@ -86,9 +86,9 @@ func (c *Cmd) start() error {
 	return nil
 }
 
-func (s *sysCmd) terminate() error { return s.proc.Terminate() }
+func (s *sysCmd) Terminate() error { return s.proc.Terminate() }
 
-func (s *sysCmd) kill() error { return s.proc.Kill() }
+func (s *sysCmd) Kill() error { return s.proc.Kill() }
 
 // wait waits for the payload and maps its end as on Linux.
 func (c *Cmd) wait() (*ExitError, error) {

@@ -9,13 +9,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
-	"github.com/nsrun/nsrun/internal/supervise"
 	"github.com/nsrun/nsrun/mounts"
-	"github.com/nsrun/nsrun/ptrace"
 )
 
 // sysCmd is the running sandbox as the Cmd holds it: the sandbox itself
@@ -23,10 +22,10 @@ import (
 type sysCmd struct {
 	sb      *sandbox.Sandbox
 	started time.Time
-	git     *gitProtection // looked at again once the sandbox is gone
-	denials *denialLog     // --trace-denials: what the tracer recorded
-	judge   *plan.Judge    // --trace-denials: attributes what was refused
-	shims   []string       // version managers' shims directories (plan.ShimDirs)
+	git     *gitProtection  // looked at again once the sandbox is gone
+	denials *plan.DenialLog // --trace-denials: what the tracer recorded
+	judge   *plan.Judge     // --trace-denials: attributes what was refused
+	shims   []string        // version managers' shims directories (plan.ShimDirs)
 }
 
 // backend names the Linux backend in the report.
@@ -56,8 +55,8 @@ func (c *Cmd) shimDirs() []string {
 	return c.sys.shims
 }
 
-func (s *sysCmd) terminate() error { return s.sb.Terminate() }
-func (s *sysCmd) kill() error      { return s.sb.Kill() }
+func (s *sysCmd) Terminate() error { return s.sb.Terminate() }
+func (s *sysCmd) Kill() error      { return s.sb.Kill() }
 
 // start builds the sandbox and starts the command in it.
 //
@@ -223,7 +222,7 @@ func (c *Cmd) prepare(f plan.Facts) (*prepared, error) {
 			prep.tmpDir = t
 			return t.Path(), nil
 		},
-		Warn: c.warnf, Logf: c.logf, Keep: func(name string) bool { return matchAny(p.KeepEnv, name) },
+		Warn: c.warnf, Logf: c.logf, Keep: func(name string) bool { return environ.MatchAny(p.KeepEnv, name) },
 		Log: c.Log, Warnings: c.Warnings,
 	}
 	if prep.Result, err = plan.Make(req, f); err != nil {
@@ -249,7 +248,7 @@ func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 		h.Network = &prep.Net.Config
 	}
 	if p.TraceDenials {
-		h.Trace = func() (func(ptrace.Event), error) { return c.traceDenials(p, prep) }
+		h.Trace = func() (sandbox.Tracer, error) { return c.traceDenials(p, prep) }
 		h.Refused = plan.RefusedBy(prep.Filters)
 	}
 	return h
@@ -259,7 +258,7 @@ func (c *Cmd) hooks(p *Policy, prep *prepared) *sandbox.Hooks {
 // refused call to the rule or layer that refused it, and returns what the
 // sandbox's tracer tells every refused call it sees: the judge, then the
 // log of the denials.
-func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error) {
+func (c *Cmd) traceDenials(p *Policy, prep *prepared) (sandbox.Tracer, error) {
 	eff, err := p.Effect()
 	if err != nil {
 		return nil, err
@@ -270,19 +269,12 @@ func (c *Cmd) traceDenials(p *Policy, prep *prepared) (func(ptrace.Event), error
 		j.Writable = []string{prep.Tmp}
 	}
 	s := c.sys
-	s.denials, s.judge = newDenialLog(), j
-	return func(ev ptrace.Event) {
-		if pd, ok := j.Judge(ev); ok {
-			d := Denial(pd)
-			d.Pid, d.Argv0 = ev.Process()
-			if d.Pid == 0 {
-				d.Pid = ev.Pid
-			}
-			if !c.session.addDenial(ev.Pid, d) {
-				s.denials.add(d)
-			}
+	s.denials, s.judge = plan.NewDenialLog(maxDenials), j
+	return j.Trace(func(host int, d plan.Denial) {
+		if !c.session.addDenial(host, d) {
+			s.denials.Add(d)
 		}
-	}, nil
+	}), nil
 }
 
 // newJudge is the judge of --trace-denials for a sandbox of p built from
@@ -319,27 +311,6 @@ func ruleLabel(r Rule) string {
 	return s
 }
 
-// addRefusals judges what the Landlock-only supervisor failed for the
-// payload, which its tracer never saw (a user notification outranks a
-// trace), and counts it in the denials.
-func (s *sysCmd) addRefusals(refusals []supervise.Refusal, dropped int) {
-	if s.denials == nil || s.judge == nil {
-		return
-	}
-	for _, r := range refusals {
-		ev, ok := plan.RefusalEvent(r)
-		if !ok {
-			continue
-		}
-		if pd, ok := s.judge.Judge(ev); ok {
-			d := Denial(pd)
-			d.Pid, d.Argv0 = r.Pid, r.Argv0
-			s.denials.addCount(d, r.Count)
-		}
-	}
-	s.denials.drop(dropped)
-}
-
 // wait waits for the payload to exit and every process of the sandbox to
 // end, and for its output to be copied. It returns how the payload ended,
 // and what copying its output met.
@@ -352,9 +323,10 @@ func (c *Cmd) wait() (*ExitError, error) {
 	if end.Served && c.report.Network != nil {
 		c.report.Network.Connections, c.report.Network.Denied = networkCounts(end.Connections), networkCounts(end.Denied)
 	}
-	s.addRefusals(end.Refusals, end.RefusalsDropped)
 	if s.denials != nil {
-		c.report.Denials, c.report.DenialsDropped = s.denials.list()
+		// What the Landlock-only supervisor failed, its tracer never saw.
+		s.judge.Refusals(s.denials, end.Refusals, end.RefusalsDropped)
+		c.report.Denials, c.report.DenialsDropped = denialsOf(s.denials)
 	}
 	usage := UsageReport(end.Usage)
 	c.report.Usage = &usage

@@ -104,11 +104,11 @@ func (c *Cmd) windowsInput(p *Policy) (win.Input, error) {
 // windowsCheck refuses settings that mean nothing with a restricted token.
 func (p *Policy) windowsCheck() error { return p.linuxOnly("the Windows restricted-token backend") }
 
-// terminate ends the job: Windows has no SIGTERM to give the payload.
-func (s *sysCmd) terminate() error { return s.sb.Kill() }
+// Terminate ends the job: Windows has no SIGTERM to give the payload.
+func (s *sysCmd) Terminate() error { return s.sb.Kill() }
 
-// kill ends the job: the payload and everything it started.
-func (s *sysCmd) kill() error { return s.sb.Kill() }
+// Kill ends the job: the payload and everything it started.
+func (s *sysCmd) Kill() error { return s.sb.Kill() }
 
 // wait waits for the payload, ends the job, revokes the ACEs.
 func (c *Cmd) wait() (*ExitError, error) {

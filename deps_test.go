@@ -18,14 +18,11 @@ import (
 // packages import nothing of nsrun; internal/launch (the child side)
 // imports neither the root nor the parent side.
 var allowedImports = map[string][]string{
-	// The library's face. The Linux parent side still in the root reaches
-	// mechanisms directly; those edges go as it moves to internal/plan and
-	// internal/sandbox (issue 26).
+	// The library's face: on Linux it composes internal/plan and
+	// internal/sandbox, and reaches no mechanism but cgroup (its errors
+	// raised into LimitError) and mounts (the Access vocabulary).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/launch", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front",
-		// to retire with the move of the parent side:
-		"internal/absent",
-		"internal/supervise", "landlock", "ns", "ptrace", "seccomp"},
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front", "internal/watch"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front", "internal/errs"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
@@ -36,7 +33,7 @@ var allowedImports = map[string][]string{
 		"internal/absent", "internal/changes", "internal/gitguard", "internal/supervise", "internal/paths", "internal/mountinfo", "internal/errs", "internal/environ"},
 	// The Linux parent side: the running sandbox as its parent holds it; it
 	// imports neither the root nor internal/plan, which the root composes.
-	"internal/sandbox": {"internal/launch", "internal/rawinit", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp",
+	"internal/sandbox": {"internal/launch", "internal/rawinit", "reexec", "ns", "cgroup", "pty", "ptrace", "netproxy", "seccomp", "landlock",
 		"internal/absent", "internal/fdpass", "internal/procfs", "internal/changes", "internal/supervise", "internal/errs"},
 	"internal/supervise": {"landlock", "seccomp", "internal/procfs"},
 	// Sessions' parent side: the channel to a session's init and the
@@ -74,6 +71,7 @@ var allowedImports = map[string][]string{
 	"internal/paths":                  {},
 	"internal/procfs":                 {},
 	"internal/wire":                   {},
+	"internal/watch":                  {},
 	"seccomp/internal/gensyscalls":    {},
 	"bench/floor":                     {},
 	"bench/launch":                    {"."},

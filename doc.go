@@ -93,22 +93,24 @@
 //
 //	policy, rules, precedence   policy.go resolve.go canonical.go explain.go
 //	policy files and presets    policyfile.go presets.go values.go
-//	Cmd (portable shell)        command.go output.go cancel.go
+//	Cmd (portable shell)        command.go output.go cancel.go (its watcher: internal/watch)
 //	per-OS backends             command_linux.go command_darwin.go command_windows.go
-//	planning a Linux launch     lower_linux.go (the pure check of the input; a Policy and
-//	                            Cmd lowered to plan.Request, and its rules, git's
-//	                            protection and environment once the home is made),
+//	planning a Linux launch     lower_linux.go (the input checked, with plan.CheckRule
+//	                            and plan.CheckInput; a Policy and Cmd lowered to
+//	                            plan.Request, and its rules, git's protection and
+//	                            environment once the home is made),
 //	                            command_linux.go (prepare: request, plan.Make, the report);
 //	                            package internal/plan (Make: the home, the mounts, the
 //	                            Landlock and seccomp layers, the network, the accounts,
-//	                            kept changes, --trace-denials' filters and judge)
+//	                            kept changes, --trace-denials' filters, judge and log)
 //	the running sandbox         package internal/sandbox (cgroup, pipes, pty and job
 //	                            control, the fork, the spec's hand-off, wait, usage)
 //	the stages and their spec   package internal/launch (init, Landlock-only stage and
 //	                            child, fork helper, probe stages; a session's init)
 //	sessions                    session.go session_linux.go, package internal/session
 //	                            (the channel to a session's init, the control socket)
-//	report                      report.go report_linux.go (plans and results raised)
+//	report                      report.go report_linux.go (plans and results raised),
+//	                            suggest.go (DenialSummary, Suggest)
 //	host probe                  probe.go report_linux.go, internal/sandbox, internal/plan
 //	mechanisms                  packages ns, mounts, landlock, seccomp, cgroup, netproxy, pty
 //	macOS, Windows              seatbelt.go; packages darwin, windows (the runs)

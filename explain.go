@@ -37,7 +37,7 @@ func (e *Effect) Explain(p string) Explanation {
 	if err != nil {
 		abs = p
 	}
-	abs = canonicalAncestor(abs)
+	abs = paths.CanonicalAncestor(abs)
 	a, by, ok := Resolve(e.Rules, abs)
 	x := Explanation{Path: abs, Access: a}
 	if ok {
@@ -105,7 +105,7 @@ func homeRule(p *Policy, cwd string) (canonRule, bool) {
 	r := Rule{Path: dir, Access: ReadWrite, Source: SourceInternal}
 	cr, err := canonicalRule(r, cwd)
 	if errors.Is(err, paths.ErrNoSuchPath) {
-		cr, err = canonRule{Rule: r, Canon: canonicalAncestor(dir), Dir: true}, nil
+		cr, err = canonRule{Rule: r, Canon: paths.CanonicalAncestor(dir), Dir: true}, nil
 	}
 	if err != nil {
 		return canonRule{}, false
@@ -129,21 +129,6 @@ func persistentHomeDir(homeDir string, homes []string, cwd string) (string, erro
 }
 
 var errNoHomeForPersistent = errs.New("%s: no home directory to keep it under (HOME is unset and the password database has none); give %s", errs.HomePersistent, errs.HomeDir.With("DIR"))
-
-// canonicalAncestor is abs with its longest existing ancestor made
-// canonical and the missing rest joined on.
-func canonicalAncestor(abs string) string {
-	rest := ""
-	for d := abs; ; d = filepath.Dir(d) {
-		if canon, err := filepath.EvalSymlinks(d); err == nil {
-			return filepath.Join(canon, rest)
-		}
-		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(d), rest)
-	}
-}
 
 // privateHome is where HomePrivate points HOME inside the sandbox: a tmpfs
 // of its own under the private /tmp, so caches work and nothing reaches

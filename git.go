@@ -1,13 +1,6 @@
 package nsrun
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"github.com/nsrun/nsrun/internal/gitguard"
-)
+import "github.com/nsrun/nsrun/internal/gitguard"
 
 // gitProtection is what Policy.ProtectGit adds: rules, names to keep
 // absent, and what the caller is told.
@@ -44,22 +37,11 @@ func protectGit(rules []canonRule) *gitProtection {
 			in.Roots = append(in.Roots, r.Canon)
 		}
 	}
-	for _, h := range in.Homes {
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if !filepath.IsAbs(xdg) {
-			xdg = filepath.Join(h, ".config")
-		}
-		in.Global = append(in.Global, filepath.Join(xdg, "git", "config"), filepath.Join(h, ".gitconfig"))
-	}
-	if g := os.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(g) {
-		in.Global = append(in.Global, g)
-	}
-	in.Global = append(in.Global, "/etc/gitconfig")
-	in.AcrossFilesystems = gitBool(os.Getenv("GIT_DISCOVERY_ACROSS_FILESYSTEM"))
+	in.HostConfig()
 	prot := gitguard.Protect(in)
 	out := &gitProtection{absent: prot.Absent, links: prot.Links, held: prot.Held, warnings: prot.Warnings, prot: prot}
 	for _, e := range prot.Enclosing {
-		out.notes = append(out.notes, enclosingNote(e))
+		out.notes = append(out.notes, e.Note())
 	}
 	add := func(p string, a Access) {
 		r := Rule{Path: p, Access: a, Source: SourceBaseline}
@@ -79,25 +61,4 @@ func protectGit(rules []canonRule) *gitProtection {
 		add(p, ReadOnly)
 	}
 	return out
-}
-
-// enclosingNote says what the sandbox makes of a repository found above a
-// writable directory.
-func enclosingNote(e gitguard.Enclosing) string {
-	switch {
-	case !e.Own:
-		return fmt.Sprintf("%s lies in the repository %s (git directory %s): what its configuration names in writable places is protected", e.Root, e.Top, e.GitDir)
-	case e.Writable:
-		return fmt.Sprintf("%s lies in the repository %s, whose git directory %s is writable by a rule: protected as the workspace's", e.Root, e.Top, e.GitDir)
-	}
-	return fmt.Sprintf("%s lies in the repository %s, whose git directory %s is read-only here: git in the sandbox cannot commit to it (--rw %s lets it, protected as the workspace's); what its configuration names in writable places is protected", e.Root, e.Top, e.GitDir, e.GitDir)
-}
-
-// gitBool reads an environment variable as git reads a boolean one.
-func gitBool(v string) bool {
-	switch strings.ToLower(v) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
 }

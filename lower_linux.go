@@ -7,15 +7,11 @@ import (
 	"strings"
 
 	"github.com/nsrun/nsrun/cgroup"
-	"github.com/nsrun/nsrun/internal/absent"
-	"github.com/nsrun/nsrun/internal/errs"
+	"github.com/nsrun/nsrun/internal/environ"
 	"github.com/nsrun/nsrun/internal/gitguard"
-	"github.com/nsrun/nsrun/internal/launch"
-	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
 	"github.com/nsrun/nsrun/mounts"
-	"github.com/nsrun/nsrun/ns"
 )
 
 // prepared is a Cmd planned (plan.Make), with what the root keeps of it.
@@ -49,7 +45,7 @@ func (c *Cmd) request(p *Policy, ids idMap, cwd string) (*plan.Request, error) {
 		PrivateHome: privateHome, Net: netRequest(p), Limits: cgroupLimits(p),
 	}
 	for _, rl := range withDefaultRlimits(p.Rlimits) {
-		r.Rlimits = append(r.Rlimits, launch.Rlimit(rl))
+		r.Rlimits = append(r.Rlimits, plan.Rlimit(rl))
 	}
 	if p.Home != HomeInherit {
 		homes := Homes()
@@ -80,8 +76,8 @@ func (c *Cmd) lower(p *Policy, user []canonRule, h *plan.Home, root string, prep
 		user = append(user, rules...)
 	}
 	if p.ProtectGit {
-		if err := gitShownElsewhere(user); err != nil {
-			return nil, err
+		if err := plan.CheckGitShown(lowerRules(user)); err != nil {
+			return nil, raise(err)
 		}
 		git := protectGit(append(ownRules(p, "/"), user...))
 		for _, w := range git.warnings {
@@ -161,7 +157,7 @@ func (c *Cmd) homeRules(h *plan.Home) (dir, identity string, rules []canonRule) 
 func secretNames(names []string) []string {
 	var out []string
 	for _, n := range names {
-		if matchAny(SecretEnv, n) && !matchAny(SecretEnvKept, n) {
+		if environ.MatchAny(SecretEnv, n) && !environ.MatchAny(SecretEnvKept, n) {
 			out = append(out, n)
 		}
 	}
@@ -198,10 +194,10 @@ func (p *Policy) servesNetwork() bool {
 }
 
 // launchPorts are ranges as the stages name them.
-func launchPorts(ranges []PortRange) []launch.PortRange {
-	var out []launch.PortRange
+func launchPorts(ranges []PortRange) []plan.PortRange {
+	var out []plan.PortRange
 	for _, r := range ranges {
-		out = append(out, launch.PortRange(r))
+		out = append(out, plan.PortRange(r))
 	}
 	return out
 }
@@ -223,7 +219,7 @@ func lowerRules(rules []canonRule) []plan.Rule {
 
 // absentTargets are the names to keep absent, each with the directory it
 // is watched from (plan.AbsentTargets over the effective rules).
-func absentTargets(names []gitguard.Absent, rules []canonRule) []absent.Target {
+func absentTargets(names []gitguard.Absent, rules []canonRule) []plan.AbsentTarget {
 	eff, _ := effective(rules)
 	return plan.AbsentTargets(names, lowerRules(eff))
 }
@@ -259,24 +255,21 @@ func policyIDs(p *Policy) (idMap, error) {
 	if p.GID != nil {
 		ids.gid = *p.GID
 	}
-	if err := ns.CheckID(int64(ids.uid)); err != nil {
+	if err := sandbox.CheckID(int64(ids.uid)); err != nil {
 		return ids, &IDError{Kind: "uid", Err: err}
 	}
-	if err := ns.CheckID(int64(ids.gid)); err != nil {
+	if err := sandbox.CheckID(int64(ids.gid)); err != nil {
 		return ids, &IDError{Kind: "gid", Err: err}
 	}
 	return ids, nil
 }
 
-// reservedPaths are built by nsrun itself in a sandbox with namespaces:
-// rules cannot change them.
-var reservedPaths = []string{"/dev", "/proc", "/sys"}
-
 // checkInput refuses what is wrong with the Cmd and its policy as given:
 // the command, the values, the rules (canonical, without conflicts, off
-// the paths nsrun builds) and the environment patterns. It reads the host
-// (rules name its files) but changes nothing there, and warns about rules
-// that name a file through a symlink or one with other names.
+// the paths nsrun builds: plan.CheckRule) and the environment patterns.
+// It reads the host (rules name its files) but changes nothing there, and
+// warns about rules that name a file through a symlink or one with other
+// names.
 func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return nil, "", &SetupError{Code: ExitSetup, Msg: "no command given"}
@@ -291,9 +284,9 @@ func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
 	if err := checkConflicts(user); err != nil {
 		return nil, "", err
 	}
-	for _, cr := range user {
-		if err := c.checkRule(p, cr, cwd); err != nil {
-			return nil, "", err
+	for _, r := range lowerRules(user) {
+		if err := plan.CheckRule(r, cwd, p.Isolation == IsolationFull, c.warnf); err != nil {
+			return nil, "", raise(err)
 		}
 	}
 	for _, pat := range append(append([]string{}, p.UnsetEnv...), p.KeepEnv...) {
@@ -304,84 +297,30 @@ func (c *Cmd) checkInput(p *Policy) ([]canonRule, string, error) {
 	return user, cwd, nil
 }
 
-// checkRule refuses a rule on a path nsrun builds, and warns about one
-// that names a file through a symlink or one with other names.
-func (c *Cmd) checkRule(p *Policy, cr canonRule, cwd string) error {
-	r := cr.Rule
-	for _, res := range reservedPaths {
-		isDev := (r.Access == Device || r.Access == BlockDevice) && res == "/dev"
-		if p.Isolation == IsolationFull && mounts.Within(cr.Canon, res) && !isDev {
-			if res == "/sys" {
-				return &RuleError{Rule: r, Err: errs.New("%s is built by nsrun itself; rules cannot change it (%s shows the host's, read-only)", res, errs.SysHost)}
-			}
-			return &RuleError{Rule: r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
-		}
-	}
-	if cr.info == nil {
-		return nil // a directory or symlink of the sandbox's own
-	}
-	if r.From == "" {
-		if abs := paths.Abs(r.Path, cwd); abs != cr.Canon {
-			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				c.warnf("%s %s is a symlink to %s; the sandbox gets %s", r.Access, r.Path, cr.Canon, cr.Canon)
-			}
-		}
-	}
-	if n := plan.LinkCount(cr.info); n > 1 && cr.info.Mode().IsRegular() && (r.Access == ReadOnly || r.Access == Deny) {
-		// A rule protects a path; another name of the same file is
-		// another path, which a writable rule may cover.
-		c.warnf("%s %s: the file has %d hard links; through another name in a writable path it can still be read and written", r.Access, r.Path, n)
-	}
-	return nil
-}
-
 // inputError names what is wrong with input that cannot start (an id that
-// cannot be mapped, no command) without touching the host: what planning
-// would refuse first in the policy (its rules, values and settings) comes
-// before the bad id, as the options are read.
+// cannot be mapped, no command) without touching the host: c lowered and
+// checked (checkInput, then plan.CheckInput), so that what planning would
+// refuse first in the policy (its rules, values and settings) comes before
+// the bad id, as the options are read.
 func (c *Cmd) inputError(idErr error) error {
 	p := c.policy()
 	user, cwd, err := c.checkInput(p)
 	if err != nil {
 		return err
 	}
-	if p.Home == HomePersistent {
-		if _, err := persistentHomeDir(p.HomeDir, Homes(), cwd); err != nil {
-			return &SetupError{Code: ExitSetup, Msg: err.Error()}
-		}
+	r, err := c.request(p, idMap{}, cwd)
+	if err != nil {
+		return err
 	}
-	if p.ProtectGit {
-		if err := gitShownElsewhere(user); err != nil {
-			return err
-		}
+	if err := plan.CheckInput(r, lowerRules(user)); err != nil {
+		return raise(err)
 	}
 	if p.Isolation == IsolationLandlock {
 		if err := p.landlockOnlyIdentity(); err != nil {
 			return err
 		}
-	} else {
-		r := &plan.Request{Root: p.Root, Cwd: cwd, AllowHostUnixSockets: p.AllowHostUnixSockets, Net: netRequest(p)}
-		if _, _, err := plan.FullRoot(r); err != nil {
-			return raise(err)
-		}
-		if err := plan.CheckNetwork(&r.Net); err != nil {
-			return raise(err)
-		}
 	}
 	return idErr
-}
-
-// gitShownElsewhere refuses a writable directory shown at another place
-// than its own under git's protection: the protection finds repositories
-// and keeps their names where the host has them; shown elsewhere, they
-// would be left unprotected.
-func gitShownElsewhere(rules []canonRule) error {
-	for _, cr := range rules {
-		if cr.mapped() && cr.Dir && writable(cr.Access) {
-			return &RuleError{Rule: cr.Rule, Err: errs.New("%s covers writable directories shown at their own place only: use %s", errs.ProtectGit, errs.RuleReadWrite.With(cr.host))}
-		}
-	}
-	return nil
 }
 
 // landlockOnlyIdentity refuses the settings of the sandbox's own root,

@@ -3,12 +3,12 @@ package nsrun
 import (
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/nsrun/nsrun/internal/errs"
+	"github.com/nsrun/nsrun/internal/paths"
 )
 
 // Credential is a place under a home directory where a tool keeps
@@ -61,28 +61,7 @@ var Presets = map[string]string{
 // Homes are the caller's home directories: the password database's for
 // its uid and $HOME, both when they differ (credentials are hidden under
 // each), canonical, the first existing one first.
-func Homes() []string {
-	var homes []string
-	add := func(h string) {
-		if h == "" || !filepath.IsAbs(h) {
-			return
-		}
-		if c, err := filepath.EvalSymlinks(h); err == nil {
-			h = c
-		}
-		for _, x := range homes {
-			if x == h {
-				return
-			}
-		}
-		homes = append(homes, h)
-	}
-	add(os.Getenv("HOME"))
-	if u, err := user.LookupId(fmt.Sprint(os.Getuid())); err == nil {
-		add(u.HomeDir)
-	}
-	return homes
-}
+func Homes() []string { return paths.Homes() }
 
 // WorkspaceError is a workspace a preset refuses to make writable.
 type WorkspaceError struct {

@@ -5,16 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/moby/sys/userns"
-	"golang.org/x/sys/unix"
-
 	"github.com/nsrun/nsrun/cgroup"
-	"github.com/nsrun/nsrun/internal/absent"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
-	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/netproxy"
-	"github.com/nsrun/nsrun/seccomp"
 )
 
 // reportOf raises the plan of prep into the report of c's sandbox, whose
@@ -98,7 +92,7 @@ func limitError(err error) error {
 
 // reportAppeared puts what the watcher of names kept absent found in the
 // report.
-func (c *Cmd) reportAppeared(found []absent.Found) {
+func (c *Cmd) reportAppeared(found []sandbox.Found) {
 	for _, f := range found {
 		a := AppearedReport{Path: f.Path(), Kind: f.Kind, Why: f.Why, Removed: f.Removed, Way: f.Way}
 		if f.At != f.Path() {
@@ -109,6 +103,16 @@ func (c *Cmd) reportAppeared(found []absent.Found) {
 		}
 		c.report.Absent.Appeared = append(c.report.Absent.Appeared, a)
 	}
+}
+
+// denialsOf raises what l kept into the report's denials.
+func denialsOf(l *plan.DenialLog) ([]Denial, int) {
+	ds, dropped := l.List()
+	out := make([]Denial, len(ds))
+	for i, d := range ds {
+		out[i] = Denial(d)
+	}
+	return out, dropped
 }
 
 // networkCounts are the filtered network's counts as the report gives them.
@@ -123,40 +127,11 @@ func networkCounts(cs []netproxy.Count) []NetworkCount {
 // ProbeHost finds out what this host can enforce for the calling user. It
 // creates one throwaway set of namespaces to be sure.
 func ProbeHost() Probe {
-	var p Probe
-	u, proc, sys := sandbox.ProbeUserns()
-	p.UserNamespaces, p.Procfs, p.Sysfs = ProbeItem(u), ProbeItem(proc), ProbeItem(sys)
-	p.Nested = userns.RunningInUserNS()
-	if err := unix.MountSetattr(-1, "", 0, &unix.MountAttr{}); errors.Is(err, unix.ENOSYS) {
-		p.MountSetattr = ProbeItem{Detail: "mount_setattr: not in this kernel (needs 5.12)"}
-	} else {
-		p.MountSetattr = ProbeItem{OK: true, Detail: "recursive read-only binds in one call"}
-	}
-	if abi, errata, err := landlock.ABI(); err != nil {
-		p.Landlock = ProbeItem{Detail: err.Error()}
-	} else {
-		p.Landlock, p.LandlockABI = ProbeItem{OK: true, Detail: fmt.Sprintf("ABI %d, errata %#x", abi, errata)}, abi
-	}
-	p.Seccomp = probeItem(seccomp.Probe(), "filters available")
-	p.CgroupV2, p.CgroupV2Path = probeCgroup2()
-	limits, via := sandbox.ProbeLimits()
-	p.Limits, p.LimitsCgroup = ProbeItem(limits), via
-	p.Seatbelt = ProbeItem{Detail: "not on macOS"}
-	p.RestrictedToken = ProbeRestrictedToken{Detail: "not on Windows"}
-	p.LandlockOnly = ProbeLandlockOnly(plan.ProbeLandlockOnly(p.LandlockABI, plan.PidfdGetfdAllowed))
-	return p
-}
-
-// probeItem is the probe's answer for a mechanism that says what is
-// missing with err.
-func probeItem(err error, ok string) ProbeItem {
-	if err != nil {
-		return ProbeItem{Detail: err.Error()}
-	}
-	return ProbeItem{OK: true, Detail: ok}
-}
-
-func probeCgroup2() (ProbeItem, string) {
-	mnt, dir, err := cgroup.ProbeV2()
-	return probeItem(err, "memory, pids and cpu controllers under "+dir), mnt
+	h := sandbox.ProbeHost()
+	return Probe{UserNamespaces: ProbeItem(h.UserNamespaces), Nested: h.Nested, Procfs: ProbeItem(h.Procfs), Sysfs: ProbeItem(h.Sysfs),
+		MountSetattr: ProbeItem(h.MountSetattr), Landlock: ProbeItem(h.Landlock), LandlockABI: h.LandlockABI,
+		Seccomp: ProbeItem(h.Seccomp), CgroupV2: ProbeItem(h.CgroupV2), CgroupV2Path: h.CgroupV2Path,
+		Limits: ProbeItem(h.Limits), LimitsCgroup: h.LimitsCgroup, Seatbelt: ProbeItem{Detail: "not on macOS"},
+		RestrictedToken: ProbeRestrictedToken{Detail: "not on Windows"},
+		LandlockOnly:    ProbeLandlockOnly(plan.ProbeLandlockOnly(h.LandlockABI, plan.PidfdGetfdAllowed))}
 }

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/front"
-	"github.com/nsrun/nsrun/internal/sandbox"
+	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/session"
 )
 
@@ -29,16 +28,14 @@ type sysSession struct {
 // it starts a session (initOf); for a command's, the session and the
 // command once started.
 type cmdSession struct {
-	s       *Session
-	initOf  bool
-	env     []string   // set by the init's start: the lowered environment
-	mu      sync.Mutex // exec, which the watch reads
-	exec    *session.Exec
-	streams *sandbox.Streams
-	begun   chan struct{}
-	done    chan struct{}
+	s      *Session
+	initOf bool
+	env    []string         // set by the init's start: the lowered environment
+	cmd    *session.Command // set before the watch starts
+	begun  chan struct{}
+	done   chan struct{}
 	// The init's, with TraceDenials: each command's denials.
-	denials *session.Groups[*denialLog]
+	denials *session.Groups[*plan.DenialLog]
 }
 
 func startSession(ctx context.Context, p *Policy) (*Session, error) {
@@ -61,7 +58,7 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	// of is kept for Warnings and the report.
 	warn := session.NewLines("nsrun: warning: ")
 	c.Warnings = warn
-	c.session = &cmdSession{initOf: true, denials: session.NewGroups(newDenialLog)}
+	c.session = &cmdSession{initOf: true, denials: session.NewGroups(func() *plan.DenialLog { return plan.NewDenialLog(maxDenials) })}
 	if err := c.Start(); err != nil {
 		parent.Close()
 		return nil, err
@@ -76,7 +73,7 @@ func startSession(ctx context.Context, p *Policy) (*Session, error) {
 	if c.Process != nil {
 		pid = c.Process.Pid // Wait releases the Process
 	}
-	s.sys.life = session.Live(ctx, session.NewConn(parent), pid, c.Wait, func() error { return c.stopper().kill() })
+	s.sys.life = session.Live(ctx, session.NewConn(parent), pid, c.Wait, func() error { return c.stopper().Kill() })
 	return s, nil
 }
 
@@ -148,7 +145,7 @@ func (c *Cmd) startInSession() error {
 		c.report.notBuilt(c.backend(), err)
 		return err
 	}
-	streams, err := sandbox.NewStreams(c.Stdin, c.Stdout, c.Stderr)
+	cmd, err := session.NewCommand(c.Stdin, c.Stdout, c.Stderr)
 	if err != nil {
 		return fail(err)
 	}
@@ -156,20 +153,15 @@ func (c *Cmd) startInSession() error {
 	if env == nil {
 		env = sys.env
 	}
-	cs.begun, cs.done = make(chan struct{}), make(chan struct{})
+	cs.cmd, cs.begun, cs.done = cmd, make(chan struct{}), make(chan struct{})
 	c.startWatch(cs, cs.begun, cs.done)
-	ex, err := sys.life.Start(c.Args, env, c.Dir, streams.Files(), c.TTY == TTYAlways, front.From(c.ctx).ForWhom())
-	streams.Started()
+	err = cmd.Start(sys.life, c.Args, env, c.Dir, c.TTY == TTYAlways, front.From(c.ctx).ForWhom())
 	if se := (*session.StartError)(nil); errors.As(err, &se) {
-		streams.Abort()
 		close(cs.done)
 		return fail(&SetupError{Code: se.Code, Msg: se.Msg})
 	}
-	cs.mu.Lock()
-	cs.exec, cs.streams = ex, streams
-	cs.mu.Unlock()
-	if timedOut, ctxErr := c.end.outcome(); timedOut || ctxErr != nil {
-		_ = cs.kill() // ended while it was being started
+	if timedOut, ctxErr := c.end.Outcome(); timedOut || ctxErr != nil {
+		_ = cs.Kill() // ended while it was being started
 	}
 	c.report.TimingsMS.Setup = ms(time.Since(started))
 	c.report.Dir = c.Dir
@@ -181,13 +173,13 @@ func (c *Cmd) startInSession() error {
 // waitInSession waits for the command and its output.
 func (c *Cmd) waitInSession() (*ExitError, error) {
 	cs := c.session
-	r := cs.exec.Wait()
+	r := cs.cmd.Wait()
 	if c.Policy.TraceDenials {
 		// Its group's calls were all traced before it was reaped.
-		c.report.Denials, c.report.DenialsDropped = cs.s.sys.init.session.denials.Take(cs.exec.Pid).list()
+		c.report.Denials, c.report.DenialsDropped = denialsOf(cs.s.sys.init.session.denials.Take(cs.cmd.Pid()))
 	}
 	close(cs.done)
-	cut, ioErr := cs.streams.Finish(c.awaitIO)
+	cut, ioErr := cs.cmd.Finish(c.awaitIO)
 	if cut {
 		ioErr = ErrWaitDelay
 	}
@@ -198,17 +190,14 @@ func (c *Cmd) waitInSession() (*ExitError, error) {
 }
 
 // The stopper of a session's command ends its process group.
-func (cs *cmdSession) terminate() error { return cs.signal(unix.SIGTERM) }
-func (cs *cmdSession) kill() error      { return cs.signal(unix.SIGKILL) }
+func (cs *cmdSession) Terminate() error { return cs.signal(unix.SIGTERM) }
+func (cs *cmdSession) Kill() error      { return cs.signal(unix.SIGKILL) }
 
 func (cs *cmdSession) signal(sig unix.Signal) error {
-	cs.mu.Lock()
-	ex := cs.exec
-	cs.mu.Unlock()
-	if ex == nil {
+	if cs.cmd == nil {
 		return os.ErrProcessDone
 	}
-	return ex.Signal(sig)
+	return cs.cmd.Signal(sig)
 }
 
 func (s *Session) environ() []string {
@@ -257,9 +246,9 @@ func (s *Session) warnings() []string {
 // addDenial files a denial of the process host (a pid as nsrun sees it)
 // under the command it belongs to, if cs is a session's init; false for
 // any other Cmd.
-func (cs *cmdSession) addDenial(host int, d Denial) bool {
+func (cs *cmdSession) addDenial(host int, d plan.Denial) bool {
 	if cs != nil && cs.initOf {
-		cs.denials.For(host).add(d)
+		cs.denials.For(host).Add(d)
 	}
 	return cs != nil && cs.initOf
 }
@@ -267,13 +256,5 @@ func (cs *cmdSession) addDenial(host int, d Denial) bool {
 // leftDenials are the session's own: those no command took, of processes
 // that outlived their command or left its group.
 func (cs *cmdSession) leftDenials() ([]Denial, int) {
-	all := newDenialLog()
-	for _, l := range cs.denials.Rest() {
-		entries, n := l.list()
-		for _, d := range entries {
-			all.addCount(d, d.Count)
-		}
-		all.drop(n)
-	}
-	return all.list()
+	return denialsOf(plan.Merge(maxDenials, cs.denials.Rest()))
 }

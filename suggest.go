@@ -3,7 +3,9 @@ package nsrun
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nsrun/nsrun/internal/errs"
@@ -111,4 +113,48 @@ func appendNew(list []string, v string) []string {
 		return list
 	}
 	return append(list, v)
+}
+
+// maxDenials bounds the distinct denials a sandbox's report lists: a
+// payload that floods them costs a count, not memory.
+const maxDenials = 1000
+
+// DenialSummary is the short account of what a sandbox refused, one line
+// per distinct denial and per host the filtered network refused, with the
+// option that would allow it where there is one; nil when nothing was
+// refused.
+func DenialSummary(r *Report) []string {
+	var out []string
+	for _, d := range r.Denials {
+		what := d.Path
+		if what == "" {
+			what = d.Address
+		}
+		line := fmt.Sprintf("denied %dx: %s", d.Count, d.Operation)
+		if what != "" {
+			line += " " + what
+		}
+		line += fmt.Sprintf(": %s (%s)", d.Errno, d.Rule)
+		if d.Allow != "" {
+			line += "; add " + d.Allow
+		}
+		out = append(out, line)
+	}
+	if r.DenialsDropped > 0 {
+		out = append(out, fmt.Sprintf("denied: %d more not listed (over %d distinct)", r.DenialsDropped, maxDenials))
+	}
+	if r.Network != nil && r.Denials != nil {
+		for _, n := range r.Network.Denied {
+			out = append(out, fmt.Sprintf("denied %dx: connect %s: refused by the filtered network (network.denied); add --allow-host %s",
+				n.Count, hostPort(n), hostPort(n)))
+		}
+	}
+	return out
+}
+
+func hostPort(n NetworkCount) string {
+	if n.Port == 0 {
+		return n.Host
+	}
+	return net.JoinHostPort(n.Host, strconv.Itoa(n.Port))
 }

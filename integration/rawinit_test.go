@@ -81,15 +81,30 @@ func TestRawInitAgrees(t *testing.T) {
 	}
 }
 
-// withoutLog drops nsrun's -v lines.
+// withoutLog drops nsrun's -v lines. Each is one write, but it may land
+// inside a line of the payload's (coreutils' error messages are two
+// writes: "touch: ", then the rest), so it is cut out wherever it starts.
 func withoutLog(stderr string) string {
-	var keep []string
-	for _, l := range strings.Split(stderr, "\n") {
-		if !strings.HasPrefix(l, "nsrun: ") || strings.HasPrefix(l, "nsrun: error") {
-			keep = append(keep, l)
+	var kept strings.Builder
+	for {
+		i := strings.Index(stderr, "nsrun: ")
+		if i < 0 {
+			kept.WriteString(stderr)
+			break
 		}
+		end := strings.IndexByte(stderr[i:], '\n')
+		if end < 0 {
+			end = len(stderr) - i
+		} else {
+			end++
+		}
+		kept.WriteString(stderr[:i])
+		if strings.HasPrefix(stderr[i:], "nsrun: error") {
+			kept.WriteString(stderr[i : i+end])
+		}
+		stderr = stderr[i+end:]
 	}
-	return strings.TrimSpace(strings.Join(keep, "\n"))
+	return strings.TrimSpace(kept.String())
 }
 
 func firstDiff(a, b string) string {

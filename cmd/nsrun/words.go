@@ -30,6 +30,7 @@ var settingFlags = map[errs.Setting]string{
 	errs.ResourceLimits:       "resource limits (--memory, --pids, --cpu, --rlimit, --tmpfs-size)",
 	errs.Root:                 "--root",
 	errs.RuleBlockDevice:      "--dev-block",
+	errs.RuleDeny:             "--deny",
 	errs.RuleOverlay:          "--overlay",
 	errs.RuleReadOnly:         "--ro",
 	errs.RuleReadWrite:        "--rw",

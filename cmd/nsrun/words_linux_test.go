@@ -33,6 +33,9 @@ func TestRefusalsInTwoWordings(t *testing.T) {
 		{nsrun.Policy{Proc: nsrun.ProcHost, Landlock: nsrun.LandlockOff},
 			"Policy.Proc = ProcHost needs Landlock, which keeps the payload out of other processes' /proc entries (environment, descriptors, memory, root); it is off",
 			"--proc host needs Landlock, which keeps the payload out of other processes' /proc entries (environment, descriptors, memory, root); it is off"},
+		{nsrun.Policy{AllowHostUnixSockets: true},
+			"Policy.AllowHostUnixSockets is for Policy.Isolation = IsolationLandlock: with namespaces, the host's unix sockets are out of reach through the private /run and Policy.Rules Deny",
+			"--allow-host-unix-sockets is for --isolation landlock: with namespaces, the host's unix sockets are out of reach through the private /run and --deny"},
 	} {
 		p := c.p
 		err := nsrun.Command(&p, "/bin/true").Run()

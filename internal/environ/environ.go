@@ -2,8 +2,9 @@
 // strings, the form os.Environ and exec.Cmd.Env use, the one way the
 // library's backends and its Linux planner do: the last value of a name is
 // the one a program sees, and setting a name replaces every value it had.
-// Names are compared exactly (as on Linux and macOS). It imports nothing of
-// nsrun and works on every OS.
+// Names are compared exactly (as on Linux and macOS); patterns of names
+// (the root's MatchEnv, UnsetEnv and KeepEnv) ignore case. It imports
+// nothing of nsrun and works on every OS.
 package environ
 
 import "strings"

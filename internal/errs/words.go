@@ -40,6 +40,7 @@ const (
 	ResourceLimits       Setting = "resource limits (Policy.Memory, Policy.Pids, Policy.CPU, Policy.Rlimits, Policy.TmpfsSize)"
 	Root                 Setting = "Policy.Root"
 	RuleBlockDevice      Setting = "Policy.Rules BlockDevice"
+	RuleDeny             Setting = "Policy.Rules Deny"
 	RuleOverlay          Setting = "Policy.Rules Overlay"
 	RuleReadOnly         Setting = "Policy.Rules ReadOnly"
 	RuleReadWrite        Setting = "Policy.Rules ReadWrite"
@@ -57,7 +58,7 @@ const (
 var Settings = []Setting{AllowBind, AllowConnect, AllowHost, AllowHostUnixSockets, AllowUserns,
 	EnvPatterns, FilteredNetwork, HomeOwn, Hostname, HomeDir, HomePersistent, HostPorts, IsolationFull,
 	IsolationLandlock, KeepChanges, LandlockOff, NetHost, NetNone, PortRules, ProcHost, ProtectGit,
-	ResourceLimits, Root, RuleBlockDevice, RuleOverlay, RuleReadOnly, RuleReadWrite, RuleTmpfs,
+	ResourceLimits, Root, RuleBlockDevice, RuleDeny, RuleOverlay, RuleReadOnly, RuleReadWrite, RuleTmpfs,
 	SeccompProfile, Strict, SysHost, TmpfsSize, TraceDenials, TTYAlways, UIDGID}
 
 // Word is a setting with a value of the caller's.

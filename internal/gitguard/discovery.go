@@ -135,26 +135,38 @@ func outermost(roots []string) []string {
 }
 
 // Made lists the repositories under roots that are not among known: work
-// trees (a .git of any kind) and git directories of their own, found as
-// the walk at the start finds them. The second value says where a walk
-// stopped at its bound, if one did.
-func Made(roots []string, known map[string]bool) ([]string, []string) {
-	var out, stopped []string
+// trees (a .git git uses: a file or a directory) and git directories of
+// their own, found as
+// the walk at the start finds them. It also says where a walk stopped at
+// its bound, if one did, and which directories it could not read that the
+// payload could have made so (see mayHide): a repository there or below
+// would go unnamed.
+func Made(roots []string, known map[string]bool) (made, stopped []string, unread []Unread) {
 	for _, r := range outermost(roots) {
 		_, s := walk(r, walkLimit, func(dir string, l *listing) {
 			if known[dir] {
 				return
 			}
-			if l.hasDotgit && exists(filepath.Join(dir, ".git")) || l.gitDirNames() && isGitDir(dir) {
-				out = append(out, dir)
+			if l.hasDotgit && usableDotgit(dir) || l.gitDirNames() && isGitDir(dir) {
+				made = append(made, dir)
+			}
+		}, func(dir string, err error) {
+			if mayHide(dir) {
+				unread = append(unread, Unread{Dir: dir, Err: err})
 			}
 		})
 		if s != "" {
 			stopped = append(stopped, s)
 		}
 	}
-	sort.Strings(out)
-	return out, stopped
+	sort.Strings(made)
+	return made, stopped, unread
+}
+
+// Unread is a directory a walk could not read, and why.
+type Unread struct {
+	Dir string
+	Err error
 }
 
 // MadeModules lists the git directories under the modules/ directories

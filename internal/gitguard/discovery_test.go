@@ -1,7 +1,6 @@
 package gitguard
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,44 +33,6 @@ func TestGuardNames(t *testing.T) {
 				if guardWhy[n] == "" {
 					t.Errorf("no reason for %s", n)
 				}
-			}
-		})
-	}
-}
-
-func TestListing(t *testing.T) {
-	build := func(names map[string]fs.FileMode) *listing {
-		l := &listing{}
-		for n, m := range names {
-			l.add(n, m)
-		}
-		return l
-	}
-	for _, tc := range []struct {
-		name    string
-		entries map[string]fs.FileMode
-		layout  layout
-		gitDir  bool
-		descend int
-	}{
-		{"plain", map[string]fs.FileMode{"src": fs.ModeDir, "f": 0}, plain, false, 1},
-		{"a work tree", map[string]fs.FileMode{".git": fs.ModeDir, "src": fs.ModeDir}, dotgitDir, false, 1},
-		{"a .git file", map[string]fs.FileMode{".git": 0, "src": fs.ModeDir}, dotgitFile, false, 1},
-		{"a .git symlink", map[string]fs.FileMode{".git": fs.ModeSymlink}, dotgitDir, false, 0},
-		{"a .git socket", map[string]fs.FileMode{".git": fs.ModeIrregular}, dotgitDir, false, 0},
-		{"a bare repository", map[string]fs.FileMode{"HEAD": 0, "objects": fs.ModeDir, "refs": fs.ModeDir, "hooks": fs.ModeDir}, plain, true, 0},
-		{"a bare repository, case ignored", map[string]fs.FileMode{"head": 0, "Objects": fs.ModeDir, "REFS": fs.ModeDir}, plain, true, 0},
-		{"a linked worktree's git directory", map[string]fs.FileMode{"HEAD": 0, "commondir": 0}, plain, true, 0},
-		{"HEAD and objects: protected, looked into", map[string]fs.FileMode{"HEAD": 0, "objects": fs.ModeDir}, plain, true, 1},
-		{"a work tree that looks like a git directory", map[string]fs.FileMode{".git": fs.ModeDir, "HEAD": 0, "objects": fs.ModeDir, "refs": fs.ModeDir}, dotgitDir, true, 2},
-		{"HEAD alone", map[string]fs.FileMode{"HEAD": 0, "refs": fs.ModeDir}, plain, false, 1},
-		{".GIT", map[string]fs.FileMode{".GIT": fs.ModeDir}, dotgitDir, false, 0},
-		{"a symlink to a directory", map[string]fs.FileMode{"lib": fs.ModeSymlink, "d": fs.ModeDir}, plain, false, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			l := build(tc.entries)
-			if l.layout() != tc.layout || l.gitDirNames() != tc.gitDir || len(l.descend()) != tc.descend {
-				t.Errorf("layout %d git directory %v descend %q", l.layout(), l.gitDirNames(), l.descend())
 			}
 		})
 	}
@@ -147,9 +108,40 @@ func TestMade(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, "src", "file"), 0o755)
 	os.WriteFile(filepath.Join(ws, "src", "file", ".git"), []byte("gitdir: /elsewhere\n"), 0o644)
 	os.Symlink("/elsewhere", filepath.Join(ws, ".git", "x"))
-	made, stopped := Made(p.Roots, p.Known)
-	if got, want := rel(ws, made), []string{"src/bare", "src/dir", "src/file"}; !reflect.DeepEqual(got, want) || len(stopped) != 0 {
-		t.Errorf("made %q stopped %q, want %q", got, stopped, want)
+	// Where case matters, git sees ordinary directories here, and finds
+	// the repositories below them.
+	for _, n := range []string{"Objects", "Refs", ".GIT"} {
+		os.MkdirAll(filepath.Join(ws, "case", n), 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, "case", "Head"), nil, 0o644)
+	newRepo(t, filepath.Join(ws, "case", "app"))
+	newRepo(t, filepath.Join(ws, "case", ".GIT", "app"))
+	made, stopped, unread := Made(p.Roots, p.Known)
+	if got, want := rel(ws, made), []string{"case/.GIT/app", "case/app", "src/bare", "src/dir", "src/file"}; !reflect.DeepEqual(got, want) || len(stopped)+len(unread) != 0 {
+		t.Errorf("made %q stopped %q unread %v, want %q", got, stopped, unread, want)
+	}
+}
+
+// A directory the walk after the run cannot read is named when the
+// payload could have made it so: a repository there would go unnamed.
+func TestMadeUnread(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(f, nil, 0o644)
+	if _, _, unread := Made([]string{f}, nil); len(unread) != 1 || unread[0].Dir != f || unread[0].Err == nil {
+		t.Errorf("a root that cannot be read: unread %v", unread)
+	}
+	if os.Geteuid() == 0 {
+		return // root reads every directory
+	}
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	p := protect(ws)
+	src := filepath.Join(ws, "src")
+	newRepo(t, filepath.Join(src, "app"))
+	os.Chmod(src, 0o311)
+	defer os.Chmod(src, 0o755)
+	if made, _, unread := Made(p.Roots, p.Known); len(made) != 0 || len(unread) != 1 || unread[0].Dir != src {
+		t.Errorf("made %q unread %v, want %s unread", made, unread, src)
 	}
 }
 
@@ -158,7 +150,7 @@ func TestWalkBound(t *testing.T) {
 	root := t.TempDir()
 	tree(t, root, 120, 0)
 	var read []string
-	n, stopped := walk(root, 11, func(d string, _ *listing) { read = append(read, d) })
+	n, stopped := walk(root, 11, func(d string, _ *listing) { read = append(read, d) }, nil)
 	if n != 11 || stopped == "" || len(read) != 11 {
 		t.Fatalf("read %d, stopped at %q", n, stopped)
 	}
@@ -167,7 +159,7 @@ func TestWalkBound(t *testing.T) {
 			t.Errorf("%s read before the first level was done", d)
 		}
 	}
-	if n, stopped := walk(root, walkLimit, func(string, *listing) {}); n != 121 || stopped != "" {
+	if n, stopped := walk(root, walkLimit, func(string, *listing) {}, nil); n != 121 || stopped != "" {
 		t.Errorf("whole walk: %d, stopped at %q", n, stopped)
 	}
 }

@@ -132,6 +132,9 @@ func Protect(in Input) *Protection {
 		g.enclosing(r)
 	}
 	for _, f := range in.Global {
+		// Host git reads it in every repository: where a rule makes it
+		// writable, it is protected as an included file is.
+		g.target(f, "host git reads your configuration from it")
 		g.configFile(f, g.allTrees(), 0)
 	}
 	g.guardDiscovery()
@@ -235,6 +238,10 @@ func (g *guard) scan(root string) {
 		if l.hasDotgit {
 			g.workTree(dir, 0)
 		}
+	}, func(dir string, err error) {
+		if mayHide(dir) {
+			g.warnf("%s cannot be read (%s): repositories in it are not protected", dir, errText(err))
+		}
 	})
 	if stopped != "" {
 		g.warnf("%s: the search for repositories stopped after %d directories, at %s: repositories in the directories not read are not protected", root, n, stopped)
@@ -287,6 +294,13 @@ func (g *guard) workTree(t string, depth int) bool {
 	g.trees[t] = true
 	var c *common
 	switch {
+	case !usableDotgit(t):
+		// A FIFO, a socket, a symlink leading nowhere: git passes it over,
+		// and so does the protection. The payload may put a repository of
+		// its own there; t is then no work tree found, so that Made names
+		// it after the run.
+		delete(g.trees, t)
+		return false
 	case fi.Mode()&fs.ModeSymlink != 0:
 		g.readOnly(dotgit)
 		g.warnf("%s is a symlink: the repository it leads to is read-only", dotgit)
@@ -299,10 +313,8 @@ func (g *guard) workTree(t string, depth int) bool {
 			return true
 		}
 		c = g.gitDir(t, gitdir, depth)
-	case fi.IsDir():
-		c = g.gitDir(t, dotgit, depth)
 	default:
-		return false
+		c = g.gitDir(t, dotgit, depth)
 	}
 	g.submodules(t, c, depth)
 	return true
@@ -312,7 +324,13 @@ func (g *guard) workTree(t string, depth int) bool {
 // the way to it; it returns the common git directory, nil if there is
 // none to protect.
 func (g *guard) gitDir(t, dir string, depth int) *common {
-	g.hold(follow(dir))
+	w := follow(dir)
+	g.hold(w)
+	if w.err == nil && w.canon == "" && w.file == "" {
+		// It does not exist: host git in t stops with an error until one
+		// is made there, and then uses it.
+		g.keepAbsent(w.dir, w.name, "host git in "+t+" would use it as the git directory")
+	}
 	canon, err := filepath.EvalSymlinks(dir)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")
@@ -359,7 +377,7 @@ func (g *guard) tree(t, dir string, c *common) {
 	tr := Tree{Dir: t, Index: filepath.Join(dir, "index"), hashSize: hash}
 	// What git hides already (a sparse checkout's skip-worktree entries,
 	// say) is not the payload's doing.
-	tr.hidden, _ = hiddenEntries(tr.Index, hash)
+	tr.hidden, tr.stats, _ = hiddenEntries(tr.Index, hash)
 	tr.exclude = filepath.Join(c.dir, "info", "exclude")
 	b, err := readSmall(tr.exclude)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -406,7 +424,13 @@ func (g *guard) readCommondir(dir string) (string, error) {
 	if !filepath.IsAbs(cd) {
 		cd = dir + "/" + cd
 	}
-	g.hold(follow(cd))
+	w := follow(cd)
+	g.hold(w)
+	if w.err == nil && w.canon == "" && w.file == "" {
+		// It does not exist: host git takes the configuration of one made
+		// there.
+		g.keepAbsent(w.dir, w.name, "host git would take the configuration of "+dir+" from it")
+	}
 	canon, err := filepath.EvalSymlinks(cd)
 	if err == nil && !isGitDir(canon) {
 		err = errors.New("not a git directory")
@@ -828,6 +852,13 @@ func (g *guard) answer() *Protection {
 	sort.Strings(p.ReadOnly)
 	sort.Slice(p.Absent, func(i, j int) bool { return p.Absent[i].Path() < p.Absent[j].Path() })
 	return p
+}
+
+// usableDotgit reports whether the .git in t is one git's discovery uses:
+// a file or a directory, through symlinks. git passes over any other.
+func usableDotgit(t string) bool {
+	fi, err := os.Stat(filepath.Join(t, ".git"))
+	return err == nil && (fi.Mode().IsRegular() || fi.IsDir())
 }
 
 // isGitDir reports whether dir looks like a git directory: a HEAD, and

@@ -389,7 +389,7 @@ func TestHiddenEntries(t *testing.T) {
 		if version != "2" {
 			gitIn(t, ws, "update-index", "--skip-worktree", "c")
 		}
-		got, err := hiddenEntries(filepath.Join(ws, ".git", "index"), 20)
+		got, _, err := hiddenEntries(filepath.Join(ws, ".git", "index"), 20)
 		want := map[string]bool{"a": true}
 		if version != "2" {
 			want["c"] = true
@@ -397,5 +397,60 @@ func TestHiddenEntries(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("index version %s: %v %v, want %v", version, got, err, want)
 		}
+	}
+}
+
+// A .git file naming a git directory that does not exist: the first
+// missing name on its way is kept absent (host git would use a git
+// directory made there).
+func TestDotgitFileNamingNothing(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	for _, tc := range []struct{ tree, gitdir, absent string }{
+		{"wt", "../.git/worktrees/wt", ".git/worktrees"},
+		{"sub", "../gitdirs/sub", "gitdirs"},
+	} {
+		wt := filepath.Join(ws, tc.tree)
+		os.MkdirAll(wt, 0o755)
+		os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+tc.gitdir+"\n"), 0o644)
+		if abs := absentRel(ws, protect(ws).Absent); !contains(abs, tc.absent) {
+			t.Errorf("gitdir: %s: %s is not kept absent: %q", tc.gitdir, tc.absent, abs)
+		}
+	}
+}
+
+// A commondir naming a directory that does not exist: the first missing
+// name on its way is kept absent (host git would take the configuration
+// of a git directory made there).
+func TestCommondirNamingNothing(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	priv := filepath.Join(ws, "gitdirs", "wt")
+	os.MkdirAll(priv, 0o755)
+	os.WriteFile(filepath.Join(priv, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(priv, "commondir"), []byte("../../main/.git\n"), 0o644)
+	if abs := absentRel(ws, protect(ws).Absent); !contains(abs, "main") {
+		t.Errorf("main is not kept absent: %q", abs)
+	}
+}
+
+// The user's own configuration files in a writable directory are
+// protected: read-only where they exist, kept absent where not.
+func TestGlobalConfigWritable(t *testing.T) {
+	home := canon(t, t.TempDir())
+	os.MkdirAll(filepath.Join(home, ".config"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = me\n"), 0o644)
+	global := []string{filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig")}
+	p := Protect(Input{Roots: []string{home}, Global: global, Decide: func(p string) State {
+		if within(p, home) {
+			return Writable
+		}
+		return HostReadOnly
+	}})
+	if ro := rel(home, p.ReadOnly); !contains(ro, ".gitconfig") {
+		t.Errorf(".gitconfig is not read-only: %q", ro)
+	}
+	if abs := absentRel(home, p.Absent); !contains(abs, ".config/git") {
+		t.Errorf(".config/git is not kept absent: %q", abs)
 	}
 }

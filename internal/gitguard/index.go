@@ -2,12 +2,16 @@ package gitguard
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 )
 
 // Tree is a work tree whose repository nsrun protected, with the index
@@ -19,6 +23,10 @@ type Tree struct {
 	// not show (assume-unchanged, skip-worktree) when the run started;
 	// nil when the index could not be read.
 	hidden map[string]bool
+	// stats are the stat data of each entry when the run started, which
+	// git compares with the file's to decide, without reading it, that it
+	// did not change; nil when the index could not be read.
+	stats map[string]entryStat
 	// exclude is the repository's info/exclude, whose patterns hide
 	// untracked files from git status, and what it held at the start.
 	exclude     string
@@ -64,32 +72,47 @@ func Nested(t Tree, known map[string]bool) ([]string, error) {
 	return out, nil
 }
 
+// indexEntry is what nsrun reads of an entry of a git index.
+type indexEntry struct {
+	name   string
+	mode   uint32
+	hidden bool // assume-valid or skip-worktree: git does not look at the file
+	stat   entryStat
+	oid    []byte
+}
+
+// entryStat is an entry's stat data as the index keeps it: ctime and
+// mtime (seconds, nanoseconds), device, inode, mode, uid, gid, size.
+type entryStat [10]uint32
+
 // gitlinks reads the paths of the gitlink entries (mode 160000) of a git
 // index, versions 2 to 4. An index that is absent has none; a split index
 // keeps entries elsewhere and is refused.
 func gitlinks(path string, hashSize int) ([]string, error) {
 	var out []string
-	err := readIndex(path, hashSize, func(name string, mode uint32, _ bool) {
-		if mode&0o170000 == 0o160000 {
-			out = append(out, name)
+	err := readIndex(path, hashSize, func(e indexEntry) {
+		if e.mode&0o170000 == 0o160000 {
+			out = append(out, e.name)
 		}
 	})
 	return out, err
 }
 
 // hiddenEntries reads the paths of the entries marked assume-unchanged
-// or skip-worktree: git status and git diff do not show their changes.
-func hiddenEntries(path string, hashSize int) (map[string]bool, error) {
-	out := map[string]bool{}
-	err := readIndex(path, hashSize, func(name string, _ uint32, hidden bool) {
-		if hidden {
-			out[name] = true
+// or skip-worktree (git status and git diff do not show their changes),
+// and the stat data of every entry.
+func hiddenEntries(path string, hashSize int) (map[string]bool, map[string]entryStat, error) {
+	out, stats := map[string]bool{}, map[string]entryStat{}
+	err := readIndex(path, hashSize, func(e indexEntry) {
+		if e.hidden {
+			out[e.name] = true
 		}
+		stats[e.name] = e.stat
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, stats, nil
 }
 
 // NewlyHidden lists the entries of t's index that are marked
@@ -100,7 +123,7 @@ func NewlyHidden(t Tree) ([]string, error) {
 	if t.hidden == nil {
 		return nil, nil
 	}
-	now, err := hiddenEntries(t.Index, t.hashSize)
+	now, _, err := hiddenEntries(t.Index, t.hashSize)
 	if err != nil {
 		return nil, err
 	}
@@ -114,12 +137,92 @@ func NewlyHidden(t Tree) ([]string, error) {
 	return out, nil
 }
 
+// NewlyClaimed lists the entries of t's index that record as unchanged a
+// file whose content is not the object they name, and whose stat data
+// changed during the run (or that are new): git status and git diff trust
+// stat data that matches the file's and do not read it, so stat data the
+// payload wrote there beside the old object id hides its change to the
+// file, as an assume-unchanged mark would. Stat data git itself recorded
+// names the file's content, except where a filter or a line-ending
+// conversion of .gitattributes makes the object differ from the file.
+func NewlyClaimed(t Tree) ([]string, error) {
+	if t.stats == nil {
+		return nil, nil
+	}
+	var out []string
+	var hashErr error
+	err := readIndex(t.Index, t.hashSize, func(e indexEntry) {
+		if was, ok := t.stats[e.name]; ok && was == e.stat || e.hidden || hashErr != nil {
+			return
+		}
+		switch e.mode & 0o170000 {
+		case 0o100000, 0o120000:
+		default:
+			return // a gitlink: git compares its HEAD, not stat data
+		}
+		p := filepath.Join(t.Dir, e.name)
+		if !within(p, t.Dir) || !statMatches(p, e.stat) {
+			return // git looks at it, and shows what changed
+		}
+		id, err := blobID(p, e.mode, t.hashSize)
+		if errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		if err != nil {
+			hashErr = err
+			return
+		}
+		if !bytes.Equal(id, e.oid) {
+			out = append(out, e.name)
+		}
+	})
+	if err == nil {
+		err = hashErr
+	}
+	sort.Strings(out)
+	return out, err
+}
+
+// blobID is the object id git gives the file p of an entry of mode mode
+// (a symlink's is that of its target), its content taken as it is.
+func blobID(p string, mode uint32, hashSize int) ([]byte, error) {
+	h := sha1.New()
+	if hashSize == 32 {
+		h = sha256.New()
+	}
+	if mode&0o170000 == 0o120000 {
+		target, err := os.Readlink(p)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(h, "blob %d\x00%s", len(target), target)
+		return h.Sum(nil), nil
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil // no blob: never the entry's
+	}
+	fmt.Fprintf(h, "blob %d\x00", fi.Size())
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return h.Sum(nil), nil
+}
+
 // readIndex calls entry for each entry of a git index, versions 2 to 4,
-// with its path, mode, and whether git hides its changes (the
-// assume-valid flag, or the skip-worktree extended flag). An index that
-// is absent has none; a split index keeps entries elsewhere and is
-// refused.
-func readIndex(path string, hashSize int, entry func(name string, mode uint32, hidden bool)) error {
+// with its path, mode, whether git hides its changes (the assume-valid
+// flag, or the skip-worktree extended flag), stat data and object id. An
+// index that is absent has none; a split index keeps entries elsewhere
+// and is refused.
+func readIndex(path string, hashSize int, entry func(indexEntry)) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -142,7 +245,12 @@ func readIndex(path string, hashSize int, entry func(name string, mode uint32, h
 		if off+fixed > len(b) {
 			return errors.New("index ends inside an entry")
 		}
-		mode := binary.BigEndian.Uint32(b[off+24:])
+		var st entryStat
+		for i := range st {
+			st[i] = binary.BigEndian.Uint32(b[off+4*i:])
+		}
+		mode := st[6]
+		oid := b[off+40 : off+40+hashSize]
 		flags := binary.BigEndian.Uint16(b[off+40+hashSize:])
 		start := off
 		off += fixed
@@ -180,7 +288,7 @@ func readIndex(path string, hashSize int, entry func(name string, mode uint32, h
 			off = start + (off-start+end+8)&^7
 		}
 		prev = name
-		entry(string(name), mode, hidden)
+		entry(indexEntry{name: string(name), mode: mode, hidden: hidden, stat: st, oid: oid})
 	}
 	// Extensions: four-byte signatures and sizes, up to the final hash.
 	for off+8 <= len(b)-hashSize {

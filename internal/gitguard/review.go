@@ -32,12 +32,13 @@ func (g *Protection) Review(warn func(format string, a ...any)) []string {
 	excludes := map[string]bool{}
 	for _, t := range g.Trees {
 		warnHidden(t, warn)
+		warnClaimed(t, warn)
 		if f, changed := ExcludeChanged(t); changed && !excludes[f] {
 			excludes[f] = true
 			warn("git: the sandbox changed %s: the files its patterns match do not show in git status (git status --ignored shows them); look at it first", f)
 		}
 	}
-	made, stopped := Made(g.Roots, g.Known)
+	made, stopped, unread := Made(g.Roots, g.Known)
 	for _, m := range made {
 		if !seen[m] {
 			seen[m] = true
@@ -51,6 +52,9 @@ func (g *Protection) Review(warn func(format string, a ...any)) []string {
 			warn("git: %s is a git directory the sandbox made for a submodule: host git's submodule update (--init) uses it, with its configuration and hooks, for a submodule of that name; look at it first", m)
 			out = append(out, m)
 		}
+	}
+	for _, u := range unread {
+		warn("git: cannot read %s (%s): a repository the sandbox made in it would not be named here, and host git and cd need only the right to enter it; look there yourself", u.Dir, errText(u.Err))
 	}
 	for _, s := range stopped {
 		warn("git: the search for repositories the sandbox made stopped at its bound, at %s: look for others yourself", s)
@@ -72,4 +76,24 @@ func warnHidden(t Tree, warn func(format string, a ...any)) {
 		names, more = names[:5], fmt.Sprintf(" and %d more", len(hidden)-5)
 	}
 	warn("git: the sandbox marked %d files in %s assume-unchanged or skip-worktree, so git status and git diff do not show their changes: %s%s; see them with git ls-files -v | grep -v '^H', and clear the marks with git update-index --no-assume-unchanged --no-skip-worktree", len(hidden), t.Dir, strings.Join(names, ", "), more)
+}
+
+// warnClaimed warns about the files of t's index whose stat data the
+// sandbox left matching files that are not what the entries name: git
+// status and git diff trust that stat data and do not show the changes.
+func warnClaimed(t Tree, warn func(format string, a ...any)) {
+	claimed, err := NewlyClaimed(t)
+	if err != nil {
+		warn("git: cannot check the files %s records as unchanged: %v", t.Index, err)
+		return
+	}
+	if len(claimed) == 0 {
+		return
+	}
+	names := claimed
+	more := ""
+	if len(names) > 5 {
+		names, more = names[:5], fmt.Sprintf(" and %d more", len(claimed)-5)
+	}
+	warn("git: the index of %s records %d files as unchanged that are not what it names (unless a filter or line-ending conversion of .gitattributes explains it), with stat data that keeps git status and git diff from reading them: %s%s; touch them, and git status shows their changes", t.Dir, len(claimed), strings.Join(names, ", "), more)
 }

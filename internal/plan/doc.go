@@ -4,8 +4,10 @@
 // computes a sandbox with namespaces (Full: the mount plan, the passwd
 // and group entries, the Landlock ruleset, the seccomp filters) or a
 // Landlock-only one (LandlockOnly: the grants, the supervisor's part),
-// the init's spec and what the report says of them. It also judges the
-// calls --trace-denials finds refused (Judge).
+// the init's spec and what the report says of them. It checks the input
+// before anything touches the host (CheckRule, CheckInput), and judges
+// the calls --trace-denials finds refused (Judge), keeping them counted
+// and capped (DenialLog).
 //
 // Make is the one entry: it plans the home, asks the root package for what
 // only it gives meaning to (Hooks.Lower: the rules made effective with the

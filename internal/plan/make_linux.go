@@ -103,7 +103,7 @@ func Make(r *Request, f Facts) (*Result, error) {
 // the sandbox is built over: "/" or r.Root, canonical, with its file info.
 func FullRoot(r *Request) (string, os.FileInfo, error) {
 	if r.AllowHostUnixSockets {
-		return "", nil, &Error{Msg: "--allow-host-unix-sockets is for --isolation landlock: with namespaces, the host's unix sockets are out of reach through the private /run and --deny"}
+		return "", nil, &Error{Err: errs.New("%s is for %s: with namespaces, the host's unix sockets are out of reach through the private /run and %s", errs.AllowHostUnixSockets, errs.IsolationLandlock, errs.RuleDeny)}
 	}
 	if r.Root == "" {
 		info, err := os.Stat("/")

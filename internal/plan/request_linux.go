@@ -8,6 +8,15 @@ import (
 	"github.com/nsrun/nsrun/internal/launch"
 )
 
+// PortRange, Rlimit and AbsentTarget are the stages' and the absent
+// watcher's own types, named here for the root package, which lowers into
+// them without those packages.
+type (
+	PortRange    = launch.PortRange
+	Rlimit       = launch.Rlimit
+	AbsentTarget = absent.Target
+)
+
 // HomeMode is the payload's HOME: the root package's Home, by value.
 type HomeMode int
 

@@ -4,7 +4,8 @@
 // terminal, the fork of that process (directly, or through the fork
 // helper), the hand-off of its spec, the listen() checks, the watcher of
 // names kept absent, the tracer of --trace-denials, the filtered
-// network's server, and the wait with what the sandbox used.
+// network's server, and the wait with what the sandbox used; and the
+// probe of what this host can enforce (ProbeHost).
 //
 // It knows no policy: its caller (the root package) plans the sandbox
 // while the first process boots, from what Facts says of it, and raises

@@ -1,7 +1,8 @@
 // Package session is the parent side of a session (Linux): one sandbox
 // that lives across many commands. It holds the channel to the session's
 // init (Conn), the session's life (Life: its end, why it ended, what was
-// still running then, the log of every command), the control socket
+// still running then, the log of every command), a command as its caller
+// holds it (Command: its streams and its process), the control socket
 // through which the user who started the session reaches it from other
 // processes (Listen, Dial), and what nsrun exec decides on Ctrl-Z
 // (FindSuspend).

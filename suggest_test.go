@@ -1,47 +1,9 @@
 package nsrun
 
 import (
-	"fmt"
-	"math"
 	"strings"
 	"testing"
 )
-
-func TestDenialLogCapsAndCounts(t *testing.T) {
-	l := newDenialLog()
-	for i := range 100_000 {
-		l.add(Denial{Operation: "open for write", Path: fmt.Sprintf("/usr/f%d", i), Errno: "EROFS", Rule: "read-only: host root"})
-	}
-	for range 5 {
-		l.add(Denial{Operation: "open for write", Path: "/usr/f0", Errno: "EROFS", Rule: "read-only: host root"})
-	}
-	entries, dropped := l.list()
-	if len(entries) != maxDenials || dropped != 100_000-maxDenials || entries[0].Count != 6 {
-		t.Fatalf("%d entries, %d dropped, first counted %d", len(entries), dropped, entries[0].Count)
-	}
-	l.entries[0].Count = math.MaxInt32
-	l.add(entries[0])
-	if got, _ := l.list(); got[0].Count != math.MaxInt32 {
-		t.Errorf("count past its cap: %d", got[0].Count)
-	}
-}
-
-// The supervisor's refusals come counted, and those it could not keep
-// as a number: both saturate as the tracer's do.
-func TestDenialLogAddsCounts(t *testing.T) {
-	l := newDenialLog()
-	d := Denial{Operation: "connect", Address: "10.0.0.1:80", Errno: "EACCES", Rule: "landlock: tcp"}
-	l.addCount(d, 3)
-	l.addCount(d, 0)
-	l.drop(5)
-	if got, dropped := l.list(); len(got) != 1 || got[0].Count != 3 || dropped != 5 {
-		t.Fatalf("%+v, %d dropped", got, dropped)
-	}
-	l.drop(math.MaxInt32)
-	if _, dropped := l.list(); dropped != math.MaxInt32 {
-		t.Errorf("dropped past its cap: %d", dropped)
-	}
-}
 
 func TestDenialSummary(t *testing.T) {
 	r := &Report{}
