@@ -16,8 +16,9 @@ if gcc -O2 -static -o "$out/noop-c" bench/noop.c 2>/dev/null; then
 	rows+=("no-op C (static)=$out/noop-c")
 fi
 rows+=("no-op Go=$out/noop-go")
-# The raw init (internal/rawinit) builds no overlay, and a version manager's
-# shims in HOME get one: its row and the Go init's beside it run without.
+# The raw init (internal/rawinit, the default) builds no overlay, and a
+# version manager's shims in HOME get one (and so the Go init): the rows
+# of each init run without.
 mkdir "$out/home"
 noshims="HOME=$out/home PYENV_ROOT= RBENV_ROOT= NODENV_ROOT="
 
@@ -32,10 +33,10 @@ echo
 	"bwrap=$bwrap_cmd /bin/true" \
 	"nsrun=$nsrun --rw $ws -- /bin/true" \
 	"nsrun, HOME without shims=$noshims $nsrun --rw $ws -- /bin/true" \
-	"nsrun, HOME without shims, the raw init (prototype)=$noshims NSRUN_INIT=raw $nsrun --rw $ws -- /bin/true" \
+	"nsrun, HOME without shims, the Go init=$noshims NSRUN_INIT=go $nsrun --rw $ws -- /bin/true" \
 	"nsrun --isolation landlock=$nsrun --isolation landlock --rw $ws -- /bin/true" \
 	"nsrun --preset agent, in a repository=$nsrun --preset agent -- /bin/true" \
 	"floor: a bare Go re-exec=$out/floor /bin/true"
 cd - >/dev/null
 echo
-echo "Each round runs every command once, in an order that rotates between rounds. CPU: every process of the run, counted by cgroup accounting where the bench runs as root (rusage, which hyperfine reports, leaves out bwrap's sandbox); the runner's own share of a run (starting and waiting for the command) is in every row, as the no-op rows show. bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\` (WS a directory under /var/tmp). HOME without shims: the same with an empty HOME and no version manager's root, so that the plan has no overlay; the raw init: that with \`NSRUN_INIT=raw\` (the runtime-free init prototype, \`internal/rawinit\`). floor: \`bench/floor\`, the least a launcher of nsrun's design does (a Go program re-executing itself into the same seven namespaces, mounting /proc and a /tmp, executing the command; no rules, Landlock, seccomp or capability drop)."
+echo "Each round runs every command once, in an order that rotates between rounds. CPU: every process of the run, counted by cgroup accounting where the bench runs as root (rusage, which hyperfine reports, leaves out bwrap's sandbox); the runner's own share of a run (starting and waiting for the command) is in every row, as the no-op rows show. bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\` (WS a directory under /var/tmp). HOME without shims: the same with an empty HOME and no version manager's root, so that the plan has no overlay and gets the raw init (\`internal/rawinit\`, the default where it supports the plan; the rows with shims, with \`--isolation landlock\` and with \`--preset agent\` get the Go init or the Landlock-only stage); the Go init: that with \`NSRUN_INIT=go\` (the init re-executed as nsrun-init). floor: \`bench/floor\`, the least a launcher of nsrun's design does (a Go program re-executing itself into the same seven namespaces, mounting /proc and a /tmp, executing the command; no rules, Landlock, seccomp or capability drop)."

@@ -752,7 +752,9 @@ func (b *builder) seccomp(i int, prog seccomp.Program) {
 	if len(prog) == 0 {
 		return
 	}
-	b.begin("seccomp SECCOMP_SET_MODE_FILTER (filter %d)", i)
+	// Named as package seccomp names it for the Go init: the failure's
+	// message is the same whichever init met it.
+	b.begin("seccomp SECCOMP_SET_MODE_FILTER")
 	code := make([]byte, 8*len(prog))
 	for j, in := range prog {
 		binary.NativeEndian.PutUint16(code[8*j:], in.Code)

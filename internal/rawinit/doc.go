@@ -1,5 +1,6 @@
-// Package rawinit is a prototype of a sandbox init that runs without a Go
-// runtime (issue 27): the parent compiles a finished launch.Spec into a
+// Package rawinit is the sandbox init that runs without a Go runtime
+// (issue 27), the default for every spec it supports (internal/sandbox
+// starts it; NSRUN_INIT=go chooses the Go init, the reference): the parent compiles a finished launch.Spec into a
 // flat list of operations, each a raw system call with its arguments
 // computed beforehand, clones a child into the new namespaces, and the
 // child runs that list with raw system calls only. Nothing is re-executed:

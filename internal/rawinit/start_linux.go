@@ -82,20 +82,19 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 		return nil, err
 	}
 	m := link(prog)
-	var pidfd int32 = -1
 	args := &cloneArgs{flags: uint64(a.Cloneflags), exitSignal: uint64(unix.SIGCHLD)}
 	if a.PidFD != nil {
-		args.flags |= unix.CLONE_PIDFD
-		args.pidfd = uint64(uintptr(unsafe.Pointer(&pidfd)))
+		args.flags |= unix.CLONE_PIDFD // the clone functions point it at their own frame
 	}
 	if a.UseCgroupFD {
 		args.flags |= unix.CLONE_INTO_CGROUP
 		args.cgroup = uint64(a.CgroupFD)
 	}
 	var pid uintptr
+	var pidfd int32
 	var errno syscall.Errno
 	if in.VM {
-		pid, errno = cloneInitVM(m, args)
+		pid, pidfd, errno = cloneInitVM(m, args)
 	}
 	if !in.VM || errno == unix.ENOSYS {
 		if in.VM {
@@ -103,7 +102,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 			// shared address space runs as well in a copy.
 			m = link(prog)
 		}
-		pid, errno = forkInit(m, args, !a.UseCgroupFD)
+		pid, pidfd, errno = forkInit(m, args, !a.UseCgroupFD)
 	}
 	unix.Close(sync[0])
 	if errno != 0 {
@@ -178,16 +177,31 @@ func SharesMemory() bool { return canCloneVM && os.Getenv("NSRUN_RAW_INIT_VM") =
 //go:noinline
 //go:norace
 //go:nocheckptr
-func cloneInitVM(m *machine, args *cloneArgs) (uintptr, syscall.Errno) {
+func cloneInitVM(m *machine, args *cloneArgs) (uintptr, int32, syscall.Errno) {
 	m.initStack = make([]byte, 32<<10)
 	vm := *args
 	vm.flags |= unix.CLONE_VM
 	vm.stack = uint64(uintptr(unsafe.Pointer(&m.initStack[0])))
 	vm.stackSize = uint64(len(m.initStack))
+	pidfd := int32(-1)
 	runtime_BeforeFork()
+	vm.pidfd = pidfdAt(&pidfd, vm.flags)
 	pid, e := cloneVM(&vm, unsafe.Sizeof(vm), m)
 	runtime_AfterFork()
-	return pid, syscall.Errno(e)
+	return pid, pidfd, syscall.Errno(e)
+}
+
+// pidfdAt is where clone is to write the pidfd, if flags ask for one:
+// taken after runtime_BeforeFork, from which on the stack cannot move
+// (the kernel writes through a bare address, which a stack copied by a
+// call's growth or the collector's shrinking would not follow).
+//
+//go:nosplit
+func pidfdAt(pidfd *int32, flags uint64) uint64 {
+	if flags&unix.CLONE_PIDFD == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(pidfd)))
 }
 
 // forkInit clones the child, which runs m and never returns.
@@ -195,8 +209,10 @@ func cloneInitVM(m *machine, args *cloneArgs) (uintptr, syscall.Errno) {
 //go:noinline
 //go:norace
 //go:nocheckptr
-func forkInit(m *machine, args *cloneArgs, mayClone bool) (uintptr, syscall.Errno) {
+func forkInit(m *machine, args *cloneArgs, mayClone bool) (uintptr, int32, syscall.Errno) {
+	pidfd := int32(-1)
 	runtime_BeforeFork()
+	args.pidfd = pidfdAt(&pidfd, args.flags)
 	pid, _, e := syscall.RawSyscall(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0)
 	if e == unix.ENOSYS && mayClone {
 		// A seccomp profile refuses clone3 (nsrun's own, in a nested
@@ -206,11 +222,11 @@ func forkInit(m *machine, args *cloneArgs, mayClone bool) (uintptr, syscall.Errn
 	}
 	if e != 0 || pid != 0 {
 		runtime_AfterFork()
-		return pid, e
+		return pid, pidfd, e
 	}
 	m.run()
 	exit(launch.ExitSetup)
-	return 0, 0
+	return 0, -1, 0
 }
 
 // originalNofile is the RLIMIT_NOFILE the payload gets back, as the Go

@@ -172,7 +172,10 @@ var ErrNoPTY = errors.New("the payload has no pseudo-terminal of its own")
 func New(a *Attr) (*Sandbox, error) {
 	s := &Sandbox{log: a.Log, started: a.Started, direct: a.Direct, hostUID: a.HostUID, extra: a.ExtraFiles, pidfd: -1,
 		release: make(chan struct{}), done: make(chan struct{}), begun: make(chan struct{})}
-	var err error
+	err := checkInit()
+	if err != nil {
+		return nil, err
+	}
 	if a.Limits != (cgroup.Limits{}) {
 		if s.cgroup, err = cgroup.New(a.Limits); err != nil {
 			return nil, err

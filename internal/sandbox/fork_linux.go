@@ -123,7 +123,7 @@ func (s *Sandbox) newLaunch(a *Attr) (*startup, error) {
 // releases the rest. A failed start of the init in new namespaces is
 // explained by what the host allows (ns.Explain).
 func (s *Sandbox) Fork() error {
-	if rawRequested(s.direct) {
+	if s.rawRequested() {
 		s.rawPending = true // started by Send, from the spec
 		return nil
 	}

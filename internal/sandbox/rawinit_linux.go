@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"runtime"
 	"time"
@@ -11,13 +12,46 @@ import (
 	"github.com/nsrun/nsrun/ns"
 )
 
-// The runtime-free init (internal/rawinit, issue 27) is a prototype,
-// chosen with NSRUN_INIT=raw: the Go init stays the default and the
-// reference. The raw init is compiled from the finished spec, so Fork
-// leaves the start to Send; a spec it does not support gets the Go init
-// then, as -v says.
-func rawRequested(direct bool) bool {
-	return !direct && os.Getenv("NSRUN_INIT") == "raw"
+// The runtime-free init (internal/rawinit, issue 27) is the default for
+// every spec it supports; NSRUN_INIT=go chooses the Go init, the
+// reference, for a caller the raw init breaks. The raw init is compiled
+// from the finished spec, so Fork leaves the start to Send; a spec it does
+// not support gets the Go init then, as -v says.
+const initVar = "NSRUN_INIT"
+
+// initChoice says whether NSRUN_INIT, set to value, asks for the raw init
+// (unset: the default), or why value is refused: a misspelt name must not
+// quietly give the init it did not name.
+func initChoice(value string) (raw bool, err error) {
+	switch value {
+	case "", "raw":
+		return true, nil
+	case "go":
+		return false, nil
+	}
+	return false, &Error{Code: launch.ExitSetup,
+		Msg: fmt.Sprintf("%s=%s: not an init (raw, the default, or go, the Go init)", initVar, value)}
+}
+
+// checkInit refuses an NSRUN_INIT that names no init, before anything of
+// the sandbox is made, whatever the sandbox (a Landlock-only one has no
+// init, and the setting is still wrong).
+func checkInit() error {
+	_, err := initChoice(os.Getenv(initVar))
+	return err
+}
+
+// rawRequested says whether Fork should leave the init to Send, to start
+// the raw one there if the spec allows; checkInit has refused a bad value.
+func (s *Sandbox) rawRequested() bool {
+	if s.direct {
+		return false
+	}
+	raw, _ := initChoice(os.Getenv(initVar))
+	if !raw {
+		s.logf("the Go init: %s=go", initVar)
+	}
+	return raw
 }
 
 // startDeferred starts the init Fork left for the spec, and reports
@@ -55,7 +89,7 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	if err != nil {
 		return true, &Error{Code: launch.ExitSetup, Op: "create namespaces and start the init", Err: ns.Explain(err, ns.ReadSettings(), s.hostUID)}
 	}
-	s.logf("the raw init started at %.2f ms", ms(time.Since(s.started)))
+	s.logf("the raw init started at %.2f ms (the default; %s=go gives the Go init)", ms(time.Since(s.started)), initVar)
 	s.status = bufio.NewReader(s.rawInit.Status(s.statusFile))
 	return true, nil
 }

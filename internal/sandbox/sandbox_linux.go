@@ -46,7 +46,7 @@ type Sandbox struct {
 	stageArgs  []string   // the stage's arguments after its name
 	extra      []*os.File // the ExtraFiles
 
-	rawPending bool          // NSRUN_INIT=raw: Send starts the init (rawinit_linux.go)
+	rawPending bool          // the raw init asked for: Send starts the init (rawinit_linux.go)
 	rawInit    *rawinit.Init // the raw init, once started
 
 	stdio      *stdio
