@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	// internal/sandbox, and reaches no mechanism but cgroup (its errors
 	// raised into LimitError) and mounts (the Access vocabulary).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front", "internal/watch"},
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front", "internal/watch", "internal/values", "internal/outbuf"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front", "internal/errs"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
@@ -59,19 +59,22 @@ var allowedImports = map[string][]string{
 	"reexec":   {},
 
 	// Leaves.
-	"internal/absent":                 {},
-	"internal/bwrap":                  {},
-	"internal/changes":                {},
-	"internal/environ":                {},
-	"internal/errs":                   {},
-	"internal/fdpass":                 {},
-	"internal/front":                  {},
-	"internal/gitguard":               {},
-	"internal/mountinfo":              {},
-	"internal/paths":                  {},
-	"internal/procfs":                 {},
-	"internal/wire":                   {},
-	"internal/watch":                  {},
+	"internal/absent":    {},
+	"internal/bwrap":     {},
+	"internal/changes":   {},
+	"internal/environ":   {},
+	"internal/errs":      {},
+	"internal/fdpass":    {},
+	"internal/front":     {},
+	"internal/gitguard":  {},
+	"internal/mountinfo": {},
+	"internal/outbuf":    {},
+	"internal/paths":     {},
+	"internal/procfs":    {},
+	"internal/wire":      {},
+	"internal/watch":     {},
+	// netproxy: a published port and an added host obey its port and name rules.
+	"internal/values":                 {"netproxy"},
 	"seccomp/internal/gensyscalls":    {},
 	"bench/floor":                     {},
 	"bench/launch":                    {"."},
