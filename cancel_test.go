@@ -123,38 +123,3 @@ func TestWatch(t *testing.T) {
 		t.Error("a watcher without a timeout or a context")
 	}
 }
-
-func TestHeadTail(t *testing.T) {
-	for _, tc := range []struct {
-		writes []string
-		want   string
-	}{
-		{[]string{"abc"}, "abc"},
-		{[]string{"ab", "cd", "ef", "gh"}, "abcdefgh"},
-		{[]string{"abcdefghij"}, "abcd\n... omitting 2 bytes ...\nghij"},
-		{[]string{"abcd", "efghijk"}, "abcd\n... omitting 3 bytes ...\nhijk"},
-		{[]string{"abcdefghijklmnopqrstuvwxyz"}, "abcd\n... omitting 18 bytes ...\nwxyz"},
-		{[]string{"abcde", "f", "g", "h", "i", "j", "k", "l"}, "abcd\n... omitting 4 bytes ...\nijkl"},
-	} {
-		h := &headTail{keep: 4}
-		for _, w := range tc.writes {
-			if m, err := h.Write([]byte(w)); err != nil || m != len(w) {
-				t.Fatalf("%q: write %d, %v", tc.writes, m, err)
-			}
-		}
-		if got := string(h.bytes()); got != tc.want {
-			t.Errorf("%q: %q, want %q", tc.writes, got, tc.want)
-		}
-	}
-}
-
-func TestSizeText(t *testing.T) {
-	for n, want := range map[uint64]string{1: "1", 1023: "1023", 1024: "1K", 1536: "1536", 64 << 20: "64M", 3 << 30: "3G", 1 << 40: "1T", 1<<30 + 1<<20: "1025M"} {
-		if got := sizeText(n); got != want {
-			t.Errorf("sizeText(%d) = %q, want %q", n, got, want)
-		}
-		if back, err := ParseSize(want); err != nil || back != n {
-			t.Errorf("ParseSize(%q) = %d, %v", want, back, err)
-		}
-	}
-}

@@ -96,43 +96,15 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 		}
 	}
 	cr := canonRule{Rule: r, Canon: dest, host: canon, Dir: info.IsDir(), info: info}
-	at := func(format string, a ...any) error {
-		msg := fmt.Sprintf(format, a...)
+	// What each access takes of a host file's kind is internal/paths'.
+	if why := paths.KindRefusal(r.Access.String(), canon, info.Mode(), string(errs.RuleBlockDevice)); why != "" {
 		if canon != paths.Abs(hostPath, cwd) {
-			msg = canon + " " + msg
+			why = canon + " " + why
 		}
 		if r.From != "" {
-			msg = r.From + ": " + msg
+			why = r.From + ": " + why
 		}
-		return &RuleError{Rule: r, Err: errors.New(msg)}
-	}
-	mode := info.Mode()
-	switch r.Access {
-	case ReadOnly, ReadWrite:
-		if !info.IsDir() && !mode.IsRegular() && mode&fs.ModeSocket == 0 {
-			return canonRule{}, at("is %s; only directories, regular files and sockets can be shown", paths.FileKind(mode))
-		}
-	case Tmpfs, Overlay:
-		if !info.IsDir() {
-			return canonRule{}, at("is %s, not a directory", paths.FileKind(mode))
-		}
-	case Copy:
-		if !mode.IsRegular() {
-			return canonRule{}, at("is %s; only a regular file can be copied", paths.FileKind(mode))
-		}
-	case Device:
-		switch {
-		case info.IsDir() && canon == "/dev":
-			return canonRule{}, at("is the host's whole /dev; the sandbox's /dev is always its own: name each character device (/dev/kvm)")
-		case mode&fs.ModeDevice != 0 && mode&fs.ModeCharDevice == 0:
-			return canonRule{}, at("is a block device, which reads and writes a whole filesystem past every permission and rule: name it with %s if that is meant", errs.RuleBlockDevice)
-		case mode&fs.ModeCharDevice == 0:
-			return canonRule{}, at("is %s, not a character device", paths.FileKind(mode))
-		}
-	case BlockDevice:
-		if mode&fs.ModeDevice == 0 || mode&fs.ModeCharDevice != 0 {
-			return canonRule{}, at("is %s, not a block device", paths.FileKind(mode))
-		}
+		return canonRule{}, &RuleError{Rule: r, Err: errors.New(why)}
 	}
 	if r.Access == Device || r.Access == BlockDevice {
 		if !paths.Within(cr.Canon, "/dev") || cr.Canon == "/dev" {

@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	// internal/sandbox, and reaches no mechanism but cgroup (its errors
 	// raised into LimitError) and mounts (the Access vocabulary).
 	".": {"darwin", "windows", "reexec", "netproxy", "mounts", "cgroup",
-		"internal/gitguard", "internal/paths", "internal/changes", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front", "internal/watch"},
+		"internal/gitguard", "internal/paths", "internal/changes", "internal/plan", "internal/sandbox", "internal/errs", "internal/environ", "internal/session", "internal/front", "internal/watch", "internal/values", "internal/outbuf", "internal/policyfile"},
 	"cmd/nsrun": {".", "ns", "netproxy", "mounts", "internal/bwrap", "internal/session", "pty", "internal/front", "internal/errs"},
 
 	// cgroup: the fork helper forks the init into its cgroup (cgroup.ForkExec).
@@ -58,6 +58,12 @@ var allowedImports = map[string][]string{
 	"windows":  {},
 	"reexec":   {},
 
+	// The readers of option values and policy files, on every OS: a
+	// published port and an added host obey netproxy's rules, a file's
+	// environment patterns internal/environ's.
+	"internal/values":     {"netproxy"},
+	"internal/policyfile": {"internal/values", "internal/environ", "netproxy"},
+
 	// Leaves.
 	"internal/absent":                 {},
 	"internal/bwrap":                  {},
@@ -68,6 +74,7 @@ var allowedImports = map[string][]string{
 	"internal/front":                  {},
 	"internal/gitguard":               {},
 	"internal/mountinfo":              {},
+	"internal/outbuf":                 {},
 	"internal/paths":                  {},
 	"internal/procfs":                 {},
 	"internal/wire":                   {},

@@ -92,8 +92,10 @@
 // # Where things happen
 //
 //	policy, rules, precedence   policy.go resolve.go canonical.go explain.go
-//	policy files and presets    policyfile.go presets.go values.go
-//	Cmd (portable shell)        command.go output.go cancel.go (its watcher: internal/watch)
+//	policy files and presets    policyfile.go presets.go values.go (the reading and
+//	                            checking: packages internal/policyfile, internal/values)
+//	Cmd (portable shell)        command.go output.go cancel.go (its watcher: internal/watch;
+//	                            Output's first and last 16 KiB of stderr: internal/outbuf)
 //	per-OS backends             command_linux.go command_darwin.go command_windows.go
 //	planning a Linux launch     lower_linux.go (the input checked, with plan.CheckRule
 //	                            and plan.CheckInput; a Policy and Cmd lowered to

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nsrun/nsrun/internal/errs"
+	"github.com/nsrun/nsrun/internal/values"
 )
 
 // Exit statuses with a meaning of their own, as the nsrun command uses them.
@@ -189,13 +190,13 @@ func (e *LimitError) Unwrap() error { return e.Err }
 func (p *Policy) checkValues() error {
 	switch {
 	case p.TmpfsSize > MaxSize:
-		return &SetupError{Code: ExitSetup, Err: errs.New("%s: %w", errs.TmpfsSize.With(fmt.Sprint(p.TmpfsSize)), errSizeAbove)}
+		return &SetupError{Code: ExitSetup, Err: errs.New("%s: %w", errs.TmpfsSize.With(fmt.Sprint(p.TmpfsSize)), values.ErrSizeAbove)}
 	case p.Memory > MaxSize:
-		return &LimitError{Option: "memory", Err: fmt.Errorf("%d %w", p.Memory, errSizeAbove)}
+		return &LimitError{Option: "memory", Err: fmt.Errorf("%d %w", p.Memory, values.ErrSizeAbove)}
 	case p.Pids > MaxPids:
-		return &LimitError{Option: "pids", Err: fmt.Errorf("%d: %w", p.Pids, errPidsRange)}
-	case p.CPU != 0 && !validCPU(p.CPU):
-		return &LimitError{Option: "cpu", Err: fmt.Errorf("%g: %w", p.CPU, errCPURange)}
+		return &LimitError{Option: "pids", Err: fmt.Errorf("%d: %w", p.Pids, values.ErrPidsRange)}
+	case p.CPU != 0 && !values.ValidCPU(p.CPU):
+		return &LimitError{Option: "cpu", Err: fmt.Errorf("%g: %w", p.CPU, values.ErrCPURange)}
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/nsrun/nsrun/internal/outbuf"
 )
 
 // Output runs the command and returns its standard output, as exec.Cmd's
@@ -19,15 +21,15 @@ func (c *Cmd) Output() ([]byte, error) {
 	}
 	var stdout bytes.Buffer
 	c.Stdout = &stdout
-	var stderr *headTail
+	var stderr *outbuf.HeadTail
 	if c.Stderr == nil {
-		stderr = &headTail{keep: 16 << 10}
+		stderr = &outbuf.HeadTail{Keep: 16 << 10}
 		c.Stderr = stderr
 	}
 	err := c.Run()
 	var ee *ExitError
 	if stderr != nil && errors.As(err, &ee) {
-		ee.Stderr = stderr.bytes()
+		ee.Stderr = stderr.Bytes()
 	}
 	return stdout.Bytes(), err
 }
@@ -106,52 +108,4 @@ type closeOnce struct {
 func (c *closeOnce) Close() error {
 	c.once.Do(func() { c.err = c.File.Close() })
 	return c.err
-}
-
-// headTail keeps the first and the last keep bytes written to it, and
-// counts what it left out between them.
-type headTail struct {
-	keep    int
-	head    []byte
-	tail    []byte // a ring of keep bytes once full
-	tailAt  int    // where the ring starts
-	skipped int64  // bytes that fell out of the ring
-	mu      sync.Mutex
-}
-
-func (h *headTail) Write(p []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	n := len(p)
-	if room := h.keep - len(h.head); room > 0 {
-		take := min(room, len(p))
-		h.head = append(h.head, p[:take]...)
-		p = p[take:]
-	}
-	for len(p) > 0 {
-		if len(h.tail) < h.keep {
-			take := min(h.keep-len(h.tail), len(p))
-			h.tail = append(h.tail, p[:take]...)
-			p = p[take:]
-			continue
-		}
-		// The ring is full: each byte written replaces the oldest.
-		take := min(h.keep-h.tailAt, len(p))
-		copy(h.tail[h.tailAt:], p[:take])
-		h.tailAt = (h.tailAt + take) % h.keep
-		h.skipped += int64(take)
-		p = p[take:]
-	}
-	return n, nil
-}
-
-func (h *headTail) bytes() []byte {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := append([]byte{}, h.head...)
-	if h.skipped > 0 {
-		out = fmt.Appendf(out, "\n... omitting %d bytes ...\n", h.skipped)
-	}
-	out = append(out, h.tail[h.tailAt:]...)
-	return append(out, h.tail[:h.tailAt]...)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/nsrun/nsrun/cgroup"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
+	"github.com/nsrun/nsrun/internal/values"
 	"github.com/nsrun/nsrun/netproxy"
 )
 
@@ -59,7 +60,7 @@ func (c *Cmd) reportLimits(ev cgroup.Events) {
 	c.report.Exit.OOMKilled, c.report.Exit.PidsMax = oomKills > 0, pidsRefused > 0
 	p := c.policy()
 	if oomKills > 0 {
-		c.limitf("memory limit %s reached: the kernel killed %d %s of the sandbox (OOM)", sizeText(p.Memory), oomKills, plural(oomKills, "process", "processes"))
+		c.limitf("memory limit %s reached: the kernel killed %d %s of the sandbox (OOM)", values.SizeText(p.Memory), oomKills, plural(oomKills, "process", "processes"))
 	}
 	if pidsRefused > 0 {
 		c.limitf("pids limit %d reached: %d %s refused", p.Pids, pidsRefused, plural(pidsRefused, "fork was", "forks were"))

@@ -1,14 +1,12 @@
 package nsrun
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/nsrun/nsrun/internal/errs"
+	"github.com/nsrun/nsrun/internal/policyfile"
 )
 
 // Suggestion is what would allow the denials of a report: the options,
@@ -77,42 +75,11 @@ func describeDenial(d Denial) string {
 
 // suggestedPolicyFile writes options as policy-file settings.
 func suggestedPolicyFile(opts []SuggestedOption) (string, error) {
-	var j policyJSON
-	j.Version = 1
+	var options []string
 	for _, o := range opts {
-		name, value, _ := strings.Cut(strings.TrimPrefix(o.Option, "--"), " ")
-		switch name {
-		case "rw", "ro":
-			j.Rules = append(j.Rules, ruleJSON{Path: value, Access: name})
-		case "net":
-			j.Net = value
-		case "allow-userns":
-			j.AllowUserns = true
-		case "allow-connect":
-			j.AllowConnect = appendNew(j.AllowConnect, value)
-		case "allow-bind":
-			j.AllowBind = appendNew(j.AllowBind, value)
-		case "allow-host":
-			j.AllowHosts = appendNew(j.AllowHosts, value)
-		default:
-			return "", fmt.Errorf("suggested option %s has no policy-file form", o.Option)
-		}
+		options = append(options, o.Option)
 	}
-	if len(opts) == 0 {
-		return "", nil
-	}
-	b, err := json.MarshalIndent(j, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
-}
-
-func appendNew(list []string, v string) []string {
-	if slices.Contains(list, v) {
-		return list
-	}
-	return append(list, v)
+	return policyfile.Suggested(options)
 }
 
 // maxDenials bounds the distinct denials a sandbox's report lists: a

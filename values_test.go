@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nsrun/nsrun/internal/values"
 )
 
 func TestParseValues(t *testing.T) {
@@ -124,5 +126,13 @@ func TestPolicyValueBounds(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
 			t.Errorf("%+v: got %v, want an error about %s", c.p, err, c.want)
 		}
+	}
+}
+
+// TestValueBoundsAgree holds internal/values' bounds, which its readers and
+// their error texts use, to the ones the root documents.
+func TestValueBoundsAgree(t *testing.T) {
+	if values.MaxSize != MaxSize || values.MaxPids != MaxPids || values.MinCPU != MinCPU || values.MaxCPU != MaxCPU || values.RlimitInfinity != RlimitInfinity {
+		t.Error("internal/values' bounds differ from the root's")
 	}
 }

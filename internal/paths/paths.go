@@ -1,6 +1,8 @@
 // Package paths holds the comparisons of clean absolute paths that the
 // policy resolver (every platform) and the mount plan (Linux) must make
-// the same way, and the canonical host path of a rule's path (Canonical).
+// the same way, the canonical host path of a rule's path (Canonical), and
+// which kinds of host file each access takes (KindRefusal), with the
+// words the root's RuleError gives.
 package paths
 
 import (
