@@ -34,9 +34,3 @@ func (c *Cmd) cancelDefault() error {
 	}
 	return s.Kill()
 }
-
-// awaitIO waits until done is closed (the payload's output has been
-// copied), or cuts the copying with closeIO as WaitDelay says.
-func (c *Cmd) awaitIO(done <-chan struct{}, closeIO func()) (cut bool) {
-	return c.end.AwaitIO(c.WaitDelay, done, closeIO)
-}

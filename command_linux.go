@@ -390,3 +390,9 @@ func (c *Cmd) logf(format string, a ...any) {
 		fmt.Fprintf(c.Log, "nsrun: "+format+"\n", a...)
 	}
 }
+
+// awaitIO waits until done is closed (the payload's output has been
+// copied), or cuts the copying with closeIO as WaitDelay says.
+func (c *Cmd) awaitIO(done <-chan struct{}, closeIO func()) (cut bool) {
+	return c.end.AwaitIO(c.WaitDelay, done, closeIO)
+}

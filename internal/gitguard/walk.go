@@ -44,16 +44,6 @@ const (
 	dotgitDir
 )
 
-func (l *listing) layout() layout {
-	switch {
-	case !l.hasDotgit:
-		return plain
-	case l.dotgit.IsRegular():
-		return dotgitFile
-	}
-	return dotgitDir
-}
-
 // gitDirNames says whether the names of a git directory are there: HEAD,
 // and objects or a commondir (git's own test also wants refs and checks
 // HEAD's content; looser here, so that more is protected, never less).

@@ -183,3 +183,15 @@ func TestNewlyClaimed(t *testing.T) {
 		t.Errorf("claimed %q, %v; want forged", got, err)
 	}
 }
+
+// layout is what the listing says git finds: the tests compare it with
+// what discovery decides.
+func (l *listing) layout() layout {
+	switch {
+	case !l.hasDotgit:
+		return plain
+	case l.dotgit.IsRegular():
+		return dotgitFile
+	}
+	return dotgitDir
+}
