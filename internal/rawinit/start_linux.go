@@ -107,7 +107,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	unix.Close(sync[0])
 	if errno != 0 {
 		unix.Close(sync[1])
-		return nil, fmt.Errorf("clone3: %w", errno)
+		return nil, os.NewSyscallError("clone3", errno)
 	}
 	if a.PidFD != nil {
 		*a.PidFD = int(pidfd)

@@ -2,11 +2,13 @@ package sandbox
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"time"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/rawinit"
 	"github.com/nsrun/nsrun/ns"
@@ -87,7 +89,14 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	s.stdio.closeChildEnds()
 	s.term.started()
 	if err != nil {
-		return true, &Error{Code: launch.ExitSetup, Op: "create namespaces and start the init", Err: ns.Explain(err, ns.ReadSettings(), s.hostUID)}
+		// Worded as the Go init's failed start is: the refused clone's
+		// errno alone, explained, and where Landlock-only runs instead.
+		var clone *os.SyscallError
+		if errors.As(err, &clone) && clone.Syscall == "clone3" {
+			err = clone.Err
+		}
+		return true, &Error{Code: launch.ExitSetup, Op: "create namespaces and start the init",
+			Err: errs.New("%w; where user namespaces are not allowed, %s runs without them", ns.Explain(err, ns.ReadSettings(), s.hostUID), errs.IsolationLandlock)}
 	}
 	s.logf("the raw init started at %.2f ms (the default; %s=go gives the Go init)", ms(time.Since(s.started)), initVar)
 	s.status = bufio.NewReader(s.rawInit.Status(s.statusFile))
