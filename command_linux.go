@@ -165,7 +165,8 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 		HostNet: p.Net == NetHost, Overlay: hasOverlay(p) || len(c.sys.shims) > 0, Network: p.servesNetwork(),
 		Limits: cgroupLimits(p),
 		TTY:    sandbox.TTYMode(c.TTY), WindowSize: sandbox.WindowSize(c.WindowSize),
-		KeepCaps: front.From(c.ctx).KeptCaps(),
+		KeepCaps:    front.From(c.ctx).KeptCaps(),
+		ShareMemory: c.ShareMemory,
 	}
 }
 
