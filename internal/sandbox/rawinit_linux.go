@@ -8,10 +8,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/rawinit"
-	"github.com/nsrun/nsrun/ns"
 )
 
 // The runtime-free init (internal/rawinit, issue 27) is the default for
@@ -90,13 +88,12 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	s.term.started()
 	if err != nil {
 		// Worded as the Go init's failed start is: the refused clone's
-		// errno alone, explained, and where Landlock-only runs instead.
+		// errno alone.
 		var clone *os.SyscallError
 		if errors.As(err, &clone) && clone.Syscall == "clone3" {
 			err = clone.Err
 		}
-		return true, &Error{Code: launch.ExitSetup, Op: "create namespaces and start the init",
-			Err: errs.New("%w; where user namespaces are not allowed, %s runs without them", ns.Explain(err, ns.ReadSettings(), s.hostUID), errs.IsolationLandlock)}
+		return true, s.startFailed(err)
 	}
 	shared := ""
 	switch {
