@@ -94,6 +94,10 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 	if err != nil {
 		return log.die(err.Error())
 	}
+	verbose, err := envSwitch("NSRUN_BWRAP_VERBOSE", "0", "1")
+	if err != nil {
+		return log.die(err.Error())
+	}
 	var report *reportFile
 	if name := os.Getenv("NSRUN_REPORT"); name != "" {
 		if report, err = openReport(name, stderr); err != nil {
@@ -121,7 +125,7 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 	cmd := nsrun.CommandContext(front.With(context.Background(), &run.front), run.policy, run.args[0], run.args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Env, cmd.Dir, cmd.TTY, cmd.ExtraFiles, cmd.ShareMemory = run.env, run.dir, run.tty, extra, share
-	if os.Getenv("NSRUN_BWRAP_VERBOSE") == "1" {
+	if verbose {
 		cmd.Log, cmd.Warnings = stderr, stderr
 		if run.policy.AllowUserns {
 			fmt.Fprintln(stderr, "nsrun: nested user namespaces allowed, as bubblewrap allows them without --disable-userns (NSRUN_BWRAP_LANDLOCK=off: a Landlock domain could not mount in them)")

@@ -50,6 +50,14 @@ func newBwrapHost() (bwrapHost, func(), error) {
 	if err != nil {
 		return bwrapHost{}, nil, fmt.Errorf("getcwd: %w", err)
 	}
+	noSeccomp, err := envSwitch("NSRUN_BWRAP_SECCOMP", "on", "off")
+	if err != nil {
+		return bwrapHost{}, nil, err
+	}
+	noLandlock, err := envSwitch("NSRUN_BWRAP_LANDLOCK", "on", "off")
+	if err != nil {
+		return bwrapHost{}, nil, err
+	}
 	var made []string
 	h := bwrapHost{
 		stat: func(p string) (fs.FileMode, error) {
@@ -79,8 +87,8 @@ func newBwrapHost() (bwrapHost, func(), error) {
 			made = append(made, dir)
 			return dir, os.Chmod(dir, 0o755)
 		},
-		noSeccomp:  os.Getenv("NSRUN_BWRAP_SECCOMP") == "off",
-		noLandlock: os.Getenv("NSRUN_BWRAP_LANDLOCK") == "off",
+		noSeccomp:  noSeccomp,
+		noLandlock: noLandlock,
 		uid:        os.Getuid(),
 		maker:      osMaker,
 		caps:       effectiveCaps(),

@@ -11,16 +11,17 @@ import (
 // tuning that leaves the sandbox as it is.
 const shareMemoryVar = "NSRUN_SHARE_MEMORY"
 
-// shareMemory reads NSRUN_SHARE_MEMORY from value: unset or 0 is no, 1 is
-// yes, anything else is refused rather than guessed.
-func shareMemory(value string) (bool, error) {
-	switch value {
-	case "", "0":
-		return false, nil
-	case "1":
-		return true, nil
-	}
-	return false, fmt.Errorf("%s=%s: not 0 or 1", shareMemoryVar, value)
-}
+func shareMemoryFromEnv() (bool, error) { return envSwitch(shareMemoryVar, "0", "1") }
 
-func shareMemoryFromEnv() (bool, error) { return shareMemory(os.Getenv(shareMemoryVar)) }
+// envSwitch reads the environment's switch name: unset or no is false,
+// yes is true, and anything else is refused rather than guessed.
+func envSwitch(name, no, yes string) (bool, error) {
+	switch v := os.Getenv(name); v {
+	case "", no:
+		return false, nil
+	case yes:
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s=%s: not %s or %s", name, v, no, yes)
+	}
+}

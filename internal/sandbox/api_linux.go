@@ -177,7 +177,7 @@ var ErrNoPTY = errors.New("the payload has no pseudo-terminal of its own")
 func New(a *Attr) (*Sandbox, error) {
 	s := &Sandbox{log: a.Log, started: a.Started, direct: a.Direct, hostUID: a.HostUID, extra: a.ExtraFiles, pidfd: -1, shareMemory: a.ShareMemory,
 		release: make(chan struct{}), done: make(chan struct{}), begun: make(chan struct{})}
-	err := checkInit()
+	err := checkSettings()
 	if err != nil {
 		return nil, err
 	}

@@ -33,16 +33,35 @@ func initChoice(value string) (raw bool, err error) {
 		Msg: fmt.Sprintf("%s=%s: not an init (raw, the default, or go, the Go init)", initVar, value)}
 }
 
-// checkInit refuses an NSRUN_INIT that names no init, before anything of
-// the sandbox is made, whatever the sandbox (a Landlock-only one has no
-// init, and the setting is still wrong).
-func checkInit() error {
-	_, err := initChoice(os.Getenv(initVar))
-	return err
+// switches are the environment's switches that change how a sandbox is
+// made, not what it is (for the tests, and a caller a path breaks): 0 or
+// unset is off, 1 on.
+var switches = []string{
+	"NSRUN_FORK_HELPER",   // the Go init forked through the fork helper
+	"NSRUN_RAW_FORK",      // the raw init's payload forked, not vforked
+	"NSRUN_FORCE_REMOUNT", // mount attributes set by remounting
+}
+
+// checkSettings refuses an NSRUN_INIT that names no init, or a switch
+// that is neither 0 nor 1, before anything of the sandbox is made,
+// whatever the sandbox (a Landlock-only one has no init, and the setting
+// is still wrong): a misspelt value must not quietly mean off.
+func checkSettings() error {
+	if _, err := initChoice(os.Getenv(initVar)); err != nil {
+		return err
+	}
+	for _, name := range switches {
+		switch v := os.Getenv(name); v {
+		case "", "0", "1":
+		default:
+			return &Error{Code: launch.ExitSetup, Msg: fmt.Sprintf("%s=%s: not 0 or 1", name, v)}
+		}
+	}
+	return nil
 }
 
 // rawRequested says whether Fork should leave the init to Send, to start
-// the raw one there if the spec allows; checkInit has refused a bad value.
+// the raw one there if the spec allows; checkSettings has refused a bad value.
 func (s *Sandbox) rawRequested() bool {
 	if s.direct {
 		return false
