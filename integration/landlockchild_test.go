@@ -142,3 +142,34 @@ func TestLandlockOnlyRawChildForwardsSignals(t *testing.T) {
 		}
 	}
 }
+
+// TestLandlockOnlyChildChosen: the raw child is the default, NSRUN_INIT=go
+// gives the Go child, and a spec the raw child does not run (a terminal,
+// the tracer) gets the Go child; -v says which ran, and why.
+func TestLandlockOnlyChildChosen(t *testing.T) {
+	hostABI(t)
+	ws := workspace(t)
+	base := noShims(workspace(t))
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		say  string
+	}{
+		{"the default", nil, nil, "the raw child started (the default; NSRUN_INIT=go gives the Go child)"},
+		{"go", []string{"NSRUN_INIT=go"}, nil, "the Go child: NSRUN_INIT=go"},
+		{"a terminal", nil, []string{"--tty", "always"}, "the Go child: a pseudo-terminal: not supported by the raw init"},
+		{"the tracer", nil, []string{"--trace-denials"}, "the Go child: the tracer (--trace-denials) follows the Go child"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append(append([]string{"-v", "--isolation", "landlock", "--rw", ws}, c.args...), "--", "/bin/sh", "-c", "echo ran")
+			r := runBase(t, ws, base, c.env, args...)
+			if r.code != 0 || strings.TrimSpace(strings.ReplaceAll(r.stdout, "\r", "")) != "ran" || !strings.Contains(r.stderr, c.say) {
+				t.Errorf("want exit 0, ran, and %q in -v:\n%v", c.say, r)
+			}
+			if raw := strings.Contains(r.stderr, "the raw child started"); raw == strings.Contains(r.stderr, "the Go child: ") {
+				t.Errorf("-v names both children, or neither:\n%s", r.stderr)
+			}
+		})
+	}
+}
