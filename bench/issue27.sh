@@ -38,6 +38,7 @@ echo
 	"nsrun, raw init=$raw $nsrun --rw $ws -- /bin/true" \
 	"nsrun, raw init, shared memory=$vm $nsrun --rw $ws -- /bin/true" \
 	"nsrun --isolation landlock=$noshims $nsrun --isolation landlock --rw $ws -- /bin/true" \
+	"nsrun --isolation landlock, Go child=$go $nsrun --isolation landlock --rw $ws -- /bin/true" \
 	"floor: a bare Go re-exec=$out/floor /bin/true" \
 	"library, per launch::bwrap @$N=$lib -bwrap -n $N" \
 	"library, per launch::nsrun, Go init @$N=$go $lib -n $N" \

@@ -9,15 +9,19 @@
 //     addresses, the sandbox's pty, then the lockdown and the payload,
 //     which it supervises as pid 1.
 //   - RunLandlockStage (LandlockStage) supervises a Landlock-only sandbox
-//     from outside the payload's Landlock domain, and RunLandlockChild
-//     (LandlockChildStage) restricts itself and becomes the payload.
+//     from outside the payload's Landlock domain; the child that
+//     restricts itself and becomes the payload is package rawinit's,
+//     cloned without a Go runtime (RawChildren), where it supports the
+//     spec, else RunLandlockChild (LandlockChildStage), the reference
+//     (StageGoChild: NSRUN_INIT=go). rawinit registers the stage.
 //   - RunForkHelper (ForkStage) forks the init for a large program, waits
 //     for it and ends as it ended.
 //   - RunProbeStage (ProbeStage) and RunProbeWaitStage (ProbeWaitStage)
 //     are the probe's: a procfs and a sysfs mounted in fresh namespaces,
 //     and a process placed in a cgroup.
 //
-// The package registers every stage with reexec when it is initialized.
+// The package registers every other stage with reexec when it is
+// initialized.
 //
 // The lockdown order, on the thread that executes the payload: rlimits,
 // Landlock, NO_NEW_PRIVS and the capability sets, the seccomp filters

@@ -47,8 +47,10 @@ type childMsg struct {
 // on, and when the payload exits, the timeout expires or nsrun dies, ends
 // every process of the sandbox (it is their subreaper: orphans come to it)
 // before it exits. With a terminal it is the pty's session leader, so the
-// payload's process group is not orphaned and job control works.
-func RunLandlockStage() int {
+// payload's process group is not orphaned and job control works. The child
+// is raw's, without a Go runtime, where it supports the spec; else (or
+// with StageGoChild) the Go child, RunLandlockChild.
+func RunLandlockStage(raw RawChildren) int {
 	sigs := make(chan os.Signal, 16)
 	notified := make(chan struct{})
 	go func() {
@@ -74,12 +76,30 @@ func RunLandlockStage() int {
 	// filter traces calls, and without a tracer they fail with ENOSYS. So
 	// it does where nsrun moves this process into its cgroup: the child
 	// must be forked there.
+	// The raw child is compiled from the spec: it comes first too.
 	traced := slices.Contains(os.Args[1:], StageTraced)
-	specFirst := traced || slices.Contains(os.Args[1:], StageMovedIn)
+	goChild := slices.Contains(os.Args[1:], StageGoChild)
+	specFirst := traced || !goChild || slices.Contains(os.Args[1:], StageMovedIn)
 	var spec *Spec
 	var specErr error
 	if specFirst {
 		spec, specErr = ReadSpec(specFile)
+	}
+	var why error
+	switch {
+	case goChild:
+		why = errors.New("NSRUN_INIT=go")
+	case specErr != nil:
+		why = specErr
+	case traced:
+		// Its filter's traced calls need a tracer from its birth,
+		// which the tracer gets from an exec'd child's start.
+		why = errors.New("the tracer (--trace-denials) follows the Go child")
+	default:
+		why = raw.Supports(spec)
+	}
+	if why != nil {
+		raw = nil
 	}
 	// Orphans of the sandbox come to this process, which the payload cannot
 	// trace (it is outside its Landlock domain, and not dumpable).
@@ -89,7 +109,7 @@ func RunLandlockStage() int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(ExitSetup, fmt.Errorf("prctl PR_SET_DUMPABLE: %w", err))
 	}
-	child, err := startLandlockChild()
+	child, err := startLandlockChild(raw, spec)
 	if err != nil {
 		return fail(ExitSetup, err)
 	}
@@ -123,6 +143,11 @@ func RunLandlockStage() int {
 		return fail(ExitSetup, err)
 	}
 	step := stepLogger(spec.Verbose, status)
+	if child.raw != nil {
+		step("the raw child started (the default; NSRUN_INIT=go gives the Go child)")
+	} else {
+		step(fmt.Sprintf("the Go child: %v", why))
+	}
 	var refusals *supervise.Refusals
 	if traced {
 		refusals = supervise.NewRefusals()
@@ -223,6 +248,7 @@ type landlockChild struct {
 	pid   int
 	conn  *os.File
 	outer *supervise.Thread // forked the child; connects abstract addresses
+	raw   RawChild          // the runtime-free child; nil: the Go child
 }
 
 // outerRuleset is the Landlock domain of the stage's thread that starts the
@@ -244,8 +270,9 @@ func outerRuleset(abi int) landlock.Ruleset {
 // startLandlockChild starts the child from a thread of its own, in the
 // outer Landlock domain; the thread then drops its capabilities (the child
 // keeps them until it has made its own ruleset, which may need them to
-// reach the rule paths) and stays to connect abstract addresses.
-func startLandlockChild() (*landlockChild, error) {
+// reach the rule paths) and stays to connect abstract addresses. With raw
+// the child is raw's, cloned for spec; else the Go child, re-executed.
+func startLandlockChild(raw RawChildren, spec *Spec) (*landlockChild, error) {
 	abi, _, err := landlock.ABI()
 	if err != nil {
 		return nil, err
@@ -264,11 +291,17 @@ func startLandlockChild() (*landlockChild, error) {
 		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	var pid int
+	var rawChild RawChild
 	thread, err := supervise.StartThread(func() error {
 		if err := landlock.Apply(outer); err != nil {
 			return err
 		}
-		if pid, err = syscall.ForkExec(reexec.Self, []string{LandlockChildStage}, attr); err != nil {
+		if raw != nil {
+			if rawChild, err = raw.Start(spec, fds[1]); err != nil {
+				return fmt.Errorf("start the Landlock-only child: %w", err)
+			}
+			pid = rawChild.Pid()
+		} else if pid, err = syscall.ForkExec(reexec.Self, []string{LandlockChildStage}, attr); err != nil {
 			return fmt.Errorf("start the Landlock-only child: %w", err)
 		}
 		return ns.DropPrivileges()
@@ -281,7 +314,7 @@ func startLandlockChild() (*landlockChild, error) {
 		}
 		return nil, err
 	}
-	return &landlockChild{pid: pid, conn: os.NewFile(uintptr(fds[0]), "child"), outer: thread}, nil
+	return &landlockChild{pid: pid, conn: os.NewFile(uintptr(fds[0]), "child"), outer: thread, raw: rawChild}, nil
 }
 
 // supervise sends the child its spec, takes the listener of the filter it
@@ -289,29 +322,27 @@ func startLandlockChild() (*landlockChild, error) {
 // the payload, or with the child's error.
 func (c *landlockChild) supervise(spec *Spec, refusals *supervise.Refusals) (*supervise.Supervisor, int, error) {
 	defer c.conn.Close()
-	b, err := Frame(spec, "spec")
-	if err != nil {
-		return nil, ExitSetup, err
-	}
-	if err := sendExtraFiles(int(c.conn.Fd()), spec.ExtraFiles); err != nil {
-		return nil, ExitSetup, err
-	}
-	if _, err := c.conn.Write(b); err != nil {
-		return nil, ExitSetup, fmt.Errorf("Send spec to the Landlock-only child: %w", err)
-	}
-	var m childMsg
-	listener, err := readFrameWithFd(c.conn, &m)
-	if err != nil {
-		return nil, ExitSetup, fmt.Errorf("the Landlock-only child ended before the payload started: %w", err)
-	}
-	if m.Kind != MsgListener || listener < 0 {
-		if listener >= 0 {
-			unix.Close(listener)
+	var listener int
+	var killable bool
+	if c.raw != nil {
+		// It has the spec compiled in, and the ExtraFiles inherited.
+		var code int
+		var err error
+		if listener, killable, code, err = rawListener(spec, c.raw, int(c.conn.Fd())); err != nil {
+			return nil, code, err
 		}
-		return nil, m.Code, errors.New(m.Msg)
+	} else {
+		var err error
+		if listener, killable, err = c.goListener(spec); err != nil {
+			var f *childFailure
+			if errors.As(err, &f) {
+				return nil, f.code, errors.New(f.msg)
+			}
+			return nil, ExitSetup, err
+		}
 	}
 	cfg := supervise.Config{
-		Listener: listener, KillableWait: m.Killable, Goarch: runtime.GOARCH,
+		Listener: listener, KillableWait: killable, Goarch: runtime.GOARCH,
 		Policy:   supervise.Policy{Rules: spec.Supervisor.Writable, Protected: spec.Supervisor.Protected},
 		Landlock: spec.Landlock.Paths,
 		Refusals: refusals,
@@ -337,6 +368,14 @@ func (c *landlockChild) supervise(spec *Spec, refusals *supervise.Refusals) (*su
 	}
 	// The connection closes as the child executes the payload; before
 	// that, it may still say why it could not.
+	if c.raw != nil {
+		if code, err := rawExecuted(spec, c.raw, int(c.conn.Fd())); err != nil {
+			sup.Stop()
+			return nil, code, err
+		}
+		return sup, 0, nil
+	}
+	var m childMsg
 	if err := ReadFrame(c.conn, &m, "child message"); err == nil {
 		sup.Stop()
 		return nil, m.Code, errors.New(m.Msg)
@@ -345,6 +384,41 @@ func (c *landlockChild) supervise(spec *Spec, refusals *supervise.Refusals) (*su
 		return nil, ExitSetup, err
 	}
 	return sup, 0, nil
+}
+
+// childFailure is the Go child's own report of why it failed.
+type childFailure struct {
+	code int
+	msg  string
+}
+
+func (f *childFailure) Error() string { return f.msg }
+
+// goListener sends the Go child its spec and ExtraFiles and takes the
+// listener of the filter it loads, or its failure (a *childFailure).
+func (c *landlockChild) goListener(spec *Spec) (int, bool, error) {
+	b, err := Frame(spec, "spec")
+	if err != nil {
+		return -1, false, err
+	}
+	if err := sendExtraFiles(int(c.conn.Fd()), spec.ExtraFiles); err != nil {
+		return -1, false, err
+	}
+	if _, err := c.conn.Write(b); err != nil {
+		return -1, false, fmt.Errorf("Send spec to the Landlock-only child: %w", err)
+	}
+	var m childMsg
+	listener, err := readFrameWithFd(c.conn, &m)
+	if err != nil {
+		return -1, false, fmt.Errorf("the Landlock-only child ended before the payload started: %w", err)
+	}
+	if m.Kind != MsgListener || listener < 0 {
+		if listener >= 0 {
+			unix.Close(listener)
+		}
+		return -1, false, &childFailure{code: m.Code, msg: m.Msg}
+	}
+	return listener, m.Killable, nil
 }
 
 // maxExtraFiles is how many ExtraFiles the stage can pass on to the child

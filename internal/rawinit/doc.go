@@ -32,6 +32,15 @@
 // Landlock-only supervisor (which must run Go code for the payload's whole
 // life and stays a Go stage).
 //
+// The Landlock-only stage's child is built from the same parts
+// (CompileLandlockChild): cloned from the stage's outer-domain thread
+// without exec, it does what launch.RunLandlockChild does, in its order,
+// and sends the notifying filter's listener to the stage by SCM_RIGHTS; a
+// failure goes to the stage as its errno and step, which the stage words
+// as the Go child does. It refuses a pty (the Go child takes the
+// terminal's foreground) and the tracer (--trace-denials), for which the
+// stage starts the Go child, and says why under -v.
+//
 // What it cannot do, as a clone without exec: its memory is a copy of the
 // parent's, the caller's heap and environment included (only the argv and
 // environment areas are overwritten). Like the Go init it is made

@@ -94,6 +94,9 @@ func (s *Sandbox) newLaunch(a *Attr) (*startup, error) {
 		if a.Traced {
 			s.stageArgs = append(s.stageArgs, launch.StageTraced)
 		}
+		if raw, _ := initChoice(os.Getenv(initVar)); !raw {
+			s.stageArgs = append(s.stageArgs, launch.StageGoChild)
+		}
 		if s.cgroup != nil && s.cgroup.Version() == "v1" {
 			// Moved in after it started (Send).
 			s.stageArgs = append(s.stageArgs, launch.StageMovedIn)
