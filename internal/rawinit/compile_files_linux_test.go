@@ -1,9 +1,13 @@
 package rawinit
 
 import (
+	"encoding/json"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/mounts"
 )
 
@@ -115,6 +119,35 @@ sys prctl 0x4
 		}
 		if !found {
 			t.Errorf("step %d %q missing: %q", i, st, p.Steps)
+		}
+	}
+}
+
+// TestCLIAgentSpec: the spec `nsrun --preset agent -- true` sent its init
+// (as root with HOME=/tmp/eh, in /tmp/rfdir, on the development VM): its
+// denied files and its /etc/resolv.conf and /etc/hosts are built, and
+// only its filtered network may send it to the Go init.
+func TestCLIAgentSpec(t *testing.T) {
+	b, err := os.ReadFile("testdata/cli-agent-spec.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s launch.Spec
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := Supports(&s); err != nil && !strings.Contains(err.Error(), "the filtered network") {
+		t.Errorf("refused for another reason than the filtered network: %v", err)
+	}
+	s.Net = false
+	p, err := Compile(Input{Spec: &s, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := p.String()
+	for what, want := range map[string]int{`sys open_tree r\d+ "empty"`: 3, `sys open_tree r\d+ "file\d"`: 2, `sys fsconfig r\d+ 0x1 "size" "7\d{4}"`: 1} {
+		if n := len(regexp.MustCompile(what).FindAllString(prog, -1)); n != want {
+			t.Errorf("%d ops %s, want %d:\n%s", n, what, want, prog)
 		}
 	}
 }
