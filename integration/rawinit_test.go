@@ -27,6 +27,26 @@ func TestRawInitAgrees(t *testing.T) {
 	ws := workspace(t)
 	base := noShims(workspace(t))
 	writeFile(t, filepath.Join(ws, "noexec.sh"), "#!/bin/sh\n")
+	for _, name := range []string{"secret", "src", "copy"} {
+		writeFile(t, filepath.Join(ws, name), name+" on the host\n")
+	}
+	// Denied files and files of the sandbox's own (a copy, and the
+	// /etc/passwd that names --uid's user): what they hold and every way
+	// to change or replace them, which the mounts alone refuse.
+	files := `cd ` + ws + `; for f in secret copy /etc/passwd; do
+echo "== $f"; stat -c '%a %s %F %u %g' $f; grep -c . $f; grep -E 'src|rawinit' $f
+(echo x >> $f) 2>&1; echo "append: $?"
+(: > $f) 2>&1; echo "O_WRONLY|O_TRUNC: $?"
+truncate -s 0 $f 2>&1; echo "truncate: $?"
+chmod 666 $f 2>&1; echo "chmod: $?"
+touch $f 2>&1; echo "touch: $?"
+echo y > other; mv -f other $f 2>&1; echo "rename over: $?"
+rm -f $f 2>&1; echo "unlink: $?"
+mount --bind other $f 2>&1; echo "bind over: $?"
+umount $f 2>&1; echo "umount: $?"
+stat -c '%a %s' $f
+done; rm -f other
+awk '$5 ~ /secret|copy|passwd/ { $1 = $2 = $3 = ""; print }' /proc/self/mountinfo`
 	probe := strings.Join([]string{
 		`grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status`,
 		// Mount IDs and device numbers differ from run to run.
@@ -59,6 +79,8 @@ func TestRawInitAgrees(t *testing.T) {
 		{"a directory", []string{"--rw", ws, "--", "/usr"}},
 		{"orphans are ended", []string{"--rw", ws, "--", "/bin/sh", "-c", "sleep 60 & echo started"}},
 		{"read-only workspace", []string{"--ro", ws, "--", "/bin/sh", "-c", "touch " + ws + "/x; echo $?"}},
+		{"files and denied files", []string{"--rw", ws, "--deny", ws + "/secret", "--file", ws + "/src", ws + "/copy", "--uid", "1234",
+			"--", "/bin/sh", "-c", files}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -211,6 +233,9 @@ func TestInitChosen(t *testing.T) {
 	ws := workspace(t)
 	base := noShims(workspace(t))
 	layered := workspace(t)
+	for _, name := range []string{"secret", "src", "copy"} {
+		writeFile(t, filepath.Join(ws, name), name+"\n")
+	}
 	for _, c := range []struct {
 		name string
 		env  []string
@@ -220,6 +245,8 @@ func TestInitChosen(t *testing.T) {
 		{"the default", nil, []string{"--rw", ws}, "nsrun: the raw init started at "},
 		{"raw", []string{"NSRUN_INIT=raw"}, []string{"--rw", ws}, "nsrun: the raw init started at "},
 		{"go", []string{"NSRUN_INIT=go"}, []string{"--rw", ws}, "nsrun: the Go init: NSRUN_INIT=go\nnsrun: init started "},
+		{"files and denied files", nil, []string{"--rw", ws, "--deny", ws + "/secret", "--file", ws + "/src", ws + "/copy", "--uid", "1234"},
+			"nsrun: the raw init started at "},
 		{"a plan the raw init does not build", nil, []string{"--rw", ws, "--overlay", layered}, "nsrun: the Go init: an overlay on " + layered + ": not supported by the raw init\nnsrun: init: "},
 	} {
 		t.Run(c.name, func(t *testing.T) {

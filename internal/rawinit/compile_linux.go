@@ -105,6 +105,9 @@ func Supports(spec *launch.Spec) error {
 			return err
 		}
 	}
+	if err := supportsFiles(spec.Plan.Ops); err != nil {
+		return err
+	}
 	for _, r := range spec.Rlimits {
 		if _, ok := rlimits[r.Name]; !ok {
 			return unsupported("rlimit " + r.Name)
@@ -124,7 +127,7 @@ func supportsOp(op mounts.Op, root bool) error {
 		return nil
 	}
 	switch op.Kind {
-	case mounts.OpBind, mounts.OpProc, mounts.OpSys:
+	case mounts.OpBind, mounts.OpProc, mounts.OpSys, mounts.OpFile, mounts.OpEmptyFile:
 	case mounts.OpTmpfs:
 		for _, mp := range op.Mountpoints {
 			if mp.Link != "" {
@@ -147,9 +150,8 @@ func supportsOp(op mounts.Op, root bool) error {
 }
 
 var kindNames = map[mounts.OpKind]string{
-	mounts.OpEmptyFile: "a denied file", mounts.OpHostProc: "the host's /proc", mounts.OpPinLink: "a pinned symlink",
-	mounts.OpHostSys: "the host's /sys", mounts.OpFile: "a file of the sandbox's own", mounts.OpOverlay: "an overlay",
-	mounts.OpMirror: "a mirror",
+	mounts.OpHostProc: "the host's /proc", mounts.OpPinLink: "a pinned symlink", mounts.OpHostSys: "the host's /sys",
+	mounts.OpOverlay: "an overlay", mounts.OpMirror: "a mirror",
 }
 
 var rlimits = map[string]int{
@@ -472,6 +474,7 @@ func (b *builder) mounts(p *mounts.Plan) {
 	tree := b.cloneSource(root)
 	b.sys(unix.SYS_MOVE_MOUNT, reg(tree), b.str(""), immInt(unix.AT_FDCWD), b.str("/"), imm(unix.MOVE_MOUNT_F_EMPTY_PATH))
 	b.root = tree
+	b.files = newScratchFiles(p)
 	for _, op := range p.Ops {
 		b.apply(op)
 	}
@@ -481,6 +484,7 @@ func (b *builder) mounts(p *mounts.Plan) {
 	b.sys(unix.SYS_UMOUNT2, b.str("."), imm(unix.MNT_DETACH))
 	b.sys(unix.SYS_CHDIR, b.str("/"))
 	b.close(tree)
+	b.closeScratch()
 }
 
 // cloneSource opens op.Source, checks it, and clones its tree with the
@@ -539,6 +543,10 @@ func (b *builder) apply(op mounts.Op) {
 		b.close(mnt)
 	case mounts.OpDev:
 		b.dev(op, target)
+	case mounts.OpEmptyFile:
+		b.emptyFile(op, target)
+	case mounts.OpFile:
+		b.file(op, target)
 	case mounts.OpProc:
 		b.begin("mount proc on %s", op.Path)
 		b.p.Explain[b.step] = "proc"

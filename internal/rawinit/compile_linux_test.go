@@ -155,9 +155,14 @@ func TestSupports(t *testing.T) {
 		{"supervisor", func(s *launch.Spec) { s.Supervisor = &launch.SupervisorSpec{} }, "the Landlock-only supervisor"},
 		{"remount", func(s *launch.Spec) { s.Plan.Remount = true }, "remounting"},
 		{"overlay", func(s *launch.Spec) { s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpOverlay, Path: "/o"}) }, "an overlay on /o"},
-		{"file", func(s *launch.Spec) {
-			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: "/etc/passwd"})
-		}, "a file of the sandbox's own on /etc/passwd"},
+		{"files", func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpEmptyFile, Path: "/w/.npmrc", Optional: true},
+				mounts.Op{Kind: mounts.OpFile, Path: "/etc/passwd"}, mounts.Op{Kind: mounts.OpFile, Path: "/etc/hosts", Optional: true})
+		}, ""},
+		{"a file after an optional one", func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: "/etc/hosts", Optional: true},
+				mounts.Op{Kind: mounts.OpEmptyFile, Path: "/w/.npmrc"}, mounts.Op{Kind: mounts.OpFile, Path: "/etc/passwd"})
+		}, "a file of the sandbox's own on /etc/passwd after the optional one on /etc/hosts"},
 		{"mirror", func(s *launch.Spec) { s.Plan.Ops[1].Mirror = []mounts.Mountpoint{{Rel: "x"}} }, "a mirror on /w"},
 		{"overlay root", func(s *launch.Spec) { s.Plan.Root.Kind = mounts.OpOverlay }, "a root that is not a bind"},
 		{"tmpfs link", func(s *launch.Spec) { s.Plan.Ops[0].Mountpoints = []mounts.Mountpoint{{Rel: "l", Link: "/x"}} }, "a symlink in the tmpfs"},

@@ -333,6 +333,7 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	pathDirs := searchDirs(t, ws)
+	files, filesProbe := sandboxFiles(t, ws)
 	inPath := func(name string, dirs ...string) func(*launch.Spec) {
 		return func(s *launch.Spec) {
 			s.Args = []string{name}
@@ -402,6 +403,32 @@ func TestDifferential(t *testing.T) {
 		{name: "by path: in a directory that cannot be searched", edit: func(s *launch.Spec) { s.Args = []string{pathDirs("denied") + "/rawinit-cmd"} }},
 		{name: "by path: a directory", edit: func(s *launch.Spec) { s.Args = []string{pathDirs("isdir") + "/rawinit-cmd"} }},
 		{name: "by path: under a file", edit: func(s *launch.Spec) { s.Args = []string{pathDirs("file") + "/rawinit-cmd"} }},
+		// Denied files and files of the sandbox's own, and what the
+		// payload tries on them: the mounts alone refuse it (Landlock
+		// lets everything through in w).
+		{name: "files", script: filesProbe, edit: files, contains: []string{
+			"== hosts\n444 24 regular file\n", "127.0.0.1 localhost box\n[end]", "== resolv.conf\n640 ", "nameserver 127.0.0.1\n[end]",
+			"== secret\n444 0 regular empty file\nowner ", "append: 2", "O_WRONLY|O_TRUNC: 2", "truncate: 1", "chmod: 1",
+			"rename over: 1", "unlink: 1", "bind over: 32", "Read-only file system", "/file1 " + ws + "/w/hosts ro,nosuid,nodev,noexec",
+			"/file2 " + ws + "/w/resolv.conf ro,nosuid,nodev,noexec", "/empty " + ws + "/w/secret ro,nosuid,nodev,noexec"}},
+		{name: "files, paths walked", script: filesProbe, edit: files, walk: true, contains: []string{"== secret\n444 0 regular empty file\nowner ",
+			"/file2 " + ws + "/w/resolv.conf ro,nosuid,nodev,noexec"}},
+		{name: "a file on a directory", script: "true", errText: "file " + ws + "/w/dir: move_mount on " + ws + "/w/dir", edit: func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: ws + "/w/dir", ReadOnly: true, Content: "x"})
+		}},
+		{name: "a denied file on a directory", script: "true", errText: "deny " + ws + "/w/dir: move_mount on " + ws + "/w/dir", edit: func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpEmptyFile, Path: ws + "/w/dir", ReadOnly: true})
+		}},
+		{name: "a file on a symlink", script: "true", errText: ws + "/w/link", edit: func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: ws + "/w/link", ReadOnly: true, Content: "x"})
+		}},
+		{name: "a denied file missing", script: "true", errText: ws + "/w/nope", edit: func(s *launch.Spec) {
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpEmptyFile, Path: ws + "/w/nope", ReadOnly: true})
+		}},
+		{name: "an optional file missing", script: "ls " + ws + "/w/nope; grep -c /file /proc/self/mountinfo", edit: func(s *launch.Spec) {
+			files(s)
+			s.Plan.Ops = append(s.Plan.Ops, mounts.Op{Kind: mounts.OpFile, Path: ws + "/w/nope", ReadOnly: true, Content: "x", Optional: true})
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -470,4 +497,44 @@ func TestDifferential(t *testing.T) {
 			t.Logf("go: %s %+v\nraw: %s %+v", goRun.init, g, rawRun.init, r)
 		})
 	}
+}
+
+// sandboxFiles makes w/hosts, w/resolv.conf and w/secret in ws, and
+// returns an edit that covers the first two with files of the sandbox's
+// own (the second with a mode of its own) and denies the third, after an
+// optional denied file whose mount point is missing (the scratch tmpfs is
+// made by the op after it), and the payload's probe: each file's mode,
+// owner, size and content, then each way to change or replace it, with
+// its status and message, and the files' mountinfo lines.
+func sandboxFiles(t *testing.T, ws string) (func(*launch.Spec), string) {
+	for name, content := range map[string]string{"hosts": "host's hosts\n", "resolv.conf": "host's resolv.conf\n", "secret": "secret\n"} {
+		if err := os.WriteFile(filepath.Join(ws, "w", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit := func(s *launch.Spec) {
+		s.Plan.Ops = append(s.Plan.Ops,
+			mounts.Op{Kind: mounts.OpEmptyFile, Path: ws + "/w/.npmrc", ReadOnly: true, Optional: true},
+			mounts.Op{Kind: mounts.OpFile, Path: ws + "/w/hosts", ReadOnly: true, Content: "127.0.0.1 localhost box\n"},
+			mounts.Op{Kind: mounts.OpFile, Path: ws + "/w/resolv.conf", ReadOnly: true, Content: "nameserver 127.0.0.1\n", FileMode: 0o640},
+			mounts.Op{Kind: mounts.OpEmptyFile, Path: ws + "/w/secret", ReadOnly: true})
+	}
+	probe := `cd w; for f in hosts resolv.conf secret; do
+echo "== $f"; stat -c '%a %s %F' $f; stat -c 'owner %u %g' $f; cat $f; echo "[end]"
+(echo x >> $f) 2>&1; echo "append: $?"
+(: > $f) 2>&1; echo "O_WRONLY|O_TRUNC: $?"
+truncate -s 0 $f 2>&1; echo "truncate: $?"
+chmod 666 $f 2>&1; echo "chmod: $?"
+chown "$(id -u)" $f 2>&1; echo "chown: $?"
+touch $f 2>&1; echo "touch: $?"
+echo y > other; mv -f other $f 2>&1; echo "rename over: $?"
+mv $f moved 2>&1; echo "rename away: $?"
+rm -f $f 2>&1; echo "unlink: $?"
+ln -f other $f 2>&1; echo "link over: $?"
+mount --bind other $f 2>&1; echo "bind over: $?"
+umount $f 2>&1; echo "umount: $?"
+stat -c '%a %s' $f; cat $f; echo "[end]"
+done; rm -f other
+awk '$5 ~ /\/w\// { $1 = $2 = $3 = ""; print }' /proc/self/mountinfo`
+	return edit, probe
 }

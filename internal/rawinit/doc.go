@@ -13,9 +13,12 @@
 // status pipe, in launch.Msg terms, and the sandbox is not run.
 //
 // What it covers, and what it refuses (Compile says which, by name): the
-// mounts of a plan made of the root bind, binds, tmpfs, /dev, procfs and
-// sysfs; pivot_root; lo up; the hostname; rlimits; Landlock (paths, ports,
-// scopes); the capability drop and NO_NEW_PRIVS; seccomp filters that do
+// mounts of a plan made of the root bind, binds, tmpfs, /dev, procfs,
+// sysfs, denied files and files of the sandbox's own (bound read-only
+// from a scratch tmpfs the first of them makes, as package mounts does;
+// a file's content is data of the program, written in one write that
+// must write it all); pivot_root; lo up; the hostname; rlimits; Landlock
+// (paths, ports, scopes); the capability drop and NO_NEW_PRIVS; seccomp filters that do
 // not notify; then, as pid 1, the payload's clone and exec (searching PATH
 // as the Go init's lookPath does: an entry that cannot be searched is
 // passed over, a copy that may not be executed remembered, 126 only when
@@ -27,10 +30,12 @@
 //
 // It refuses a pty, ExtraFiles, the filtered network, loopback addresses,
 // seccomp listeners, a session, the payload as pid 1, kept capabilities,
-// an argv[0] of its own, overlays, mirrors, pins, files and denied files
-// in the plan, the remount path for kernels without mount_setattr, and the
-// Landlock-only supervisor (which must run Go code for the payload's whole
-// life and stays a Go stage).
+// an argv[0] of its own, overlays, mirrors, pins, a file of the sandbox's
+// own after an optional one (package mounts names the files in the order
+// it makes them, and one whose mount point is missing is not made: the
+// program's names are fixed), the remount path for kernels without
+// mount_setattr, and the Landlock-only supervisor (which must run Go code
+// for the payload's whole life and stays a Go stage).
 //
 // The Landlock-only stage's child is built from the same parts
 // (CompileLandlockChild): cloned from the stage's outer-domain thread

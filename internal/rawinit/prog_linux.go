@@ -145,8 +145,9 @@ type builder struct {
 	root    int  // the register of the new root while mounting
 	statBuf *Arg // the buffer fstat fills
 	vfork   bool
-	walk    bool       // openat2 is refused: paths are walked
-	nofile  *[2]uint64 // RLIMIT_NOFILE for the payload
+	walk    bool          // openat2 is refused: paths are walked
+	nofile  *[2]uint64    // RLIMIT_NOFILE for the payload
+	files   *scratchFiles // the scratch tmpfs of denied files and files
 }
 
 func newBuilder() *builder {
