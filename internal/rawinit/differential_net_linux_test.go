@@ -276,6 +276,9 @@ func TestRawFactoryUnderLoad(t *testing.T) {
 		started: func(in *netproxy.Inside, p *pipes) {
 			fdCount(p.initPid)
 			burst(in)
+			// The init closes each socket once sent: the last may be
+			// on its way.
+			time.Sleep(100 * time.Millisecond)
 			fdCount(p.initPid)
 			// The payload ends once w/go exists: with requests still
 			// coming.
