@@ -33,6 +33,7 @@ import (
 type outcome struct {
 	out   string   // the payload's output
 	kinds []string // the messages' kinds, in order
+	logs  []string // the log messages' texts
 	last  launch.Msg
 	init  string // how the init ended
 }
@@ -141,6 +142,8 @@ func (p *pipes) follow(status io.Reader, wait func() string) outcome {
 			}
 		case launch.MsgExit, launch.MsgError:
 			o.last = m
+		case launch.MsgLog:
+			o.logs = append(o.logs, m.Msg)
 		}
 	}
 	o.init = wait()

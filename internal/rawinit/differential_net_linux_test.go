@@ -323,3 +323,47 @@ func TestRawFactoryUnderLoad(t *testing.T) {
 	}
 	t.Logf("descriptors of the init: %v", counts)
 }
+
+// TestLoopbackAddrNotAdded: an address lo cannot be given is logged in
+// the Go init's words, and the sandbox is built all the same.
+func TestLoopbackAddrNotAdded(t *testing.T) {
+	needSandboxes(t)
+	ws, err := os.MkdirTemp("/var/tmp", "rawinit-ws-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	spec := func() *launch.Spec {
+		s := baseSpec(t, ws, "ip -o addr show lo | awk '{print $4}' | sort")
+		s.LoopbackAddrs, s.Verbose = []string{"127.0.0.2", "127.0.0.2", "not-an-address"}, true
+		return s
+	}
+	if err := Supports(spec()); err != nil {
+		t.Fatal(err)
+	}
+	said := func(o outcome) string {
+		var out []string
+		for _, l := range o.logs {
+			if strings.HasPrefix(l, "lo address") {
+				// The Go init's steps end with their time.
+				if i := strings.LastIndex(l, " ("); i > 0 && strings.HasSuffix(l, " ms)") {
+					l = l[:i]
+				}
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	goRun, rawRun := runGoInit(t, spec()), runRawInit(t, spec())
+	if goRun.out != rawRun.out || !strings.Contains(rawRun.out, "127.0.0.2/32\n") {
+		t.Errorf("output:\n go: %s\nraw: %s", goRun.out, rawRun.out)
+	}
+	want := "lo address 127.0.0.2 not added: netlink RTM_NEWADDR 127.0.0.2: file exists\n" +
+		`lo address not-an-address not added: ParseAddr("not-an-address"): unable to parse IP`
+	if g, r := said(goRun), said(rawRun); g != want || r != want {
+		t.Errorf("logged:\n go: %s\nraw: %s\nwant: %s", g, r, want)
+	}
+	if g, r := goRun.last, rawRun.last; g.Kind != launch.MsgExit || r.Kind != g.Kind || r.Code != g.Code {
+		t.Errorf("ended: go %+v, raw %+v", g, r)
+	}
+}
