@@ -93,6 +93,18 @@ type Cmd struct {
 	// replaced by /tmp, a process killed by the memory limit, forks
 	// refused by the pids limit.
 	Warnings io.Writer
+	// ShareMemory, on Linux on amd64, has the sandbox's init share this
+	// process's memory instead of a copy of it (CLONE_VM): nothing is
+	// copied however large this program's heap, and a launch from a
+	// running program costs about half the CPU (docs/BENCHMARKS.md). It
+	// costs two things, which is why it is asked for: from the first
+	// such launch on this process is not dumpable (no core dumps, its
+	// /proc files owned by root, a debugger of the same user refused),
+	// which keeps the payload from reaching this memory through the init;
+	// and the sandbox's /proc/1/cmdline shows this process's arguments
+	// instead of "nsrun-init". Ignored elsewhere, and where the sandbox
+	// gets the Go init (Log says which init ran and whether it shared).
+	ShareMemory bool
 
 	ctx        context.Context
 	report     Report

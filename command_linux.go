@@ -10,7 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/environ"
-	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/front"
 	"github.com/nsrun/nsrun/internal/plan"
 	"github.com/nsrun/nsrun/internal/sandbox"
@@ -165,7 +164,8 @@ func (c *Cmd) sandboxAttr(p *Policy, ids idMap, started time.Time) *sandbox.Attr
 		HostNet: p.Net == NetHost, Overlay: hasOverlay(p) || len(c.sys.shims) > 0, Network: p.servesNetwork(),
 		Limits: cgroupLimits(p),
 		TTY:    sandbox.TTYMode(c.TTY), WindowSize: sandbox.WindowSize(c.WindowSize),
-		KeepCaps: front.From(c.ctx).KeptCaps(),
+		KeepCaps:    front.From(c.ctx).KeptCaps(),
+		ShareMemory: c.ShareMemory,
 	}
 }
 
@@ -189,11 +189,7 @@ func (c *Cmd) forkAndPlan(sb *sandbox.Sandbox, p *Policy, ids idMap) (*prepared,
 	if err != nil {
 		return nil, err
 	}
-	if p.Isolation == IsolationLandlock {
-		return nil, &SetupError{Code: ExitSetup, Op: "start the Landlock-only stage", Err: forkErr}
-	}
-	return nil, &SetupError{Code: ExitSetup, Op: "create namespaces and start the init",
-		Err: errs.New("%w; where user namespaces are not allowed, %s runs without them", forkErr, errs.IsolationLandlock)}
+	return nil, raiseSandbox(forkErr)
 }
 
 // prepare checks the paths and plans the sandbox: c lowered (request, and

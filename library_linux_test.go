@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/internal/rawinit"
 	"github.com/nsrun/nsrun/internal/sandbox"
 )
 
@@ -284,5 +288,54 @@ func TestLargeProgramForksThroughTheHelper(t *testing.T) {
 		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
 			t.Errorf("a fork helper is left: pid %s", e.Name())
 		}
+	}
+}
+
+// With ShareMemory the raw init shares this process's memory: many at
+// once, each sandbox whole, nothing left behind, and this process made
+// non-dumpable (what keeps the payload from its memory through pid 1).
+func TestLibrarySharedMemory(t *testing.T) {
+	needSandbox(t)
+	fds := countFDs(t)
+	var wg sync.WaitGroup
+	const n = 50
+	errs := make(chan error, n)
+	logs := make([]bytes.Buffer, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out bytes.Buffer
+			// No version manager's shims in HOME: they take an
+			// overlay, which only the Go init builds.
+			cmd := Command(nil, "/bin/sh", "-c", "tr -d '\\0' </proc/1/cmdline; echo; cat /proc/1/environ 2>&1 >/dev/null | grep -c 'Permission denied'")
+			cmd.Env = []string{"HOME=/", "PATH=/usr/bin:/bin"}
+			cmd.Stdout, cmd.Log, cmd.ShareMemory = &out, &logs[i], true
+			want := "nsrun-init\n1\n"
+			if rawinit.CanShareMemory {
+				want = strings.Join(os.Args, "") + "\n1\n"
+			}
+			if err := cmd.Run(); err != nil || out.String() != want {
+				errs <- fmt.Errorf("run: %v; output %q, want %q; log:\n%s", err, out.String(), want, logs[i].String())
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	say := ", a copy of this process's memory (shared memory is not supported here)"
+	if rawinit.CanShareMemory {
+		say = ", sharing this process's memory"
+	}
+	if !strings.Contains(logs[0].String(), "the raw init started at ") || !strings.Contains(logs[0].String(), say) {
+		t.Errorf("the log does not say %q:\n%s", say, logs[0].String())
+	}
+	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); rawinit.CanShareMemory && (err != nil || d != 0) {
+		t.Errorf("this process is dumpable after sharing its memory with an init: %d, %v", d, err)
+	}
+	if n := countFDs(t); n > fds {
+		t.Errorf("%d descriptors open after, %d before", n, fds)
 	}
 }

@@ -24,7 +24,7 @@ mkdir "$out/home"
 noshims="HOME=$out/home PYENV_ROOT= RBENV_ROOT= NODENV_ROOT="
 go="$noshims NSRUN_INIT=go"
 raw="$noshims NSRUN_INIT=raw"
-vm="$raw NSRUN_RAW_INIT_VM=1"
+vm="$raw NSRUN_SHARE_MEMORY=1"
 lib="$out/launch -ws $ws"
 n4=$((2 * N))
 
@@ -36,16 +36,16 @@ echo
 	"bwrap=$bwrap_cmd /bin/true" \
 	"nsrun, Go init=$go $nsrun --rw $ws -- /bin/true" \
 	"nsrun, raw init=$raw $nsrun --rw $ws -- /bin/true" \
-	"nsrun, raw init, CLONE_VM (prototype)=$vm $nsrun --rw $ws -- /bin/true" \
+	"nsrun, raw init, shared memory=$vm $nsrun --rw $ws -- /bin/true" \
 	"nsrun --isolation landlock=$noshims $nsrun --isolation landlock --rw $ws -- /bin/true" \
 	"floor: a bare Go re-exec=$out/floor /bin/true" \
 	"library, per launch::bwrap @$N=$lib -bwrap -n $N" \
 	"library, per launch::nsrun, Go init @$N=$go $lib -n $N" \
 	"library, per launch::nsrun, raw init @$N=$raw $lib -n $N" \
-	"library, per launch::nsrun, raw init, CLONE_VM (prototype) @$N=$vm $lib -n $N" \
+	"library, per launch::nsrun, raw init, shared memory @$N=$raw $lib -share-memory -n $N" \
 	"library, 4 at a time, per launch::bwrap @$n4=$lib -bwrap -p 4 -n $n4" \
 	"library, 4 at a time, per launch::nsrun, Go init @$n4=$go $lib -p 4 -n $n4" \
 	"library, 4 at a time, per launch::nsrun, raw init @$n4=$raw $lib -p 4 -n $n4" \
-	"library, 4 at a time, per launch::nsrun, raw init, CLONE_VM (prototype) @$n4=$vm $lib -p 4 -n $n4"
+	"library, 4 at a time, per launch::nsrun, raw init, shared memory @$n4=$raw $lib -share-memory -p 4 -n $n4"
 echo
-echo "Load after: $(cut -d' ' -f1-3 /proc/loadavg). Each round runs every command once, in an order that rotates between rounds; CPU is every process of the run (cgroup accounting as root). bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\`, with an empty HOME and no version manager's root (no overlay in the plan), the init chosen with NSRUN_INIT (go: the reference, re-executed as nsrun-init; raw: internal/rawinit) and NSRUN_RAW_INIT_VM=1 (the raw init cloned with CLONE_VM). The library rows: \`bench/launch\` (a Go program starting /bin/true through nsrun.Command with the workspace writable, or exec'ing the bwrap command above), each run $N launches one at a time or $n4 four at a time, divided per launch (the program's own start included); at 4 at a time the wall per launch is the run's wall over its launches (the inverse of the throughput)."
+echo "Load after: $(cut -d' ' -f1-3 /proc/loadavg). Each round runs every command once, in an order that rotates between rounds; CPU is every process of the run (cgroup accounting as root). bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\`, with an empty HOME and no version manager's root (no overlay in the plan), the init chosen with NSRUN_INIT (go: the reference, re-executed as nsrun-init; raw: internal/rawinit) and NSRUN_SHARE_MEMORY=1 (the raw init cloned with CLONE_VM, sharing nsrun's memory; the library's Cmd.ShareMemory, \`-share-memory\`). The library rows: \`bench/launch\` (a Go program starting /bin/true through nsrun.Command with the workspace writable, or exec'ing the bwrap command above), each run $N launches one at a time or $n4 four at a time, divided per launch (the program's own start included); at 4 at a time the wall per launch is the run's wall over its launches (the inverse of the throughput)."

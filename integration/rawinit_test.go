@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,6 +77,24 @@ func TestRawInitAgrees(t *testing.T) {
 			}
 			if goRun.String() != rawRun.String() {
 				t.Errorf("go init:\n%v\n\nraw init:\n%v\n\n%s", goRun, rawRun, firstDiff(goRun.String(), rawRun.String()))
+			}
+			if runtime.GOARCH != "amd64" {
+				return
+			}
+			// Sharing nsrun's memory builds the same sandbox; pid 1's
+			// command line is then nsrun's own (Cmd.ShareMemory).
+			args := append([]string{"-v"}, c.args...)
+			shared := runBase(t, ws, base, []string{"NSRUN_INIT=raw", "NSRUN_SHARE_MEMORY=1"}, args...)
+			if !strings.Contains(shared.stderr, "the raw init started at ") || !strings.Contains(shared.stderr, ", sharing this process's memory") {
+				t.Fatalf("the raw init did not share nsrun's memory:\n%s", shared.stderr)
+			}
+			shared.stderr = withoutLog(shared.stderr)
+			// As the probe reads it (NULs dropped), and as ps shows it.
+			for _, sep := range []string{"", " "} {
+				shared.stdout = strings.ReplaceAll(shared.stdout, "\n"+strings.Join(append([]string{nsrunBin}, args...), sep)+"\n", "\nnsrun-init\n")
+			}
+			if goRun.String() != shared.String() {
+				t.Errorf("go init:\n%v\n\nraw init, sharing memory:\n%v\n\n%s", goRun, shared, firstDiff(goRun.String(), shared.String()))
 			}
 		})
 	}
@@ -233,7 +252,7 @@ func noShims(home string) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "HOME", "PYENV_ROOT", "RBENV_ROOT", "NODENV_ROOT", "NSRUN_FORK_HELPER":
+		case "HOME", "PYENV_ROOT", "RBENV_ROOT", "NODENV_ROOT", "NSRUN_FORK_HELPER", "NSRUN_SHARE_MEMORY":
 			continue
 		}
 		env = append(env, kv)

@@ -254,3 +254,34 @@ func TestBinaryIsStatic(t *testing.T) {
 		t.Errorf("ldd %s: %s", nsrunBin, out)
 	}
 }
+
+// A sandbox that cannot make user namespaces (here: nested, under the
+// outer filter) says so in the same words whichever init it was to start:
+// the raw init, the Go init chosen, or the Go init a plan the raw init
+// does not build falls back to (that one said only the errno).
+func TestNestedRefusalWordedAlike(t *testing.T) {
+	need(t)
+	// Outside /tmp, which the outer sandbox has of its own.
+	layer, err := os.MkdirTemp("/var/tmp", "nested-layer-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(layer) })
+	if err := os.Chmod(layer, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"raw init", []string{"env", "NSRUN_INIT=raw", nsrunBin}},
+		{"Go init", []string{"env", "NSRUN_INIT=go", nsrunBin}},
+		{"Go init for an overlay", []string{"env", "NSRUN_INIT=raw", nsrunBin, "--overlay", layer}},
+	} {
+		r := run(t, "/", append(append([]string{"--landlock", "off", "--"}, c.args...), "--", "/bin/true")...)
+		if r.code != 125 || !strings.HasPrefix(r.stderr, "nsrun: create namespaces and start the init: ") ||
+			!strings.HasSuffix(r.stderr, "; where user namespaces are not allowed, --isolation landlock runs without them") {
+			t.Errorf("%s: want exit 125 and the refusal worded with where it fails and what runs instead:\n%v", c.name, r)
+		}
+	}
+}

@@ -53,7 +53,7 @@ TestNet.* TestNetwork.* TestHostUnixSocketsUnreachable TestPortRulesLeaveNoOther
 TestHostAbstractSocketsAndSignalsAreScoped TestNamedSocketByRule    # the container's network namespace, loopback, resolver and /run
 TestTIOCSTIReachesOnlyTheSandboxsPTY TestLateTerminalAnswersAreNotTyped TestKeyTypedWhileAnswersAreAwaited TestTerminalIsTheSandboxsOwn
                                                                     # no terminal; TIOCSTI without CAP_SYS_ADMIN
-TestRawInit.* TestGoInitRunsTheSuite                               # both inits run for root: here a root without the host's capabilities
+TestRawInit.* TestGoInitRunsTheSuite TestSharedMemory.*           # both inits run for root: here a root without the host's capabilities
 TestAgentAbsent.*                                                   # absent paths are held with inotify, here on an overlayfs
 TestBwrap.*                                                         # bwrap's callers (sandbox-runtime, codex) run in containers
 TESTS

@@ -29,6 +29,7 @@ func main() {
 	ws := flag.String("ws", "", "the writable workspace")
 	bwrap := flag.Bool("bwrap", false, "start bwrap with os/exec instead of nsrun")
 	heapMiB := flag.Int("heap", 0, "MiB of live, touched heap the program holds, as a busy server would")
+	share := flag.Bool("share-memory", false, "set nsrun.Cmd.ShareMemory: the init shares this program's memory")
 	flag.Parse()
 	heap := make([][]byte, *heapMiB)
 	for i := range heap {
@@ -43,6 +44,7 @@ func main() {
 	}
 	launch := func() error {
 		cmd := nsrun.Command(&nsrun.Policy{Rules: []nsrun.Rule{{Path: *ws, Access: nsrun.ReadWrite}}}, "/bin/true")
+		cmd.ShareMemory = *share
 		if err := cmd.Run(); err != nil {
 			return err
 		}

@@ -90,6 +90,10 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 	if run.dir == "" {
 		run.dir = bwrapDefaultDir(run.policy, run.env, h)
 	}
+	share, err := shareMemoryFromEnv()
+	if err != nil {
+		return log.die(err.Error())
+	}
 	var report *reportFile
 	if name := os.Getenv("NSRUN_REPORT"); name != "" {
 		if report, err = openReport(name, stderr); err != nil {
@@ -116,7 +120,7 @@ func runBwrap(a *bwrap.Args, ns bwrap.Namespaces, log bwrapLog, stdin, stdout, s
 	run.front.Started = status.started
 	cmd := nsrun.CommandContext(front.With(context.Background(), &run.front), run.policy, run.args[0], run.args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.Env, cmd.Dir, cmd.TTY, cmd.ExtraFiles = run.env, run.dir, run.tty, extra
+	cmd.Env, cmd.Dir, cmd.TTY, cmd.ExtraFiles, cmd.ShareMemory = run.env, run.dir, run.tty, extra, share
 	if os.Getenv("NSRUN_BWRAP_VERBOSE") == "1" {
 		cmd.Log, cmd.Warnings = stderr, stderr
 		if run.policy.AllowUserns {

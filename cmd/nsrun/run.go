@@ -60,7 +60,13 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	if o.printProf {
 		return printProfile(m.policy, stdout, stderr)
 	}
+	share, err := shareMemoryFromEnv()
+	if err != nil {
+		fmt.Fprintln(stderr, "nsrun:", err)
+		return nsrun.ExitSetup
+	}
 	cmd := nsrun.Command(m.policy, o.args[0], o.args[1:]...)
+	cmd.ShareMemory = share
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Dir, cmd.Timeout, cmd.Env, cmd.TTY = m.dir, m.timeout, m.env, o.tty
 	// The grace of --kill-after: the timeout's SIGTERM, then its SIGKILL.

@@ -2,6 +2,7 @@ package rawinit
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -195,9 +196,11 @@ func runGoInitOn(t *testing.T, spec *launch.Spec, p *pipes) outcome {
 	})
 }
 
-func runRawInit(t *testing.T, spec *launch.Spec) outcome { return runRawInitOn(t, spec, newPipes(t)) }
+func runRawInit(t *testing.T, spec *launch.Spec, share bool) outcome {
+	return runRawInitOn(t, spec, newPipes(t), share)
+}
 
-func runRawInitOn(t *testing.T, spec *launch.Spec, p *pipes) outcome {
+func runRawInitOn(t *testing.T, spec *launch.Spec, p *pipes, share bool) outcome {
 	uids, gids := idMaps()
 	type res struct {
 		init *Init
@@ -208,7 +211,10 @@ func runRawInitOn(t *testing.T, spec *launch.Spec, p *pipes) outcome {
 		// The init's parent-death signal follows this thread.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		init, err := Start(spec, &Attr{Files: p.files(), Cloneflags: ns.CloneFlags(false), Setsid: true, UIDs: uids, GIDs: gids})
+		init, err := Start(spec, &Attr{Files: p.files(), Cloneflags: ns.CloneFlags(false), Setsid: true, UIDs: uids, GIDs: gids, ShareMemory: share})
+		if err == nil && init.SharesMemory != (share && CanShareMemory) {
+			err = fmt.Errorf("asked to share memory: %v; shares it: %v", share, init.SharesMemory)
+		}
 		started <- res{init, err}
 		<-done
 	}()
@@ -439,12 +445,16 @@ func TestDifferential(t *testing.T) {
 			// The view shows the host's mounts: compare two runs only
 			// while the host's mount table stood still across both (a
 			// container started meanwhile adds one).
-			var goRun, rawRun outcome
+			var goRun, rawRun, sharedRun outcome
 			for try := 0; ; try++ {
 				before, _ := os.ReadFile("/proc/self/mountinfo")
 				goRun = runGoInit(t, spec())
 				walkPaths = c.walk
-				rawRun = runRawInit(t, spec())
+				rawRun = runRawInit(t, spec(), false)
+				_ = os.Remove(ws + "/w/allowed")
+				if CanShareMemory {
+					sharedRun = runRawInit(t, spec(), true)
+				}
 				walkPaths = false
 				after, _ := os.ReadFile("/proc/self/mountinfo")
 				if string(before) == string(after) || try == 4 {
@@ -452,6 +462,17 @@ func TestDifferential(t *testing.T) {
 				}
 			}
 			_ = os.Remove(ws + "/w/allowed")
+			if CanShareMemory {
+				// The init that shares this process's memory builds
+				// the same sandbox; its command line is this
+				// process's (Attr.ShareMemory's cost).
+				for _, sep := range []string{"", " "} {
+					sharedRun.out = strings.ReplaceAll(sharedRun.out, "\n"+strings.Join(os.Args, sep)+"\n", "\nnsrun-init\n")
+				}
+				if sharedRun.out != rawRun.out || strings.Join(sharedRun.kinds, " ") != strings.Join(rawRun.kinds, " ") || sharedRun.last.Msg != rawRun.last.Msg || sharedRun.init != rawRun.init {
+					t.Errorf("sharing memory:\n copy: %s %v %+v %s\nshared: %s %v %+v %s", rawRun.out, rawRun.kinds, rawRun.last, rawRun.init, sharedRun.out, sharedRun.kinds, sharedRun.last, sharedRun.init)
+				}
+			}
 			if goRun.out != rawRun.out {
 				t.Errorf("output:\n go: %s\nraw: %s", goRun.out, rawRun.out)
 			}

@@ -199,28 +199,34 @@ func TestDifferentialNetwork(t *testing.T) {
 			gp, gin := c.net(t).pipes(t)
 			goRun := runGoInitOn(t, spec(), gp)
 			gin.Close()
-			rp, rin := c.net(t).pipes(t)
-			rawRun := runRawInitOn(t, spec(), rp)
-			rin.Close()
-			if goRun.out != rawRun.out {
-				t.Errorf("output:\n go: %s\nraw: %s", goRun.out, rawRun.out)
+			shares := []bool{false}
+			if CanShareMemory {
+				shares = append(shares, true) // the init in this process's memory
 			}
-			if strings.Join(goRun.kinds, " ") != strings.Join(rawRun.kinds, " ") {
-				t.Errorf("messages: go %v, raw %v", goRun.kinds, rawRun.kinds)
-			}
-			g, r := goRun.last, rawRun.last
-			if g.Kind != r.Kind || g.Code != r.Code || g.Signal != r.Signal || g.Errno != r.Errno || goRun.init != rawRun.init {
-				t.Errorf("how it ended:\n go: %+v, init %s\nraw: %+v, init %s", g, goRun.init, r, rawRun.init)
-			}
-			for _, w := range c.contains {
-				if !strings.Contains(rawRun.out, w) {
-					t.Errorf("the output should hold %q:\n go: %s\nraw: %s", w, goRun.out, rawRun.out)
+			for _, share := range shares {
+				rp, rin := c.net(t).pipes(t)
+				rawRun := runRawInitOn(t, spec(), rp, share)
+				rin.Close()
+				if goRun.out != rawRun.out {
+					t.Errorf("output (shared memory: %v):\n go: %s\nraw: %s", share, goRun.out, rawRun.out)
 				}
+				if strings.Join(goRun.kinds, " ") != strings.Join(rawRun.kinds, " ") {
+					t.Errorf("messages (shared memory: %v): go %v, raw %v", share, goRun.kinds, rawRun.kinds)
+				}
+				g, r := goRun.last, rawRun.last
+				if g.Kind != r.Kind || g.Code != r.Code || g.Signal != r.Signal || g.Errno != r.Errno || goRun.init != rawRun.init {
+					t.Errorf("how it ended (shared memory: %v):\n go: %+v, init %s\nraw: %+v, init %s", share, g, goRun.init, r, rawRun.init)
+				}
+				for _, w := range c.contains {
+					if !strings.Contains(rawRun.out, w) {
+						t.Errorf("the output should hold %q (shared memory: %v):\n go: %s\nraw: %s", w, share, goRun.out, rawRun.out)
+					}
+				}
+				if c.msg != "" && (g.Msg != c.msg || r.Msg != c.msg) {
+					t.Errorf("messages should say %q (shared memory: %v):\n go: %s\nraw: %s", c.msg, share, g.Msg, r.Msg)
+				}
+				t.Logf("shared memory: %v\ngo: %s %+v\nraw: %s %+v\n%s", share, goRun.init, g, rawRun.init, r, rawRun.out)
 			}
-			if c.msg != "" && (g.Msg != c.msg || r.Msg != c.msg) {
-				t.Errorf("messages should say %q:\n go: %s\nraw: %s", c.msg, g.Msg, r.Msg)
-			}
-			t.Logf("go: %s %+v\nraw: %s %+v\n%s", goRun.init, g, rawRun.init, r, rawRun.out)
 		})
 	}
 }
@@ -306,7 +312,7 @@ func TestRawFactoryUnderLoad(t *testing.T) {
 	defer in.Close()
 	spec := netSpec(t, ws, "while [ ! -e w/go ]; do sleep 0.02; done")
 	begin := time.Now()
-	o := runRawInitOn(t, spec, p)
+	o := runRawInitOn(t, spec, p, false)
 	if d := time.Since(begin); d > 20*time.Second {
 		t.Errorf("the sandbox took %v to end", d)
 	}
@@ -354,7 +360,7 @@ func TestLoopbackAddrNotAdded(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
-	goRun, rawRun := runGoInit(t, spec()), runRawInit(t, spec())
+	goRun, rawRun := runGoInit(t, spec()), runRawInit(t, spec(), false)
 	if goRun.out != rawRun.out || !strings.Contains(rawRun.out, "127.0.0.2/32\n") {
 		t.Errorf("output:\n go: %s\nraw: %s", goRun.out, rawRun.out)
 	}

@@ -49,9 +49,10 @@
 // variables the policy kept from the payload) is there. Its fork copies
 // the parent's page tables, which grows with the parent's heap: past the
 // fork helper's threshold internal/sandbox gives the spec to the Go init.
-// NSRUN_RAW_INIT_VM=1 (amd64, a prototype) clones it with CLONE_VM
-// instead, sharing the caller's memory: SharesMemory says what that
-// costs (the caller made non-dumpable, its argv as /proc/1/cmdline).
+// Attr.ShareMemory (amd64) clones it with CLONE_VM instead, sharing the
+// caller's memory: nothing is copied, however large the caller's heap;
+// CanShareMemory says what that costs (the caller made non-dumpable, its
+// argv as /proc/1/cmdline), which is why the caller must ask for it.
 //
 // The soft RLIMIT_NOFILE the caller started with, which the Go runtime
 // raises for itself and restores only in the processes it execs (the Go

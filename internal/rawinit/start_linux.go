@@ -32,14 +32,20 @@ type Attr struct {
 	// before it starts building: a cgroup v1 membership must be in place
 	// before the payload exists.
 	BeforeRelease func(pid int) error
+	// ShareMemory clones the init with CLONE_VM where CanShareMemory
+	// (see there for what it costs); elsewhere, and where clone3 is
+	// refused, the init is a copy as without it (Init.SharesMemory).
+	ShareMemory bool
 }
 
 // Init is a started raw init.
 type Init struct {
-	Pid  int
-	prog *Program
-	args []string
-	m    *machine // the init's memory, when it shares this process's
+	Pid int
+	// SharesMemory says the init was cloned with CLONE_VM.
+	SharesMemory bool
+	prog         *Program
+	args         []string
+	m            *machine // the init's memory, when it shares this process's
 }
 
 // cloneArgs is struct clone_args up to cgroup (CLONE_ARGS_SIZE_VER2).
@@ -74,7 +80,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	in.Vfork = canVfork && os.Getenv("NSRUN_RAW_FORK") != "1"
 	in.Walk = walkPaths || !haveOpenat2()
 	in.Nofile = originalNofile(spec)
-	in.VM = SharesMemory()
+	in.VM = a.ShareMemory && CanShareMemory
 	prog, err := Compile(in)
 	if err != nil {
 		unix.Close(sync[0])
@@ -96,7 +102,8 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	if in.VM {
 		pid, pidfd, errno = cloneInitVM(m, args)
 	}
-	if !in.VM || errno == unix.ENOSYS {
+	shared := in.VM && errno != unix.ENOSYS
+	if !shared {
 		if in.VM {
 			// clone3 refused (a nested sandbox): the program for a
 			// shared address space runs as well in a copy.
@@ -132,14 +139,15 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release the init: %w", err)
 	}
-	return &Init{Pid: int(pid), prog: prog, args: spec.Args, m: m}, nil
+	return &Init{Pid: int(pid), SharesMemory: shared, prog: prog, args: spec.Args, m: m}, nil
 }
 
-// SharesMemory says whether Start clones the init with CLONE_VM (a
-// prototype, NSRUN_RAW_INIT_VM=1, amd64): nothing of the caller's address
-// space is copied then, however large, and neither side takes the
-// copy-on-write faults that follow a fork. What that costs, settled here
-// before anyone makes it a default:
+// CanShareMemory says whether Attr.ShareMemory can be honoured here
+// (amd64, where the init's clone onto a stack of its own is a few lines of
+// assembly, and not under the race detector): the init is cloned with CLONE_VM, and nothing of the
+// caller's address space is copied, however large, and neither side
+// takes the copy-on-write faults that follow a fork. What that costs,
+// which is why it is asked for and never a default:
 //
 // Sharing: the init never executes anything, so it shares the caller's
 // memory for the sandbox's whole life, not until an exec (the payload,
@@ -168,7 +176,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 // (os.Args points into it), and PR_SET_MM_ARG_START needs
 // CAP_SYS_RESOURCE in the initial user namespace and would move the
 // caller's too. /proc/1/environ needs ptrace access, refused as above.
-func SharesMemory() bool { return canCloneVM && os.Getenv("NSRUN_RAW_INIT_VM") == "1" }
+const CanShareMemory = canCloneVM && !raceEnabled
 
 // cloneInitVM clones the init with CLONE_VM: it shares this process's
 // memory, runs on a stack of its own in m, and m must stay alive (Init

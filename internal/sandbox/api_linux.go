@@ -58,6 +58,11 @@ type Attr struct {
 
 	TTY        TTYMode // one of the three below
 	WindowSize WindowSize
+
+	// ShareMemory has the raw init share this process's memory
+	// (rawinit.Attr.ShareMemory, with its costs): no copy, and so no
+	// fork helper, however large the heap.
+	ShareMemory bool
 }
 
 // TTYMode says when the payload gets a pseudo-terminal of its own; its
@@ -170,7 +175,7 @@ var ErrNoPTY = errors.New("the payload has no pseudo-terminal of its own")
 // streams of its first process; nothing runs yet. A cgroup that cannot be
 // made is the cgroup package's error.
 func New(a *Attr) (*Sandbox, error) {
-	s := &Sandbox{log: a.Log, started: a.Started, direct: a.Direct, hostUID: a.HostUID, extra: a.ExtraFiles, pidfd: -1,
+	s := &Sandbox{log: a.Log, started: a.Started, direct: a.Direct, hostUID: a.HostUID, extra: a.ExtraFiles, pidfd: -1, shareMemory: a.ShareMemory,
 		release: make(chan struct{}), done: make(chan struct{}), begun: make(chan struct{})}
 	err := checkInit()
 	if err != nil {

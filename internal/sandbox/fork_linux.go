@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/nsrun/nsrun/cgroup"
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/reexec"
@@ -148,10 +149,21 @@ func (s *Sandbox) fork() error {
 	closeFiles(l.specR, l.statusW, l.netChild)
 	s.stdio.closeChildEnds()
 	s.term.started()
-	if err != nil && !s.direct {
-		err = ns.Explain(err, ns.ReadSettings(), s.hostUID)
+	if err != nil {
+		return s.startFailed(err)
 	}
-	return err
+	return nil
+}
+
+// startFailed words a first process that could not be started, the same
+// for both inits: the refused clone explained, and where Landlock-only
+// runs instead.
+func (s *Sandbox) startFailed(err error) error {
+	if s.direct {
+		return &Error{Code: launch.ExitSetup, Op: "start the Landlock-only stage", Err: err}
+	}
+	return &Error{Code: launch.ExitSetup, Op: "create namespaces and start the init",
+		Err: errs.New("%w; where user namespaces are not allowed, %s runs without them", ns.Explain(err, ns.ReadSettings(), s.hostUID), errs.IsolationLandlock)}
 }
 
 // start forks the init (or the Landlock-only stage) from this process.

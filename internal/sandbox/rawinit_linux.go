@@ -8,10 +8,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/internal/rawinit"
-	"github.com/nsrun/nsrun/ns"
 )
 
 // The runtime-free init (internal/rawinit, issue 27) is the default for
@@ -75,7 +73,7 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	// init is without the fork helper: past the helper's threshold the
 	// copy costs more than the second runtime saves; NSRUN_FORK_HELPER=1
 	// asks for the helper, which only the Go init has.
-	if why := useForkHelper(); why != "" && !rawinit.SharesMemory() {
+	if why := useForkHelper(); why != "" && !(s.shareMemory && rawinit.CanShareMemory) {
 		s.logf("the Go init: %s", why)
 		return false, s.fork()
 	}
@@ -90,15 +88,21 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	s.term.started()
 	if err != nil {
 		// Worded as the Go init's failed start is: the refused clone's
-		// errno alone, explained, and where Landlock-only runs instead.
+		// errno alone.
 		var clone *os.SyscallError
 		if errors.As(err, &clone) && clone.Syscall == "clone3" {
 			err = clone.Err
 		}
-		return true, &Error{Code: launch.ExitSetup, Op: "create namespaces and start the init",
-			Err: errs.New("%w; where user namespaces are not allowed, %s runs without them", ns.Explain(err, ns.ReadSettings(), s.hostUID), errs.IsolationLandlock)}
+		return true, s.startFailed(err)
 	}
-	s.logf("the raw init started at %.2f ms (the default; %s=go gives the Go init)", ms(time.Since(s.started)), initVar)
+	shared := ""
+	switch {
+	case s.rawInit.SharesMemory:
+		shared = ", sharing this process's memory"
+	case s.shareMemory:
+		shared = ", a copy of this process's memory (shared memory is not supported here)"
+	}
+	s.logf("the raw init started at %.2f ms%s (the default; %s=go gives the Go init)", ms(time.Since(s.started)), shared, initVar)
 	s.status = bufio.NewReader(s.rawInit.Status(s.statusFile))
 	return true, nil
 }
@@ -111,6 +115,7 @@ func (s *Sandbox) startRaw(spec *launch.Spec, started chan<- error) {
 	sys := s.launch.attr.Sys
 	init, err := rawinit.Start(spec, &rawinit.Attr{Files: s.launch.attr.Files, Cloneflags: sys.Cloneflags, Setsid: sys.Setsid,
 		UseCgroupFD: sys.UseCgroupFD, CgroupFD: sys.CgroupFD, UIDs: sys.UidMappings, GIDs: sys.GidMappings, PidFD: &s.pidfd,
+		ShareMemory: s.shareMemory,
 		// The raw init reads no spec: with cgroup v1 it joins its
 		// cgroups before it is let go (Send's Enter is then a repeat).
 		BeforeRelease: func(pid int) error {

@@ -46,8 +46,9 @@ type Sandbox struct {
 	stageArgs  []string   // the stage's arguments after its name
 	extra      []*os.File // the ExtraFiles
 
-	rawPending bool          // the raw init asked for: Send starts the init (rawinit_linux.go)
-	rawInit    *rawinit.Init // the raw init, once started
+	rawPending  bool          // the raw init asked for: Send starts the init (rawinit_linux.go)
+	rawInit     *rawinit.Init // the raw init, once started
+	shareMemory bool          // Attr.ShareMemory
 
 	stdio      *stdio
 	lifeline   *os.File // write end of the spec pipe; the init dies when it closes

@@ -1,0 +1,74 @@
+//go:build linux
+
+package integration
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestSharedMemory: NSRUN_SHARE_MEMORY=1 (nsrun.Cmd.ShareMemory) has the
+// raw init share nsrun's memory. -v says so; /proc/1/cmdline is nsrun's own
+// command line, the cost the documentation names; and nothing in the
+// sandbox reaches nsrun's memory through pid 1: the files of /proc/1 that
+// read its memory or descriptors cannot be opened, and ptrace cannot attach
+// to it, as with the init that has a copy. Were the shared address space
+// left dumpable, each of these would succeed: the payload has pid 1's user
+// ids.
+func TestSharedMemory(t *testing.T) {
+	need(t)
+	ws := workspace(t)
+	base := noShims(workspace(t))
+	probe := strings.Join([]string{
+		`tr '\0' ' ' </proc/1/cmdline; echo`,
+		`for f in environ maps mem auxv; do (: </proc/1/$f) 2>/dev/null && echo $f: opened || echo $f: refused; done`,
+		`readlink /proc/1/fd/0 >/dev/null 2>&1 && echo fd: read || echo fd: refused`,
+		`readlink /proc/1/exe >/dev/null 2>&1 && echo exe: read || echo exe: refused`,
+	}, "; ")
+	refused := "environ: refused\nmaps: refused\nmem: refused\nauxv: refused\nfd: refused\nexe: refused"
+	if runtime.GOARCH == "amd64" {
+		// ptrace(PTRACE_ATTACH, 1, 0, 0)
+		probe += "; " + syscBin + " raw 101 16 1 0 0"
+		refused += "\nEPERM"
+	}
+	args := []string{"-v", "--rw", ws, "--", "/bin/sh", "-c", probe}
+	// pid 1's command line, and what the payload could reach of it.
+	split := func(r result) (string, string) {
+		first, rest, _ := strings.Cut(r.stdout, "\n")
+		return strings.TrimSpace(first), rest
+	}
+
+	copied := runBase(t, ws, base, []string{"NSRUN_SHARE_MEMORY=0"}, args...)
+	if cmdline, rest := split(copied); copied.code != 0 || cmdline != "nsrun-init" || rest != refused {
+		t.Errorf("the raw init with a copy: want exit 0, nsrun-init and\n%s\n%v", refused, copied)
+	}
+	shared := runBase(t, ws, base, []string{"NSRUN_SHARE_MEMORY=1"}, args...)
+	if runtime.GOARCH != "amd64" {
+		if !strings.Contains(shared.stderr, "shared memory is not supported here") {
+			t.Errorf("-v should say the init got a copy:\n%v", shared)
+		}
+		return
+	}
+	if !strings.Contains(shared.stderr, ", sharing this process's memory") {
+		t.Fatalf("-v should say the init shares nsrun's memory:\n%v", shared)
+	}
+	want := nsrunBin + " " + strings.Join(args, " ")
+	if cmdline, rest := split(shared); shared.code != 0 || cmdline != want || rest != refused {
+		t.Errorf("sharing nsrun's memory: want exit 0 and\n%s\n%s\ngot %v", want, refused, shared)
+	}
+}
+
+// TestSharedMemoryValue: NSRUN_SHARE_MEMORY takes 0 or 1; anything else
+// is refused in one line before a sandbox is made.
+func TestSharedMemoryValue(t *testing.T) {
+	need(t)
+	ws := workspace(t)
+	for _, value := range []string{"yes", "true", " 1", "2"} {
+		r := runBase(t, ws, noShims(workspace(t)), []string{"NSRUN_SHARE_MEMORY=" + value}, "--rw", ws, "--", "/bin/sh", "-c", "echo ran")
+		want := "nsrun: NSRUN_SHARE_MEMORY=" + value + ": not 0 or 1"
+		if r.code != 125 || r.stdout != "" || r.stderr != want {
+			t.Errorf("NSRUN_SHARE_MEMORY=%q: want exit 125, nothing run, and %q:\n%v", value, want, r)
+		}
+	}
+}

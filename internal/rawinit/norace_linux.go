@@ -1,0 +1,6 @@
+//go:build !race
+
+package rawinit
+
+// raceEnabled: see race_linux.go.
+const raceEnabled = false
