@@ -71,10 +71,6 @@ func Supports(spec *launch.Spec) error {
 		return unsupported("a pseudo-terminal")
 	case len(spec.ExtraFiles) > 0:
 		return unsupported("ExtraFiles")
-	case spec.Net:
-		return unsupported("the filtered network")
-	case len(spec.LoopbackAddrs) > 0:
-		return unsupported("loopback addresses")
 	case spec.HoldListener:
 		return unsupported("a held seccomp listener")
 	case spec.Session:
@@ -95,6 +91,11 @@ func Supports(spec *launch.Spec) error {
 	for _, p := range spec.Seccomp {
 		if seccomp.Notifies(p) {
 			return unsupported("a seccomp filter that notifies")
+		}
+	}
+	if spec.Net {
+		if call := factoryRefused(spec.Seccomp); call != "" {
+			return unsupported("a seccomp filter that refuses the socket factory's " + call)
 		}
 	}
 	if err := supportsOp(spec.Plan.Root, true); err != nil {
@@ -171,6 +172,7 @@ func Compile(in Input) (*Program, error) {
 	toExit := b.prologue(in)
 	if spec.Loopback {
 		b.loopback()
+		b.loopbackAddrs(spec.LoopbackAddrs, spec.Verbose)
 	}
 	b.mounts(spec.Plan)
 	b.begin("prctl PR_SET_DUMPABLE 0")
@@ -196,7 +198,11 @@ func Compile(in Input) (*Program, error) {
 	}
 	b.begin("chdir %s inside the sandbox", spec.Dir)
 	b.sys(unix.SYS_CHDIR, b.str(spec.Dir))
-	b.payload(spec)
+	fac := [2]Arg{imm(^uintptr(0)), imm(0)}
+	if spec.Net {
+		fac = [2]Arg{immInt(launch.NetSockFD), b.awaitReady()}
+	}
+	b.payload(spec, fac)
 	for _, i := range toExit {
 		b.p.Ops[i].To = b.label()
 	}
@@ -777,8 +783,8 @@ func (b *builder) seccomp(i int, prog seccomp.Program) {
 }
 
 // payload clones the payload, which execs the command, and supervises it
-// as pid 1.
-func (b *builder) payload(spec *launch.Spec) {
+// as pid 1, serving the socket factory fac (descriptor, buffer; -1: none).
+func (b *builder) payload(spec *launch.Spec, fac [2]Arg) {
 	b.begin("signalfd")
 	var mask uint64
 	for _, s := range append([]syscall.Signal{unix.SIGCHLD}, forwarded()...) {
@@ -830,7 +836,7 @@ func (b *builder) payload(spec *launch.Spec) {
 	pfd := b.newReg()
 	b.add(Op{Code: opLoad32, Args: [6]Arg{pidfd}, Dst: pfd})
 	b.add(Op{Code: opStarted, Args: [6]Arg{reg(pid), reg(pfd)}})
-	b.add(Op{Code: opSupervise, Args: [6]Arg{reg(pid), reg(sfd)}})
+	b.add(Op{Code: opSupervise, Args: [6]Arg{reg(pid), reg(sfd), fac[0], fac[1]}})
 }
 
 // execSearch finds and executes the command as the Go init's lookPath

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/mounts"
@@ -127,7 +129,7 @@ func TestCompile(t *testing.T) {
 88 sys close r15
 89 load32 pidfd -> r18
 90 started r17 r18
-91 supervise r17 r14
+91 supervise r17 r14 -1
 92 exit 0x7d
 `
 	got := "\n" + p.String()
@@ -148,8 +150,15 @@ func TestSupports(t *testing.T) {
 		{"small", func(*launch.Spec) {}, ""},
 		{"tty", func(s *launch.Spec) { s.TTY = &launch.TTYSpec{} }, "a pseudo-terminal"},
 		{"extra files", func(s *launch.Spec) { s.ExtraFiles = []int{7} }, "ExtraFiles"},
-		{"network", func(s *launch.Spec) { s.Net = true }, "the filtered network"},
-		{"addresses", func(s *launch.Spec) { s.LoopbackAddrs = []string{"127.0.0.2"} }, "loopback addresses"},
+		{"network", func(s *launch.Spec) { s.Net = true }, ""},
+		{"addresses", func(s *launch.Spec) { s.Loopback, s.LoopbackAddrs = true, []string{"127.0.0.2", "::2"} }, ""},
+		{"network, socket refused", func(s *launch.Spec) {
+			s.Net, s.Seccomp = true, []seccomp.Program{refuse(unix.SYS_SOCKET)}
+		}, "a seccomp filter that refuses the socket factory's socket"},
+		{"network, recvmsg refused", func(s *launch.Spec) {
+			s.Net, s.Seccomp = true, []seccomp.Program{refuse(unix.SYS_RECVMSG)}
+		}, "a seccomp filter that refuses the socket factory's recvmsg"},
+		{"no network, socket refused", func(s *launch.Spec) { s.Seccomp = []seccomp.Program{refuse(unix.SYS_SOCKET)} }, ""},
 		{"listener", func(s *launch.Spec) { s.HoldListener = true }, "a held seccomp listener"},
 		{"notifying filter", func(s *launch.Spec) { s.Seccomp = []seccomp.Program{notify} }, "a seccomp filter that notifies"},
 		{"supervisor", func(s *launch.Spec) { s.Supervisor = &launch.SupervisorSpec{} }, "the Landlock-only supervisor"},
@@ -191,6 +200,16 @@ func TestSupports(t *testing.T) {
 		if _, err := Compile(Input{Spec: s}); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: Compile: %v", c.name, err)
 		}
+	}
+}
+
+// refuse is a filter that refuses call nr with EPERM.
+func refuse(nr uintptr) seccomp.Program {
+	return seccomp.Program{
+		{Code: 0x20}, // ld [nr]
+		{Code: 0x15, Jf: 1, K: uint32(nr)},
+		{Code: 0x06, K: 0x00050000 | uint32(unix.EPERM)},
+		{Code: 0x06, K: 0x7fff0000},
 	}
 }
 

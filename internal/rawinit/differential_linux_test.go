@@ -34,6 +34,7 @@ import (
 type outcome struct {
 	out   string   // the payload's output
 	kinds []string // the messages' kinds, in order
+	logs  []string // the log messages' texts
 	last  launch.Msg
 	init  string // how the init ended
 }
@@ -71,6 +72,12 @@ func needSandboxes(t *testing.T) {
 // one pipe, the spec pipe (lifeline) and the status pipe.
 type pipes struct {
 	specR, specW, statusR, statusW, outR, outW, null *os.File
+	// net, if set, is the init's end of the socket factory's socket
+	// (launch.NetSockFD); parent runs beside follow, started once the
+	// init is, and started once the payload is.
+	net             *os.File
+	parent, started func()
+	initPid         int
 }
 
 func newPipes(t *testing.T) *pipes {
@@ -92,7 +99,11 @@ func newPipes(t *testing.T) *pipes {
 }
 
 func (p *pipes) files() []uintptr {
-	return []uintptr{p.null.Fd(), p.outW.Fd(), p.outW.Fd(), p.specR.Fd(), p.statusW.Fd()}
+	fds := []uintptr{p.null.Fd(), p.outW.Fd(), p.outW.Fd(), p.specR.Fd(), p.statusW.Fd()}
+	if p.net != nil {
+		fds = append(fds, ^uintptr(0), p.net.Fd())
+	}
+	return fds
 }
 
 func (p *pipes) closeChildEnds() {
@@ -100,6 +111,9 @@ func (p *pipes) closeChildEnds() {
 	p.statusW.Close()
 	p.outW.Close()
 	p.null.Close()
+	if p.net != nil {
+		p.net.Close()
+	}
 }
 
 // follow reads the messages, tells the init when the payload started,
@@ -112,6 +126,9 @@ func (p *pipes) follow(status io.Reader, wait func() string) outcome {
 		_, _ = io.Copy(&out, p.outR)
 		close(copied)
 	}()
+	if p.parent != nil {
+		go p.parent()
+	}
 	for {
 		var m launch.Msg
 		if err := launch.ReadFrame(status, &m, "status"); err != nil {
@@ -121,8 +138,13 @@ func (p *pipes) follow(status io.Reader, wait func() string) outcome {
 		switch m.Kind {
 		case launch.MsgStarted:
 			_, _ = p.specW.Write([]byte{launch.CtlStarted})
+			if p.started != nil {
+				p.started()
+			}
 		case launch.MsgExit, launch.MsgError:
 			o.last = m
+		case launch.MsgLog:
+			o.logs = append(o.logs, m.Msg)
 		}
 	}
 	o.init = wait()
@@ -145,12 +167,13 @@ func idMaps() (uids, gids []syscall.SysProcIDMap) {
 	return ns.Maps(os.Getuid(), os.Getuid(), os.Getgid(), os.Getgid())
 }
 
-func runGoInit(t *testing.T, spec *launch.Spec) outcome {
+func runGoInit(t *testing.T, spec *launch.Spec) outcome { return runGoInitOn(t, spec, newPipes(t)) }
+
+func runGoInitOn(t *testing.T, spec *launch.Spec, p *pipes) outcome {
 	bin, err := nsrunBin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPipes(t)
 	uids, gids := idMaps()
 	attr := &syscall.ProcAttr{Env: []string{}, Files: p.files(), Sys: &syscall.SysProcAttr{Setsid: true,
 		Cloneflags: ns.CloneFlags(false), UidMappings: uids, GidMappings: gids, AmbientCaps: ns.SetupCaps}}
@@ -174,7 +197,10 @@ func runGoInit(t *testing.T, spec *launch.Spec) outcome {
 }
 
 func runRawInit(t *testing.T, spec *launch.Spec, share bool) outcome {
-	p := newPipes(t)
+	return runRawInitOn(t, spec, newPipes(t), share)
+}
+
+func runRawInitOn(t *testing.T, spec *launch.Spec, p *pipes, share bool) outcome {
 	uids, gids := idMaps()
 	type res struct {
 		init *Init
@@ -198,6 +224,7 @@ func runRawInit(t *testing.T, spec *launch.Spec, share bool) outcome {
 	if r.err != nil {
 		t.Fatalf("start the raw init: %v", r.err)
 	}
+	p.initPid = r.init.Pid
 	return p.follow(r.init.Status(p.statusR), func() string {
 		var ws unix.WaitStatus
 		_, _ = unix.Wait4(r.init.Pid, &ws, 0, nil)

@@ -23,12 +23,21 @@
 // as the Go init's lookPath does: an entry that cannot be searched is
 // passed over, a copy that may not be executed remembered, 126 only when
 // nothing executable was found), signal forwarding, reaping and the exit status with
-// the usage of everything reaped. On amd64 the payload is vforked
+// the usage of everything reaped. The filtered network: lo's addresses
+// (RTM_NEWADDR messages computed beforehand; one the kernel refuses is
+// logged, as the Go init logs it) and netproxy's socket factory on
+// launch.NetSockFD, which pid 1 serves after its own lockdown until nsrun
+// says ready (before the payload, as the Go init waits), then from its
+// supervise loop for the sandbox's life; the factory's descriptor is
+// close-on-exec, never the payload's. Pid 1 serves it under the filters it
+// loaded (the Go init serves from a thread of its own): a filter that
+// refuses a call of the factory (Supports asks package seccomp's
+// interpreter) gets the Go init. On amd64 the payload is vforked
 // (CLONE_VM|CLONE_VFORK) onto a stack of its own by a few lines of Go
 // assembly, so that its clone copies nothing; NSRUN_RAW_FORK=1, and other
 // architectures, fork it with a copy of the init's address space.
 //
-// It refuses a pty, ExtraFiles, the filtered network, loopback addresses,
+// It refuses a pty, ExtraFiles,
 // seccomp listeners, a session, the payload as pid 1, kept capabilities,
 // an argv[0] of its own, overlays, mirrors, pins, a file of the sandbox's
 // own after an optional one (package mounts names the files in the order

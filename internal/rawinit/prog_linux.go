@@ -61,11 +61,22 @@ const (
 	// opExecEnd ends a search that executed nothing: with the first
 	// denial remembered, else ENOENT at its own step.
 	opExecEnd
+	// opServe serves the socket factory on descriptor Args[0], its
+	// buffer Args[1], until nsrun says ready; a factory that ends first
+	// fails at its own step, or at step Args[2] (recvmsg) or Args[3]
+	// (sendmsg) for the kernel's errno.
+	opServe
+	// opAddAddr sends the RTM_NEWADDR in buffer Args[0] (Args[1] bytes
+	// long): a failure is logged with Args[3] set (verbose), at step
+	// Args[2] for the netlink socket, Args[4] for no acknowledgement.
+	opAddAddr
+	// opNote logs its step.
+	opNote
 )
 
 var opNames = map[opCode]string{opSys: "sys", opCmp: "cmp", opJumpReg: "jumpreg", opJump: "jump", opStore32: "store32",
 	opLoad32: "load32", opExit: "exit", opPayload: "payload", opExecWait: "execwait", opStarted: "started", opSupervise: "supervise", opVfork: "vfork",
-	opExec: "exec", opExecEnd: "execend"}
+	opExec: "exec", opExecEnd: "execend", opServe: "serve", opAddAddr: "addaddr", opNote: "note"}
 
 // argKind says what an argument's value is.
 type argKind uint8
@@ -113,8 +124,9 @@ type Buffer struct {
 	Name   string
 }
 
-// Fixup has the linker write the address of buffer Buf at Off.
-type Fixup struct{ Off, Buf int }
+// Fixup has the linker write the address of buffer Buf, plus At bytes,
+// at Off.
+type Fixup struct{ Off, Buf, At int }
 
 // Program is what the child runs: ops over buffers, with a description of
 // each step for errors.
@@ -131,7 +143,9 @@ type Program struct {
 	// nothing (ENOENT: "command not found").
 	SearchStep int
 	// Explain names the steps whose EPERM the Go init explains: a
-	// refused procfs or sysfs ("proc", "sys"), an rlimit ("rlimit").
+	// refused procfs or sysfs ("proc", "sys"), an rlimit ("rlimit"); and
+	// the socket factory's ("factory"), whose own findings are worded as
+	// netproxy's.
 	Explain map[int]string
 	// Rlimits are the limits set at each rlimit step.
 	Rlimits map[int]launch.Rlimit

@@ -63,6 +63,7 @@ const (
 	recError = iota + 1
 	recStarted
 	recExit
+	recLog
 )
 
 type pollfd struct {
@@ -83,7 +84,8 @@ type machine struct {
 	rec       record
 	execErr   [2]uint32 // errno, step: from the payload on its exec pipe
 	denied    [2]uint32 // errno, step: the first denial of a PATH search
-	pfd       [2]pollfd
+	pfd       [3]pollfd
+	facErr    [2]uint32 // errno, where: why the socket factory ended
 	ctl       [8]byte
 	siginfo   [128]byte
 	stack     [16 << 10]byte // the vforked payload's, until its exec
@@ -114,7 +116,7 @@ func link(p *Program) *machine {
 			*(*uintptr)(unsafe.Pointer(&mem[offs[i]+8*j])) = base + uintptr(offs[q])
 		}
 		for _, f := range b.Fixups {
-			*(*uintptr)(unsafe.Pointer(&mem[offs[i]+f.Off])) = base + uintptr(offs[f.Buf])
+			*(*uintptr)(unsafe.Pointer(&mem[offs[i]+f.Off])) = base + uintptr(offs[f.Buf]+f.At)
 		}
 	}
 	m.ops = make([]lop, len(p.Ops))
@@ -276,7 +278,13 @@ func (m *machine) runAt(pc int) {
 			m.rec = record{Kind: recStarted, Pid: uint32(a[0]), Pidfd: uint32(a[1])}
 			m.send()
 		case opSupervise:
-			m.supervise(a[0], a[1])
+			m.supervise(a[0], a[1], a[2], a[3])
+		case opServe:
+			m.serve(&a, op.step)
+		case opAddAddr:
+			m.addAddr(&a, op.step)
+		case opNote:
+			m.note(1, op.step, 0)
 		}
 	}
 	exit(launch.ExitSetup)
@@ -396,17 +404,19 @@ func (m *machine) execWait(fd uintptr) {
 // payload, reaps every child, and once the payload has ended (and the
 // parent knows its pid: launch.CtlStarted) kills the rest, reports and
 // exits with the payload's status. The parent's end of the lifeline going
-// away, or launch.CtlKill, ends the sandbox.
+// away, or launch.CtlKill, ends the sandbox. It serves the socket factory
+// on fac (-1: none), its buffer at facBuf, until that ends.
 //
 //go:nosplit
 //go:norace
-func (m *machine) supervise(pid, sfd uintptr) {
+func (m *machine) supervise(pid, sfd, fac, facBuf uintptr) {
 	known, pending := false, false
 	m.pfd[0] = pollfd{fd: int32(sfd), events: unix.POLLIN}
 	m.pfd[1] = pollfd{fd: launch.SpecFD, events: unix.POLLIN}
+	m.pfd[2] = pollfd{fd: int32(fac), events: unix.POLLIN} // a negative one is passed over
 	for {
-		m.pfd[0].revents, m.pfd[1].revents = 0, 0
-		_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&m.pfd[0])), 2, 0, 0, 0, 0)
+		m.pfd[0].revents, m.pfd[1].revents, m.pfd[2].revents = 0, 0, 0
+		_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&m.pfd[0])), 3, 0, 0, 0, 0)
 		if e == unix.EINTR {
 			continue
 		}
@@ -432,6 +442,10 @@ func (m *machine) supervise(pid, sfd uintptr) {
 				}
 				m.report()
 			}
+		}
+		if m.pfd[2].revents != 0 && m.serveOne(fac, facBuf) == facEnded {
+			syscall.RawSyscall(unix.SYS_CLOSE, fac, 0, 0)
+			m.pfd[2].fd = -1
 		}
 		if m.pfd[0].revents != 0 {
 			n, _, e := syscall.RawSyscall(unix.SYS_READ, sfd, uintptr(unsafe.Pointer(&m.siginfo[0])), 128)

@@ -361,6 +361,12 @@ func (i *Init) Decode(b []byte) launch.Msg {
 	case recExit:
 		return launch.Msg{Kind: launch.MsgExit, Code: int(u32(12)), Signal: int(u32(16)),
 			Usage: &launch.Usage{UserUS: i64(32), SystemUS: i64(40), MaxRSSKiB: i64(48)}}
+	case recLog:
+		m := launch.Msg{Kind: launch.MsgLog, Msg: i.step(int(u32(4)))}
+		if errno := syscall.Errno(u32(8)); errno != 0 {
+			m.Msg += ": " + errno.Error()
+		}
+		return m
 	case recError:
 		step, errno := int(u32(4)), syscall.Errno(u32(8))
 		what := "step " + strconv.Itoa(step)
@@ -369,6 +375,9 @@ func (i *Init) Decode(b []byte) launch.Msg {
 		}
 		m := launch.Msg{Kind: launch.MsgError, Code: int(u32(12)), Errno: int(errno), Msg: what + ": " + errno.Error()}
 		switch {
+		case i.prog.Explain[step] == "factory":
+			// netproxy's words for what ends its factory.
+			m.Errno, m.Msg = 0, what+": "+factoryEnd[errno]
 		case errno == syscall.ESTALE:
 			// The init's own finding, no errno of the kernel's (as the Go
 			// init says it).
