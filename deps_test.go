@@ -41,7 +41,7 @@ var allowedImports = map[string][]string{
 	"internal/session": {"internal/launch", "internal/sandbox", "internal/fdpass", "internal/wire", "pty", "internal/procfs"},
 	// The runtime-free init (prototype, issue 27): the spec in, a program
 	// of raw system calls out.
-	"internal/rawinit": {"internal/launch", "internal/rawinit/nofile", "mounts", "landlock", "seccomp", "reexec"},
+	"internal/rawinit": {"internal/launch", "internal/rawinit/nofile", "mounts", "landlock", "seccomp", "ns", "reexec"},
 	// Imports nothing at all: it must be initialized before syscall.
 	"internal/rawinit/nofile": {},
 

@@ -30,7 +30,7 @@ func AddLoopbackAddress(a netip.Addr) error {
 	if err != nil {
 		return fmt.Errorf("ioctl SIOCGIFINDEX lo: %w", err)
 	}
-	msg := newAddrMessage(a, lo.Uint32())
+	msg := AddrMessage(a, lo.Uint32())
 	if err := unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return fmt.Errorf("netlink RTM_NEWADDR %s: %w", a, err)
 	}
@@ -42,9 +42,10 @@ func AddLoopbackAddress(a netip.Addr) error {
 	return ackError(buf[:n], a)
 }
 
-// newAddrMessage is an RTM_NEWADDR request for a on the interface index,
-// host scope, asking for an acknowledgement.
-func newAddrMessage(a netip.Addr, index uint32) []byte {
+// AddrMessage is an RTM_NEWADDR request for a on the interface index,
+// host scope, asking for an acknowledgement: what AddLoopbackAddress
+// sends, and what a runtime-free init sends the same way.
+func AddrMessage(a netip.Addr, index uint32) []byte {
 	family, raw := byte(unix.AF_INET), a.AsSlice()
 	if a.Is6() {
 		family = unix.AF_INET6

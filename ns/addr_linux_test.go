@@ -10,7 +10,7 @@ import (
 )
 
 func TestAddrMessage(t *testing.T) {
-	msg := newAddrMessage(netip.MustParseAddr("10.0.0.5"), 1)
+	msg := AddrMessage(netip.MustParseAddr("10.0.0.5"), 1)
 	if got := binary.NativeEndian.Uint32(msg); int(got) != len(msg) || len(msg) != unix.SizeofNlMsghdr+unix.SizeofIfAddrmsg+2*(unix.SizeofRtAttr+4) {
 		t.Fatalf("length %d of %d", got, len(msg))
 	}
@@ -24,7 +24,7 @@ func TestAddrMessage(t *testing.T) {
 	if a := body[8+4 : 8+8]; netip.AddrFrom4([4]byte(a)) != netip.MustParseAddr("10.0.0.5") {
 		t.Errorf("IFA_LOCAL % x", a)
 	}
-	six := newAddrMessage(netip.MustParseAddr("fd00::5"), 1)
+	six := AddrMessage(netip.MustParseAddr("fd00::5"), 1)
 	if body := six[unix.SizeofNlMsghdr:]; body[0] != unix.AF_INET6 || body[1] != 128 || len(six) != unix.SizeofNlMsghdr+unix.SizeofIfAddrmsg+2*(unix.SizeofRtAttr+16) {
 		t.Errorf("IPv6 message % x", six)
 	}

@@ -769,17 +769,22 @@ func (b *builder) seccomp(i int, prog seccomp.Program) {
 	// Named as package seccomp names it for the Go init: the failure's
 	// message is the same whichever init met it.
 	b.begin("seccomp SECCOMP_SET_MODE_FILTER")
+	b.sys(unix.SYS_SECCOMP, imm(unix.SECCOMP_SET_MODE_FILTER), imm(0), b.filter(i, prog))
+}
+
+// filter is a struct sock_fprog for prog, named i.
+func (b *builder) filter(i int, prog []seccomp.Instruction) Arg {
 	code := make([]byte, 8*len(prog))
 	for j, in := range prog {
 		binary.NativeEndian.PutUint16(code[8*j:], in.Code)
 		code[8*j+2], code[8*j+3] = in.Jt, in.Jf
 		binary.NativeEndian.PutUint32(code[8*j+4:], in.K)
 	}
-	filter := b.data(fmt.Sprintf("bpf%d", i), code)
+	f := b.data(fmt.Sprintf("bpf%d", i), code)
 	fprog := make([]byte, 16)
 	binary.NativeEndian.PutUint16(fprog, uint16(len(prog)))
-	b.p.Bufs = append(b.p.Bufs, Buffer{Data: fprog, Name: fmt.Sprintf("fprog%d", i), Fixups: []Fixup{{Off: 8, Buf: int(filter.V)}}})
-	b.sys(unix.SYS_SECCOMP, imm(unix.SECCOMP_SET_MODE_FILTER), imm(0), buf(len(b.p.Bufs)-1))
+	b.p.Bufs = append(b.p.Bufs, Buffer{Data: fprog, Name: fmt.Sprintf("fprog%d", i), Fixups: []Fixup{{Off: 8, Buf: int(f.V)}}})
+	return buf(len(b.p.Bufs) - 1)
 }
 
 // payload clones the payload, which execs the command, and supervises it

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsrun/nsrun/internal/launch"
+	"github.com/nsrun/nsrun/ns"
 	"github.com/nsrun/nsrun/seccomp"
 )
 
@@ -135,40 +136,12 @@ func (b *builder) loopbackAddrs(addrs []string, verbose bool) {
 		b.begin("lo address %s not added: netlink RTM_NEWADDR %s: no acknowledgement", s, a)
 		noAck := b.step
 		b.begin("lo address %s not added: netlink RTM_NEWADDR %s", s, a)
-		msg := addrMessage(a)
+		msg := ns.AddrMessage(a, loIndex)
 		d := make([]byte, nlMsg+len(msg)+nlReply)
 		binary.NativeEndian.PutUint16(d, unix.AF_NETLINK)
 		copy(d[nlMsg:], msg)
 		b.add(Op{Code: opAddAddr, Args: [6]Arg{b.data("RTM_NEWADDR "+s, d), immInt(len(msg)), immInt(sockStep), imm(v), immInt(noAck)}})
 	}
-}
-
-// addrMessage is ns' RTM_NEWADDR request for a on lo: host scope, asking
-// for an acknowledgement.
-func addrMessage(a netip.Addr) []byte {
-	family, raw := byte(unix.AF_INET), a.AsSlice()
-	if a.Is6() {
-		family = unix.AF_INET6
-	}
-	attr := func(typ uint16, data []byte) []byte {
-		b := binary.NativeEndian.AppendUint16(nil, uint16(unix.SizeofRtAttr+len(data)))
-		b = binary.NativeEndian.AppendUint16(b, typ)
-		b = append(b, data...)
-		for len(b)%4 != 0 {
-			b = append(b, 0)
-		}
-		return b
-	}
-	body := []byte{family, byte(a.BitLen()), 0, unix.RT_SCOPE_HOST}
-	body = binary.NativeEndian.AppendUint32(body, loIndex)
-	body = append(body, attr(unix.IFA_LOCAL, raw)...)
-	body = append(body, attr(unix.IFA_ADDRESS, raw)...)
-	msg := binary.NativeEndian.AppendUint32(nil, uint32(unix.SizeofNlMsghdr+len(body)))
-	msg = binary.NativeEndian.AppendUint16(msg, unix.RTM_NEWADDR)
-	msg = binary.NativeEndian.AppendUint16(msg, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL)
-	msg = binary.NativeEndian.AppendUint32(msg, 1) // sequence
-	msg = binary.NativeEndian.AppendUint32(msg, 0) // port: the kernel's
-	return append(msg, body...)
 }
 
 // auditArch is the AUDIT_ARCH_* of the filters' native calls.

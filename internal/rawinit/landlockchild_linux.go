@@ -12,7 +12,6 @@ import (
 	"github.com/nsrun/nsrun/internal/launch"
 	"github.com/nsrun/nsrun/landlock"
 	"github.com/nsrun/nsrun/reexec"
-	"github.com/nsrun/nsrun/seccomp"
 )
 
 // The Landlock-only stage is registered here, with the runtime-free child
@@ -132,21 +131,6 @@ func CompileLandlockChild(in ChildInput) (*ChildProgram, error) {
 	}
 	cp.execSearch(b, spec)
 	return cp, nil
-}
-
-// filter is a struct sock_fprog for prog, named i.
-func (b *builder) filter(i int, prog []seccomp.Instruction) Arg {
-	code := make([]byte, 8*len(prog))
-	for j, in := range prog {
-		binary.NativeEndian.PutUint16(code[8*j:], in.Code)
-		code[8*j+2], code[8*j+3] = in.Jt, in.Jf
-		binary.NativeEndian.PutUint32(code[8*j+4:], in.K)
-	}
-	f := b.data(fmt.Sprintf("bpf%d", i), code)
-	fprog := make([]byte, 16)
-	binary.NativeEndian.PutUint16(fprog, uint16(len(prog)))
-	b.p.Bufs = append(b.p.Bufs, Buffer{Data: fprog, Name: fmt.Sprintf("fprog%d", i), Fixups: []Fixup{{Off: 8, Buf: int(f.V)}}})
-	return buf(len(b.p.Bufs) - 1)
 }
 
 // sendListener loads the profile's filters, then sends the listener in
