@@ -80,7 +80,9 @@ func TestSharedMemoryValue(t *testing.T) {
 // memory counts nsrun's resident memory as its own: a payload of many
 // small processes makes it the largest, and its OOM kill then killed nsrun
 // (a library program, with every other sandbox's shared init) by SIGKILL.
-// Under a memory limit the init gets a copy, and nsrun reports the OOM.
+// Under a memory limit the init gets a copy, and nsrun outlives the OOM
+// kills (pid 1's among them, as with any init that has a copy) and reports
+// them.
 func TestSharedMemoryUnderAMemoryLimit(t *testing.T) {
 	need(t)
 	if runtime.GOARCH != "amd64" {
@@ -88,12 +90,12 @@ func TestSharedMemoryUnderAMemoryLimit(t *testing.T) {
 	}
 	ws := workspace(t)
 	// Fifty shells of about 1.5 MB each, each smaller than nsrun.
-	hog := `for i in $(seq 50); do sh -c 'x=$(head -c 1500000 /dev/zero | tr "\0" a); sleep 3' & done; wait; echo survived`
+	hog := `for i in $(seq 50); do sh -c 'x=$(head -c 1500000 /dev/zero | tr "\0" a); sleep 3' & done; wait`
 	r := runBase(t, ws, noShims(workspace(t)), []string{"NSRUN_SHARE_MEMORY=1"}, "-v", "--memory", "32M", "--rw", ws, "--", "/bin/sh", "-c", hog)
 	if r.code == 125 && strings.Contains(r.stderr, "--memory") && os.Getuid() != 0 {
 		t.Skipf("no cgroup for --memory here: %s", r.stderr)
 	}
-	if r.code != 0 || r.stdout != "survived" || !strings.Contains(r.stderr, "memory limit 32M reached") {
+	if r.code == -1 || !strings.Contains(r.stderr, "memory limit 32M reached") {
 		t.Errorf("want nsrun to outlive the OOM kills and report them:\n%v", r)
 	}
 	if !strings.Contains(r.stderr, "a copy of this process's memory (the sandbox has a memory limit") {
