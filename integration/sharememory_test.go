@@ -3,7 +3,10 @@
 package integration
 
 import (
+	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -109,5 +112,50 @@ func TestSharedMemoryUnderAMemoryLimit(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "a copy of this process's memory (the sandbox has a memory limit") {
 		t.Errorf("-v should say why the init did not share nsrun's memory:\n%v", r)
+	}
+}
+
+// TestSharedMemoryOOMScore: the kernel keeps one oom_score_adj for the
+// processes that share a memory, and writing pid 1's sets it for all of
+// them. Root's payload is uid 0, the owner of pid 1's /proc files (root's,
+// pid 1 being not dumpable), so it could raise nsrun's (a library
+// program's, with every sandbox sharing it) to 1000: the first process the
+// kernel kills when the host runs out of memory, which the payload can then
+// bring about. With an init that has a copy only the init's changes.
+func TestSharedMemoryOOMScore(t *testing.T) {
+	need(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("shared memory is amd64's")
+	}
+	ws := workspace(t)
+	own, err := os.ReadFile("/proc/self/oom_score_adj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, share := range []string{"0", "1"} {
+		cmd := exec.Command(nsrunBin, "--rw", ws, "--", "/bin/sh", "-c", "echo 1000 >/proc/1/oom_score_adj 2>/dev/null; echo written; read _")
+		cmd.Dir = ws
+		cmd.Env = append(noShims(workspace(t)), "NSRUN_SHARE_MEMORY="+share)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		score, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", cmd.Process.Pid))
+		stdin.Close()
+		_ = cmd.Wait()
+		if line != "written\n" || err != nil {
+			t.Fatalf("NSRUN_SHARE_MEMORY=%s: the payload said %q; %v", share, line, err)
+		}
+		if string(score) != string(own) {
+			t.Errorf("NSRUN_SHARE_MEMORY=%s: the payload set nsrun's oom_score_adj to %s", share, score)
+		}
 	}
 }
