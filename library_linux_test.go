@@ -335,7 +335,10 @@ func TestLibrarySharedMemory(t *testing.T) {
 	case rawinit.CanShareMemory:
 		say = ", a copy of this process's memory (only root can write the id maps of a sandbox started after one that shared it)"
 	}
-	if !strings.Contains(logs[0].String(), "the raw init started at ") || !strings.Contains(logs[0].String(), say) {
+	// An init that gets a copy is the Go one through the fork helper
+	// past the helper's threshold (this test binary after others).
+	helped := !shares && strings.Contains(logs[0].String(), "the Go init: over ")
+	if !helped && (!strings.Contains(logs[0].String(), "the raw init started at ") || !strings.Contains(logs[0].String(), say)) {
 		t.Errorf("the log does not say %q:\n%s", say, logs[0].String())
 	}
 	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); shares && (err != nil || d != 0) {
