@@ -102,8 +102,11 @@ type Cmd struct {
 	// /proc files owned by root, a debugger of the same user refused),
 	// which keeps the payload from reaching this memory through the init;
 	// and the sandbox's /proc/1/cmdline shows this process's arguments
-	// instead of "nsrun-init". Ignored elsewhere, and where the sandbox
-	// gets the Go init (Log says which init ran and whether it shared).
+	// instead of "nsrun-init". Honoured for root only: once this
+	// process is not dumpable, only root can write a later sandbox's id
+	// maps. Ignored elsewhere, under a memory limit (whose OOM kill of
+	// pid 1 would kill this process with it), and where the sandbox gets
+	// the Go init (Log says which init ran and whether it shared).
 	ShareMemory bool
 
 	ctx        context.Context

@@ -3,6 +3,10 @@
 package integration
 
 import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -50,11 +54,94 @@ func TestSharedMemory(t *testing.T) {
 		}
 		return
 	}
+	if os.Getuid() != 0 {
+		// Once nsrun's memory is not dumpable, only root can write the
+		// id maps of a later sandbox's init (a library's next launch).
+		cmdline, rest := split(shared)
+		if !strings.Contains(shared.stderr, ", a copy of this process's memory (only root can write the id maps") || shared.code != 0 || cmdline != "nsrun-init" || rest != refused {
+			t.Errorf("-v should say the init got a copy:\n%v", shared)
+		}
+		return
+	}
 	if !strings.Contains(shared.stderr, ", sharing this process's memory") {
 		t.Fatalf("-v should say the init shares nsrun's memory:\n%v", shared)
 	}
 	want := nsrunBin + " " + strings.Join(args, " ")
 	if cmdline, rest := split(shared); shared.code != 0 || cmdline != want || rest != refused {
 		t.Errorf("sharing nsrun's memory: want exit 0 and\n%s\n%s\ngot %v", want, refused, shared)
+	}
+}
+
+// TestSharedMemoryUnderAMemoryLimit: the kernel's OOM killer kills, with
+// the process it picks, every process sharing that process's memory. Under
+// --memory it picks among the sandbox's processes, and pid 1 sharing nsrun's
+// memory counts nsrun's resident memory as its own: a payload of many
+// small processes makes it the largest, and its OOM kill then killed nsrun
+// (a library program, with every other sandbox's shared init) by SIGKILL.
+// Under a memory limit the init gets a copy, and nsrun outlives the OOM
+// kills (pid 1's among them, as with any init that has a copy) and reports
+// them.
+func TestSharedMemoryUnderAMemoryLimit(t *testing.T) {
+	need(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("shared memory is amd64's")
+	}
+	ws := workspace(t)
+	// Fifty shells of about 1.5 MB each, each smaller than nsrun.
+	hog := `for i in $(seq 50); do sh -c 'x=$(head -c 1500000 /dev/zero | tr "\0" a); sleep 3' & done; wait`
+	r := runBase(t, ws, noShims(workspace(t)), []string{"NSRUN_SHARE_MEMORY=1"}, "-v", "--memory", "32M", "--rw", ws, "--", "/bin/sh", "-c", hog)
+	if r.code == 125 && strings.Contains(r.stderr, "--memory") && os.Getuid() != 0 {
+		t.Skipf("no cgroup for --memory here: %s", r.stderr)
+	}
+	if r.code == -1 || !strings.Contains(r.stderr, "memory limit 32M reached") {
+		t.Errorf("want nsrun to outlive the OOM kills and report them:\n%v", r)
+	}
+	if !strings.Contains(r.stderr, "a copy of this process's memory (the sandbox has a memory limit") {
+		t.Errorf("-v should say why the init did not share nsrun's memory:\n%v", r)
+	}
+}
+
+// TestSharedMemoryOOMScore: the kernel keeps one oom_score_adj for the
+// processes that share a memory, and writing pid 1's sets it for all of
+// them. Root's payload is uid 0, the owner of pid 1's /proc files (root's,
+// pid 1 being not dumpable), so it could raise nsrun's (a library
+// program's, with every sandbox sharing it) to 1000: the first process the
+// kernel kills when the host runs out of memory, which the payload can then
+// bring about. With an init that has a copy only the init's changes.
+func TestSharedMemoryOOMScore(t *testing.T) {
+	need(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("shared memory is amd64's")
+	}
+	ws := workspace(t)
+	own, err := os.ReadFile("/proc/self/oom_score_adj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, share := range []string{"0", "1"} {
+		cmd := exec.Command(nsrunBin, "--rw", ws, "--", "/bin/sh", "-c", "echo 1000 >/proc/1/oom_score_adj 2>/dev/null; echo written; read _")
+		cmd.Dir = ws
+		cmd.Env = append(noShims(workspace(t)), "NSRUN_SHARE_MEMORY="+share)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		score, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", cmd.Process.Pid))
+		stdin.Close()
+		_ = cmd.Wait()
+		if line != "written\n" || err != nil {
+			t.Fatalf("NSRUN_SHARE_MEMORY=%s: the payload said %q; %v", share, line, err)
+		}
+		if string(score) != string(own) {
+			t.Errorf("NSRUN_SHARE_MEMORY=%s: the payload set nsrun's oom_score_adj to %s", share, score)
+		}
 	}
 }

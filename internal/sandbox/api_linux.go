@@ -61,8 +61,31 @@ type Attr struct {
 
 	// ShareMemory has the raw init share this process's memory
 	// (rawinit.Attr.ShareMemory, with its costs): no copy, and so no
-	// fork helper, however large the heap.
+	// fork helper, however large the heap; not under a memory limit
+	// (noShareWhy).
 	ShareMemory bool
+}
+
+// noShareWhy says why an init asked to share this process's memory gets
+// a copy of it, or "". Under the sandbox's memory limit the kernel's OOM
+// killer picks among the sandbox's processes, and kills with the one it
+// picks every process sharing its memory: pid 1 sharing this process's
+// counts this process's resident memory as its own, so a payload of many
+// small processes would have it picked, and this process killed with it.
+// And the first init that shares this process's memory makes it not
+// dumpable for good, and so every later init's /proc files, a copy's as
+// well (a fork keeps the flag), owned by root: only a root caller (euid)
+// can then open their uid_map; any other's next launch would fail.
+func noShareWhy(a *Attr, euid int) string {
+	switch {
+	case !a.ShareMemory:
+		return ""
+	case a.Limits.Memory > 0:
+		return "the sandbox has a memory limit, whose OOM kill of pid 1 would kill this process too"
+	case euid != 0:
+		return "only root can write the id maps of a sandbox started after one that shared it"
+	}
+	return ""
 }
 
 // TTYMode says when the payload gets a pseudo-terminal of its own; its
@@ -175,7 +198,8 @@ var ErrNoPTY = errors.New("the payload has no pseudo-terminal of its own")
 // streams of its first process; nothing runs yet. A cgroup that cannot be
 // made is the cgroup package's error.
 func New(a *Attr) (*Sandbox, error) {
-	s := &Sandbox{log: a.Log, started: a.Started, direct: a.Direct, hostUID: a.HostUID, extra: a.ExtraFiles, pidfd: -1, shareMemory: a.ShareMemory,
+	s := &Sandbox{log: a.Log, started: a.Started, direct: a.Direct, hostUID: a.HostUID, extra: a.ExtraFiles, pidfd: -1,
+		shareMemory: a.ShareMemory, noShareWhy: noShareWhy(a, os.Geteuid()),
 		release: make(chan struct{}), done: make(chan struct{}), begun: make(chan struct{})}
 	err := checkSettings()
 	if err != nil {

@@ -92,7 +92,7 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	// init is without the fork helper: past the helper's threshold the
 	// copy costs more than the second runtime saves; NSRUN_FORK_HELPER=1
 	// asks for the helper, which only the Go init has.
-	if why := useForkHelper(); why != "" && !(s.shareMemory && rawinit.CanShareMemory) {
+	if why := useForkHelper(); why != "" && !(s.shareMemory && s.noShareWhy == "" && rawinit.CanShareMemory) {
 		s.logf("the Go init: %s", why)
 		return false, s.fork()
 	}
@@ -118,6 +118,8 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	switch {
 	case s.rawInit.SharesMemory:
 		shared = ", sharing this process's memory"
+	case s.shareMemory && s.noShareWhy != "":
+		shared = ", a copy of this process's memory (" + s.noShareWhy + ")"
 	case s.shareMemory:
 		shared = ", a copy of this process's memory (shared memory is not supported here)"
 	}
@@ -134,7 +136,7 @@ func (s *Sandbox) startRaw(spec *launch.Spec, started chan<- error) {
 	sys := s.launch.attr.Sys
 	init, err := rawinit.Start(spec, &rawinit.Attr{Files: s.launch.attr.Files, Cloneflags: sys.Cloneflags, Setsid: sys.Setsid,
 		UseCgroupFD: sys.UseCgroupFD, CgroupFD: sys.CgroupFD, UIDs: sys.UidMappings, GIDs: sys.GidMappings, PidFD: &s.pidfd,
-		ShareMemory: s.shareMemory,
+		ShareMemory: s.shareMemory && s.noShareWhy == "",
 		// The raw init reads no spec: with cgroup v1 it joins its
 		// cgroups before it is let go (Send's Enter is then a repeat).
 		BeforeRelease: func(pid int) error {

@@ -49,6 +49,7 @@ type Sandbox struct {
 	rawPending  bool          // the raw init asked for: Send starts the init (rawinit_linux.go)
 	rawInit     *rawinit.Init // the raw init, once started
 	shareMemory bool          // Attr.ShareMemory
+	noShareWhy  string        // why the init gets a copy all the same (noShareWhy)
 
 	stdio      *stdio
 	lifeline   *os.File // write end of the spec pipe; the init dies when it closes
