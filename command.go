@@ -101,8 +101,10 @@ type Cmd struct {
 	// such launch on this process is not dumpable (no core dumps, its
 	// /proc files owned by root, a debugger of the same user refused),
 	// which keeps the payload from reaching this memory through the init;
-	// and the sandbox's /proc/1/cmdline shows this process's arguments
-	// instead of "nsrun-init". Honoured for root only: once this
+	// and the sandbox's /proc hides pid 1 from the payload (mounted with
+	// hidepid=ptraceable: the payload, root, would own a non-dumpable
+	// pid 1's /proc files, and its oom_score_adj is this process's too;
+	// this process's arguments would be its cmdline). Honoured for root only: once this
 	// process is not dumpable, only root can write a later sandbox's id
 	// maps. Ignored elsewhere, under a memory limit (whose OOM kill of
 	// pid 1 would kill this process with it), and where the sandbox gets

@@ -168,7 +168,7 @@ func Compile(in Input) (*Program, error) {
 		return nil, err
 	}
 	b := newBuilder()
-	b.vfork, b.walk, b.nofile = in.Vfork, in.Walk, in.Nofile
+	b.vfork, b.walk, b.nofile, b.hidePid = in.Vfork, in.Walk, in.Nofile, in.VM
 	toExit := b.prologue(in)
 	if spec.Loopback {
 		b.loopback()
@@ -556,7 +556,19 @@ func (b *builder) apply(op mounts.Op) {
 	case mounts.OpProc:
 		b.begin("mount proc on %s", op.Path)
 		b.p.Explain[b.step] = "proc"
-		proc := b.newFS("proc", nil, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+		var options [][2]string
+		if b.hidePid {
+			// A pid 1 that shares the caller's memory is not
+			// dumpable, so its /proc files are root's: root's payload
+			// (uid 0) would own them, and its oom_score_adj,
+			// clear_refs and coredump_filter act on the caller's
+			// memory. Shown only to who may ptrace it (no one in
+			// the sandbox; hidepid=invisible would still show it to
+			// group 0), /proc/1 is not there to write (nor its
+			// cmdline, the caller's argv, to read).
+			options = [][2]string{{"hidepid", "ptraceable"}}
+		}
+		proc := b.newFS("proc", options, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 		b.moveTo(proc, target, "")
 		if op.ReadOnly {
 			for _, name := range procReadOnly {

@@ -159,8 +159,12 @@ type builder struct {
 	root    int  // the register of the new root while mounting
 	statBuf *Arg // the buffer fstat fills
 	vfork   bool
-	walk    bool          // openat2 is refused: paths are walked
-	nofile  *[2]uint64    // RLIMIT_NOFILE for the payload
+	walk    bool       // openat2 is refused: paths are walked
+	nofile  *[2]uint64 // RLIMIT_NOFILE for the payload
+	// hidePid mounts procfs with hidepid=ptraceable: pid 1 shares the
+	// caller's memory (Input.VM), and its /proc files must stay out of
+	// the payload's reach (see compile_linux.go's OpProc).
+	hidePid bool
 	files   *scratchFiles // the scratch tmpfs of denied files and files
 }
 

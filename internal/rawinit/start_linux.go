@@ -169,13 +169,15 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 // caller's memory. Non-dumpable, ptrace and /proc/1/mem need
 // CAP_SYS_PTRACE over the address space's user namespace, the caller's.
 //
-// /proc/1/cmdline: it reads the address space's argument area, the
-// caller's argv (the CLI's own command line; a library program's, which
-// may hold what it was given), readable by everything in the sandbox. It
-// cannot be hidden: the copy's overwrite would overwrite the caller's argv
-// (os.Args points into it), and PR_SET_MM_ARG_START needs
-// CAP_SYS_RESOURCE in the initial user namespace and would move the
-// caller's too. /proc/1/environ needs ptrace access, refused as above.
+// /proc/1: pid 1's /proc files are then root's, so a payload running as
+// root (uid 0, mapped to the host's) owns them, and some act on the
+// shared memory: oom_score_adj (the kernel keeps one for every process
+// sharing it, the caller's included), clear_refs, coredump_filter; and
+// its cmdline is the caller's argv, which the copy's overwrite cannot
+// hide without overwriting the caller's (os.Args points into it). So the
+// sandbox's procfs is mounted with hidepid=ptraceable: only who may
+// ptrace pid 1 sees it, and no one in the sandbox may (hidepid=invisible
+// still shows it to group 0, root's payload).
 const CanShareMemory = canCloneVM && !raceEnabled
 
 // cloneInitVM clones the init with CLONE_VM: it shares this process's
