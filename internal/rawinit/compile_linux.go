@@ -168,6 +168,7 @@ func Compile(in Input) (*Program, error) {
 		return nil, err
 	}
 	b := newBuilder()
+	b.reserve(len(spec.Plan.Ops))
 	b.vfork, b.walk, b.nofile, b.hidePid = in.Vfork, in.Walk, in.Nofile, in.VM
 	toExit := b.prologue(in)
 	if spec.Loopback {
