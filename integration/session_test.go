@@ -456,8 +456,12 @@ func TestSessionExecCtrlZ(t *testing.T) {
 	e.start("jobs")
 	s := newTmux(t, 100, 30, "env "+strings.Join(e.env, " ")+" PS1='outer$ ' /bin/bash --norc --noprofile -i")
 	s.waitFor("outer$")
-	s.send(nsrunBin+" exec jobs -- /bin/sh -c 'read line; echo got-$line'", "Enter")
-	time.Sleep(500 * time.Millisecond)
+	// Ctrl-Z once the command reads (a fixed pause was too short for a
+	// loaded machine: the key reached nsrun exec before its terminal was
+	// the command's); the marker is spelt so that the typed line is not it.
+	s.send(nsrunBin+" exec jobs -- /bin/sh -c 'echo read''ing; read line; echo got-$line'", "Enter")
+	s.waitFor("reading")
+	time.Sleep(200 * time.Millisecond)
 	s.send("C-z")
 	s.waitFor("Stopped")
 	s.send("jobs -l; echo jobs-done", "Enter")
