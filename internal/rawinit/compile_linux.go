@@ -811,6 +811,8 @@ func (b *builder) payload(spec *launch.Spec, fac [2]Arg) {
 	m := make([]byte, 8)
 	binary.NativeEndian.PutUint64(m, mask)
 	_, sfd := b.sysTo(unix.SYS_SIGNALFD4, imm(^uintptr(0)), b.data("sigset", m), imm(8), imm(unix.SFD_CLOEXEC))
+	b.begin("epoll_create1")
+	_, ep := b.sysTo(unix.SYS_EPOLL_CREATE1, imm(unix.EPOLL_CLOEXEC))
 	b.begin("pipe2")
 	fds := b.scratch("pipe fds", 8)
 	b.sys(unix.SYS_PIPE2, fds, imm(unix.O_CLOEXEC))
@@ -854,7 +856,7 @@ func (b *builder) payload(spec *launch.Spec, fac [2]Arg) {
 	pfd := b.newReg()
 	b.add(Op{Code: opLoad32, Args: [6]Arg{pidfd}, Dst: pfd})
 	b.add(Op{Code: opStarted, Args: [6]Arg{reg(pid), reg(pfd)}})
-	b.add(Op{Code: opSupervise, Args: [6]Arg{reg(pid), reg(sfd), fac[0], fac[1]}})
+	b.add(Op{Code: opSupervise, Args: [6]Arg{reg(pid), reg(sfd), fac[0], fac[1], reg(ep)}})
 }
 
 // execSearch finds and executes the command as the Go init's lookPath

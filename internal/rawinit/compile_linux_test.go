@@ -40,7 +40,7 @@ func TestCompile(t *testing.T) {
 	want := `
 0 sys close 0xa
 1 sys read 0x9 byte 0x1 -> r0
-2 jumpreg r0 eq=true ->92
+2 jumpreg r0 eq=true ->93
 3 sys dup3 0x7 0x3
 4 sys dup3 0x8 0x4
 5 sys close_range 0x5 0xffffffff
@@ -49,7 +49,7 @@ func TestCompile(t *testing.T) {
 8 sys prctl 0xf "nsrun-init"
 9 sys prctl 0x1 0x9
 10 sys ppoll pollfd lifeline 0x1 timespec 0 -> r1
-11 jumpreg r1 eq=false ->92
+11 jumpreg r1 eq=false ->93
 12 sys socket 0x2 0x80002 -> r2
 13 sys ioctl r2 0x8914 ifreq lo up
 14 sys close r2
@@ -115,22 +115,23 @@ func TestCompile(t *testing.T) {
 74 sys capset cap header cap zero
 75 sys chdir "/w"
 76 sys signalfd4 -1 sigset 0x8 0x80000 -> r14
-77 sys pipe2 pipe fds 0x80000
-78 load32 pipe fds -> r15
-79 load32 pipe fds+4 -> r16
-80 sys clone 0x1011 0x0 pidfd -> r17
-81 jumpreg r17 eq=false ->86
-82 payload r16
-83 exec "/bin/true" argv envp stat 0x1 0x1f
-84 exec "/usr/bin/true" argv envp stat 0x1 0x1f
-85 execend
-86 sys close r16
-87 execwait r15
-88 sys close r15
-89 load32 pidfd -> r18
-90 started r17 r18
-91 supervise r17 r14 -1
-92 exit 0x7d
+77 sys epoll_create1 0x80000 -> r15
+78 sys pipe2 pipe fds 0x80000
+79 load32 pipe fds -> r16
+80 load32 pipe fds+4 -> r17
+81 sys clone 0x1011 0x0 pidfd -> r18
+82 jumpreg r18 eq=false ->87
+83 payload r17
+84 exec "/bin/true" argv envp stat 0x1 0x20
+85 exec "/usr/bin/true" argv envp stat 0x1 0x20
+86 execend
+87 sys close r17
+88 execwait r16
+89 sys close r16
+90 load32 pidfd -> r19
+91 started r18 r19
+92 supervise r18 r14 -1 0x0 r15
+93 exit 0x7d
 `
 	got := "\n" + p.String()
 	if got != want {
@@ -368,13 +369,13 @@ func TestCompileVfork(t *testing.T) {
 		t.Fatalf("no vfork:\n%s", p)
 	}
 	want := []string{
-		itoa(at) + " vfork 0x5111 pidfd -> r17 ->" + itoa(at+2),
+		itoa(at) + " vfork 0x5111 pidfd -> r18 ->" + itoa(at+2),
 		itoa(at+1) + " jump ->" + itoa(at+6),
-		itoa(at+2) + " payload r16",
+		itoa(at+2) + " payload r17",
 		itoa(at+3) + ` exec "/bin/true" argv envp stat 0x1 ` + fmt.Sprintf("%#x", p.ExecStep),
 		itoa(at+4) + ` exec "/usr/bin/true" argv envp stat 0x1 ` + fmt.Sprintf("%#x", p.ExecStep),
 		itoa(at+5) + " execend",
-		itoa(at+6) + " sys close r16",
+		itoa(at+6) + " sys close r17",
 	}
 	for i, w := range want {
 		if lines[at+i] != w {

@@ -167,7 +167,8 @@ func factoryRefused(filters []seccomp.Program) string {
 		{"recvmsg", unix.SYS_RECVMSG, [3]uint64{launch.NetSockFD, 0, unix.MSG_CMSG_CLOEXEC}},
 		{"sendmsg", unix.SYS_SENDMSG, [3]uint64{launch.NetSockFD, 0, unix.MSG_NOSIGNAL}},
 		{"close", unix.SYS_CLOSE, [3]uint64{launch.NetSockFD}},
-		{"ppoll", unix.SYS_PPOLL, [3]uint64{0, 3}},
+		{"epoll_ctl", unix.SYS_EPOLL_CTL, [3]uint64{0, unix.EPOLL_CTL_ADD, launch.NetSockFD}},
+		{"epoll_pwait", unix.SYS_EPOLL_PWAIT, [3]uint64{0, 0, 3}},
 	}
 	for _, k := range factoryKinds {
 		calls = append(calls, call{"socket", unix.SYS_SOCKET, [3]uint64{uint64(k[0]), uint64(k[1])}})

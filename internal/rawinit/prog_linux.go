@@ -48,7 +48,8 @@ const (
 	// payload runs from op To, the init goes on with its pid in Dst.
 	opVfork
 	// opSupervise is pid 1's loop: payload pid in register Args[0], a
-	// signalfd in register Args[1]; it never returns.
+	// signalfd in register Args[1], the socket factory in Args[2] and
+	// Args[3], an epoll instance in register Args[4]; it never returns.
 	opSupervise
 	// opExec is one candidate of the payload's command: path Args[0],
 	// argv Args[1], envp Args[2], a stat buffer Args[3]. It is stat'ed,

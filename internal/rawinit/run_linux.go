@@ -85,7 +85,8 @@ type machine struct {
 	execErr   [2]uint32 // errno, step: from the payload on its exec pipe
 	denied    [2]uint32 // errno, step: the first denial of a PATH search
 	pfd       [3]pollfd
-	facErr    [2]uint32 // errno, where: why the socket factory ended
+	events    [3]unix.EpollEvent // pid 1's wait; Fd holds the index into pfd
+	facErr    [2]uint32          // errno, where: why the socket factory ended
 	ctl       [8]byte
 	siginfo   [128]byte
 	stack     [16 << 10]byte // the vforked payload's, until its exec
@@ -278,7 +279,7 @@ func (m *machine) runAt(pc int) {
 			m.rec = record{Kind: recStarted, Pid: uint32(a[0]), Pidfd: uint32(a[1])}
 			m.send()
 		case opSupervise:
-			m.supervise(a[0], a[1], a[2], a[3])
+			m.supervise(a[0], a[1], a[2], a[3], a[4])
 		case opServe:
 			m.serve(&a, op.step)
 		case opAddAddr:
@@ -409,20 +410,40 @@ func (m *machine) execWait(fd uintptr) {
 //
 //go:nosplit
 //go:norace
-func (m *machine) supervise(pid, sfd, fac, facBuf uintptr) {
+func (m *machine) supervise(pid, sfd, fac, facBuf, ep uintptr) {
 	known, pending := false, false
 	m.pfd[0] = pollfd{fd: int32(sfd), events: unix.POLLIN}
 	m.pfd[1] = pollfd{fd: launch.SpecFD, events: unix.POLLIN}
 	m.pfd[2] = pollfd{fd: int32(fac), events: unix.POLLIN} // a negative one is passed over
+	// epoll, made before the payload existed: ppoll refuses more
+	// descriptors than RLIMIT_NOFILE, which the payload, with pid 1's
+	// user ids, may lower (prlimit --pid 1), and epoll_pwait has no such
+	// check.
+	for i := 0; i < 3; i++ {
+		if m.pfd[i].fd < 0 {
+			continue
+		}
+		m.events[i] = unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(i)}
+		_, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_CTL, ep, unix.EPOLL_CTL_ADD, uintptr(m.pfd[i].fd), uintptr(unsafe.Pointer(&m.events[i])), 0, 0)
+		if e != 0 {
+			m.endAll(pid)
+			exit(launch.ExitSetup)
+		}
+	}
 	for {
 		m.pfd[0].revents, m.pfd[1].revents, m.pfd[2].revents = 0, 0, 0
-		_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&m.pfd[0])), 3, 0, 0, 0, 0)
+		n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, ep, uintptr(unsafe.Pointer(&m.events[0])), 3, ^uintptr(0), 0, 0)
 		if e == unix.EINTR {
 			continue
 		}
 		if e != 0 {
 			m.endAll(pid)
 			exit(launch.ExitSetup)
+		}
+		for i := uintptr(0); i < n && i < 3; i++ {
+			if j := m.events[i].Fd; j >= 0 && j < 3 {
+				m.pfd[j].revents = int16(m.events[i].Events)
+			}
 		}
 		if m.pfd[1].revents != 0 {
 			n, _, e := syscall.RawSyscall(unix.SYS_READ, launch.SpecFD, uintptr(unsafe.Pointer(&m.ctl[0])), 1)
@@ -444,6 +465,7 @@ func (m *machine) supervise(pid, sfd, fac, facBuf uintptr) {
 			}
 		}
 		if m.pfd[2].revents != 0 && m.serveOne(fac, facBuf) == facEnded {
+			syscall.RawSyscall6(unix.SYS_EPOLL_CTL, ep, unix.EPOLL_CTL_DEL, fac, 0, 0, 0)
 			syscall.RawSyscall(unix.SYS_CLOSE, fac, 0, 0)
 			m.pfd[2].fd = -1
 		}

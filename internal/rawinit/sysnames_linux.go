@@ -19,7 +19,7 @@ var sysNames = map[uintptr]string{
 	unix.SYS_LANDLOCK_RESTRICT_SELF: "landlock_restrict_self", unix.SYS_CAPGET: "capget", unix.SYS_CAPSET: "capset",
 	unix.SYS_SECCOMP: "seccomp", unix.SYS_SIGNALFD4: "signalfd4", unix.SYS_PIPE2: "pipe2", unix.SYS_CLONE3: "clone3",
 	unix.SYS_EXECVE: "execve", unix.SYS_CLONE: "clone", unix.SYS_GETPID: "getpid", unix.SYS_PROCESS_VM_WRITEV: "process_vm_writev",
-	unix.SYS_WRITE: "write",
+	unix.SYS_WRITE: "write", unix.SYS_EPOLL_CREATE1: "epoll_create1",
 }
 
 func sysName(nr uintptr) string {
