@@ -368,7 +368,8 @@ func TestNetworkHostPort(t *testing.T) {
 }
 
 // TestNetworkBurst sends 200 requests at once through the proxy and 200
-// straight to the name. A request reset (or answered 502 by the proxy) is
+// straight to the name. A request reset (its write then EPIPE, or answered
+// 502 by the proxy) is
 // retried once by the helper, and up to ten in each 200 are allowed: under
 // a machine's full load (the race pass beside the container suite, or ten
 // busy loops on two CPUs) one to five in a hundred are, with the sandbox's

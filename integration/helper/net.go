@@ -93,7 +93,7 @@ func netOp(op string, args []string) (out string, ok bool, err error) {
 				<-start
 				err := get()
 				var reset error
-				if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, errBadGateway) {
+				if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, errBadGateway) {
 					reset, err = err, get()
 				}
 				mu.Lock()

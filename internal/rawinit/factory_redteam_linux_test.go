@@ -62,7 +62,9 @@ func TestFactoryMalformedRequests(t *testing.T) {
 			if got != c.want {
 				t.Errorf("serveOne = %d, want %d (errno %d, where %d)", got, c.want, m.facErr[0], m.facErr[1])
 			}
-			if after != before {
+			// More is a leak; fewer, another test's goroutines closing
+			// theirs meanwhile (the race pass).
+			if after > before {
 				t.Errorf("%d descriptors open before, %d after", before, after)
 			}
 			if c.want != facServed {
