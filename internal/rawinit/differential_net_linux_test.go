@@ -94,6 +94,15 @@ exit 5`
 func fullNet(t *testing.T) netRun {
 	return netRun{
 		parent: func(in *netproxy.Inside, _ int) {
+			// A listener that fails ends the factory, and so the
+			// init, which would wait for ready for ever (the race pass
+			// hung so for 13 minutes).
+			ready := false
+			defer func() {
+				if !ready {
+					in.Close()
+				}
+			}()
 			l4, err := in.Listen(netip.MustParseAddrPort("127.0.0.2:4001"))
 			if err != nil {
 				t.Errorf("listen 127.0.0.2:4001: %v", err)
@@ -125,7 +134,9 @@ func fullNet(t *testing.T) netRun {
 			}()
 			if err := in.Ready(); err != nil {
 				t.Errorf("ready: %v", err)
+				return
 			}
+			ready = true
 		},
 		started: func(in *netproxy.Inside, _ *pipes) {
 			lz, err := in.Listen(netip.MustParseAddrPort("127.0.0.1:4002"))
