@@ -182,14 +182,7 @@ func Compile(in Input) (*Program, error) {
 		b.begin("sethostname %q", spec.Hostname)
 		b.sys(unix.SYS_SETHOSTNAME, b.str(spec.Hostname), immInt(len(spec.Hostname)))
 	}
-	for _, r := range spec.Rlimits {
-		b.begin("rlimit %s=%d:%d", r.Name, r.Soft, r.Hard)
-		b.p.Explain[b.step], b.p.Rlimits[b.step] = "rlimit", r
-		lim := make([]byte, 16)
-		binary.NativeEndian.PutUint64(lim, r.Soft)
-		binary.NativeEndian.PutUint64(lim[8:], r.Hard)
-		b.sys(unix.SYS_PRLIMIT64, imm(0), immInt(rlimits[r.Name]), b.data("rlimit "+r.Name, lim), imm(0))
-	}
+	b.rlimits(spec.Rlimits)
 	if spec.Landlock != nil && spec.Landlock.Handled != (landlock.Request{}) {
 		b.landlock(*spec.Landlock)
 	}
@@ -953,4 +946,17 @@ func searchPath(env []string) string {
 		}
 	}
 	return p
+}
+
+// rlimits sets each limit with prlimit64 on this process, one step each,
+// named as the Go init's Setrlimit failure is explained.
+func (b *builder) rlimits(rs []launch.Rlimit) {
+	for _, r := range rs {
+		b.begin("rlimit %s=%d:%d", r.Name, r.Soft, r.Hard)
+		b.p.Explain[b.step], b.p.Rlimits[b.step] = "rlimit", r
+		lim := make([]byte, 16)
+		binary.NativeEndian.PutUint64(lim, r.Soft)
+		binary.NativeEndian.PutUint64(lim[8:], r.Hard)
+		b.sys(unix.SYS_PRLIMIT64, imm(0), immInt(rlimits[r.Name]), b.data("rlimit "+r.Name, lim), imm(0))
+	}
 }

@@ -90,14 +90,7 @@ func CompileLandlockChild(in ChildInput) (*ChildProgram, error) {
 	b.add(Op{Code: opStore32, Args: [6]Arg{reg(ppid), word}})
 	b.add(Op{Code: opCmp, Args: [6]Arg{word, imm(0xffffffff), immInt(in.StagePid), imm(4), imm(uintptr(syscall.ESRCH))}})
 	b.takeFiles(spec.ExtraFiles, in.Conn)
-	for _, r := range spec.Rlimits {
-		b.begin("rlimit %s=%d:%d", r.Name, r.Soft, r.Hard)
-		b.p.Explain[b.step], b.p.Rlimits[b.step] = "rlimit", r
-		lim := make([]byte, 16)
-		binary.NativeEndian.PutUint64(lim, r.Soft)
-		binary.NativeEndian.PutUint64(lim[8:], r.Hard)
-		b.sys(unix.SYS_PRLIMIT64, imm(0), immInt(rlimits[r.Name]), b.data("rlimit "+r.Name, lim), imm(0))
-	}
+	b.rlimits(spec.Rlimits)
 	if spec.Landlock.Handled != (landlock.Request{}) {
 		b.landlock(*spec.Landlock)
 	}
