@@ -505,6 +505,7 @@ func (b *builder) cloneSource(op mounts.Op) int {
 
 func (b *builder) apply(op mounts.Op) {
 	b.begin("mount point %s", op.Path)
+	b.p.Explain[b.step] = explainMountPoint
 	opens, target := b.openNoSymlinks(reg(b.root), op.Path, true, false)
 	if op.Optional {
 		b.skip(opens, syscall.ENOENT)
@@ -512,11 +513,13 @@ func (b *builder) apply(op mounts.Op) {
 	switch op.Kind {
 	case mounts.OpBind:
 		b.begin("bind %s on %s", op.Source, op.Path)
+		b.p.Explain[b.step] = explainSource
 		tree := b.cloneSource(op)
 		b.moveTo(tree, target, "")
 		b.close(tree)
 		if op.ID != (mounts.Identity{}) {
 			b.begin("reopen %s after mounting", op.Path)
+			b.p.Explain[b.step] = explainMountPoint
 			_, m := b.openNoSymlinks(reg(b.root), op.Path, true, false)
 			b.checkID(m, op.ID)
 			b.close(m)
@@ -689,6 +692,7 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 			continue
 		}
 		b.begin("landlock rule on %s", r.Path)
+		b.p.Explain[b.step] = explainRule
 		opens, p := b.openNoSymlinks(immInt(unix.AT_FDCWD), r.Path, false, true)
 		b.skip(opens, syscall.ENOENT) // gone since: nothing to grant
 		st := b.stat()

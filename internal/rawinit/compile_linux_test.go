@@ -275,7 +275,8 @@ func TestCandidates(t *testing.T) {
 
 // TestDecode: the records become the messages the Go init sends.
 func TestDecode(t *testing.T) {
-	init := &Init{prog: &Program{Steps: []string{"bind /w on /w", "exec true", "/bin/true", "search PATH for true"}, ExecStep: 1, SearchStep: 3, Path: "/bin"},
+	init := &Init{prog: &Program{Steps: []string{"bind /w on /w", "exec true", "/bin/true", "search PATH for true", "mount point /w", "landlock rule on /w"},
+		ExecStep: 1, SearchStep: 3, Path: "/bin", Explain: map[int]string{0: explainSource, 4: explainMountPoint, 5: explainRule}},
 		args: []string{"true"}}
 	rec := func(r record) []byte {
 		return unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)
@@ -292,6 +293,21 @@ func TestDecode(t *testing.T) {
 			launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ENOENT), Msg: "bind /w on /w: no such file or directory"}},
 		{record{Kind: recError, Step: 0, Errno: uint32(syscall.ESTALE), Code: 125},
 			launch.Msg{Kind: launch.MsgError, Code: 125, Msg: "bind /w on /w: the path now names another file than the one checked"}},
+		// A path swapped for a symlink after it was checked, as the Go
+		// init words it (package mounts, landlock.Apply).
+		{record{Kind: recError, Step: 0, Errno: uint32(syscall.ELOOP), Code: 125},
+			launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ELOOP), Msg: "bind /w on /w: too many levels of symbolic links (a symlink appeared after the path was checked)"}},
+		{record{Kind: recError, Step: 4, Errno: uint32(syscall.ELOOP), Code: 125},
+			launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ELOOP), Msg: "mount point /w: too many levels of symbolic links (a symlink is in the way; nsrun never mounts through one)"}},
+		{record{Kind: recError, Step: 4, Errno: uint32(syscall.ESTALE), Code: 125},
+			launch.Msg{Kind: launch.MsgError, Code: 125, Msg: "mount point /w: the path now names another file than the one checked"}},
+		{record{Kind: recError, Step: 5, Errno: uint32(syscall.ELOOP), Code: 125},
+			launch.Msg{Kind: launch.MsgError, Code: 125, Msg: "landlock rule on /w: the path changed during start-up (a symlink is now on the way); nothing ran"}},
+		{record{Kind: recError, Step: 5, Errno: uint32(syscall.ESTALE), Code: 125},
+			launch.Msg{Kind: launch.MsgError, Code: 125, Msg: "landlock rule on /w: the path changed during start-up (it is another file now); nothing ran"}},
+		// ELOOP elsewhere is the kernel's (a loop on the command's path).
+		{record{Kind: recError, Step: 1, Errno: uint32(syscall.ELOOP), Code: 126},
+			launch.Msg{Kind: launch.MsgError, Code: 126, Errno: int(syscall.ELOOP), Msg: "exec true: too many levels of symbolic links"}},
 		{record{Kind: recError, Step: 3, Errno: uint32(syscall.ENOENT), Code: 127},
 			launch.Msg{Kind: launch.MsgError, Code: 127, Msg: "true: command not found in PATH /bin"}},
 		// An exec that fails after the checks is the Go init's exec error

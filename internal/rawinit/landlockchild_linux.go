@@ -255,17 +255,9 @@ func (cp *ChildProgram) Failure(args []string, errno, step uint32) (code int, ms
 		}
 		return code, fmt.Sprintf("rlimit %s: %v", r.Name, e), "", false
 	}
-	if s < len(cp.Steps) {
-		if p, ok := strings.CutPrefix(cp.Steps[s], "landlock rule on "); ok {
-			// landlock.Apply's wording for a rule path.
-			switch e {
-			case syscall.ELOOP:
-				return code, "landlock rule on " + p + ": the path changed during start-up (a symlink is now on the way); nothing ran", "", false
-			case syscall.ESTALE:
-				return code, "landlock rule on " + p + ": the path changed during start-up (it is another file now); nothing ran", "", false
-			}
-			return code, fmt.Sprintf("landlock rule on %s: open: %v", p, e), "", false
-		}
+	if s < len(cp.Steps) && cp.Explain[s] == explainRule {
+		msg, _, _ := pathWords(explainRule, cp.Steps[s], e)
+		return code, msg, "", false
 	}
 	rec := make([]byte, recordSize)
 	binary.NativeEndian.PutUint32(rec, recError)

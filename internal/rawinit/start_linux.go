@@ -376,14 +376,14 @@ func (i *Init) Decode(b []byte) launch.Msg {
 			what = i.prog.Steps[step]
 		}
 		m := launch.Msg{Kind: launch.MsgError, Code: int(u32(12)), Errno: int(errno), Msg: what + ": " + errno.Error()}
+		if msg, wrapped, ok := pathWords(i.prog.Explain[step], what, errno); ok {
+			m.Msg, m.Errno = msg, int(wrapped)
+			return m
+		}
 		switch {
 		case i.prog.Explain[step] == "factory":
 			// netproxy's words for what ends its factory.
 			m.Errno, m.Msg = 0, what+": "+factoryEnd[errno]
-		case errno == syscall.ESTALE:
-			// The init's own finding, no errno of the kernel's (as the Go
-			// init says it).
-			m.Errno, m.Msg = 0, what+": the path now names another file than the one checked"
 		case step == i.prog.SearchStep && i.prog.Path != "" && errno == syscall.ENOENT:
 			m.Errno, m.Msg = 0, i.args[0]+": command not found in PATH "+i.prog.Path
 		case errno == syscall.EPERM:
