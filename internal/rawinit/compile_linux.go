@@ -317,12 +317,18 @@ const (
 	offMode  = int(unsafe.Offsetof(unix.Stat_t{}.Mode))
 )
 
-// openHow is a struct open_how for openat2.
+// openHow is a struct open_how for openat2, one buffer for each (the
+// kernel only reads it).
 func (b *builder) openHow(flags, resolve uint64) Arg {
+	if a, ok := b.hows[[2]uint64{flags, resolve}]; ok {
+		return a
+	}
 	h := make([]byte, 24)
 	binary.NativeEndian.PutUint64(h, flags)
 	binary.NativeEndian.PutUint64(h[16:], resolve)
-	return b.data(fmt.Sprintf("how{%#x,%#x}", flags, resolve), h)
+	a := b.data(fmt.Sprintf("how{%#x,%#x}", flags, resolve), h)
+	b.hows[[2]uint64{flags, resolve}] = a
+	return a
 }
 
 // openNoSymlinks opens p (absolute) O_PATH without following a symlink,
@@ -392,7 +398,7 @@ func (b *builder) walkNoSymlinks(dir Arg, name string, link bool) ([]int, int) {
 // skip has ops jump to the next op added on errno e (an optional path).
 func (b *builder) skip(ops []int, e syscall.Errno) {
 	for _, i := range ops {
-		b.p.Ops[i].Skip = e
+		b.p.Ops[i].Skip = errnum(e)
 	}
 }
 
@@ -423,10 +429,17 @@ func (b *builder) stat() Arg {
 	return *b.statBuf
 }
 
+// mountAttr is a struct mount_attr setting set, one buffer for each set
+// (the kernel only reads it).
 func (b *builder) mountAttr(set uint64) Arg {
-	a := make([]byte, 32)
-	binary.NativeEndian.PutUint64(a, set)
-	return b.data(fmt.Sprintf("attr{%#x}", set), a)
+	if a, ok := b.attrs[set]; ok {
+		return a
+	}
+	d := make([]byte, 32)
+	binary.NativeEndian.PutUint64(d, set)
+	a := b.data(fmt.Sprintf("attr{%#x}", set), d)
+	b.attrs[set] = a
+	return a
 }
 
 // setattr gives the mount in register fd the attributes set.
@@ -571,7 +584,7 @@ func (b *builder) apply(op mounts.Op) {
 			for _, name := range procReadOnly {
 				b.begin("read-only bind %s/%s", op.Path, name)
 				j, t := b.sysTo(unix.SYS_OPEN_TREE, reg(proc), b.str(name), imm(unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE))
-				b.p.Ops[j].Skip = syscall.ENOENT
+				b.p.Ops[j].Skip = errnum(syscall.ENOENT)
 				b.setattr(t, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, true)
 				b.moveTo(t, proc, name)
 				b.close(t)

@@ -103,7 +103,7 @@ func CompileLandlockChild(in ChildInput) (*ChildProgram, error) {
 	fprog := b.filter(len(spec.Seccomp), spec.Supervisor.Filter)
 	killable := b.sys(unix.SYS_SECCOMP, imm(unix.SECCOMP_SET_MODE_FILTER),
 		imm(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV), fprog)
-	b.p.Ops[killable].Dst, b.p.Ops[killable].Skip = listener, syscall.EINVAL
+	b.p.Ops[killable].Dst, b.p.Ops[killable].Skip = listener, errnum(syscall.EINVAL)
 	b.sendListener(spec, in.Conn, listener, true)
 	toChdir := b.add(Op{Code: opJump})
 	b.p.Ops[killable].To = b.label()

@@ -88,11 +88,13 @@ const (
 	argBuf                // the address of a buffer, plus Off
 )
 
-// Arg is one argument of an op.
+// Arg is one argument of an op. Its fields are laid out small: a plan of
+// 2,000 mounts compiles to some 32,000 ops, and their memory, new pages
+// each launch, is much of what compiling costs on a VM.
 type Arg struct {
-	Kind argKind
 	V    uintptr // the value, the register, or the buffer's index
-	Off  uintptr // for argBuf: bytes into the buffer
+	Off  uint32  // for argBuf: bytes into the buffer
+	Kind argKind
 }
 
 func imm(v uintptr) Arg         { return Arg{Kind: argImm, V: v} }
@@ -100,20 +102,23 @@ func immInt(v int) Arg          { return Arg{Kind: argImm, V: uintptr(v)} }
 func reg(r int) Arg             { return Arg{Kind: argReg, V: uintptr(r)} }
 func buf(b int) Arg             { return Arg{Kind: argBuf, V: uintptr(b)} }
 func (a Arg) isZero() bool      { return a == Arg{} }
-func (a Arg) withOff(o int) Arg { a.Off += uintptr(o); return a }
+func (a Arg) withOff(o int) Arg { a.Off += uint32(o); return a }
 
 // Op is one operation of a Program.
 type Op struct {
-	Code opCode
-	Nr   uintptr // opSys: the system call
 	Args [6]Arg
-	Dst  int // register for the result; -1: none
-	OK   [2]syscall.Errno
-	Skip syscall.Errno
+	Nr   uintptr // opSys: the system call
+	Dst  int     // register for the result; -1: none
+	To   int     // jump target (an op index); -1: none
+	Step int     // index into Program.Steps
+	OK   [2]errnum
+	Skip errnum
+	Code opCode
 	Eq   bool
-	To   int // jump target (an op index); -1: none
-	Step int // index into Program.Steps
 }
+
+// errnum is an errno kept small (every errno is below 4096).
+type errnum uint16
 
 // Buffer is memory the child reads or writes: bytes, or (Ptrs) a
 // NULL-terminated table of the addresses of other buffers.
@@ -167,21 +172,26 @@ type builder struct {
 	// the payload's reach (see compile_linux.go's OpProc).
 	hidePid bool
 	files   *scratchFiles // the scratch tmpfs of denied files and files
+	// The read-only structs made so far: one buffer for each value.
+	hows  map[[2]uint64]Arg
+	attrs map[uint64]Arg
 }
 
 func newBuilder() *builder {
-	return &builder{p: &Program{Explain: map[int]string{}, Rlimits: map[int]launch.Rlimit{}}, strs: map[string]int{}}
+	return &builder{p: &Program{Explain: map[int]string{}, Rlimits: map[int]launch.Rlimit{}}, strs: map[string]int{},
+		hows: map[[2]uint64]Arg{}, attrs: map[uint64]Arg{}}
 }
 
-// reserve makes room for a plan of n mount ops (up to 20 ops, 6 buffers
-// and 3 steps each, from the largest, a bind): growing the op list in
-// steps would copy it again and again, a copy long enough that the
+// reserve makes room for a plan of n mount ops (17 ops, 3 buffers and 3
+// steps each, a bind's, plus the rest of the program): growing the op list
+// in steps would copy it again and again, a copy long enough that the
 // collector, waiting to scan this goroutine's stack, interrupts it with
-// signal after signal (1,000 rules took 200 ms to compile).
+// signal after signal (1,000 rules took 200 ms to compile). Reserving more
+// than needed costs too: each launch touches its pages afresh.
 func (b *builder) reserve(n int) {
-	b.p.Ops = make([]Op, 0, 20*n+512)
-	b.p.Bufs = make([]Buffer, 0, 6*n+128)
-	b.p.Steps = make([]string, 0, 3*n+64)
+	b.p.Ops = make([]Op, 0, 17*n+512)
+	b.p.Bufs = make([]Buffer, 0, 3*n+128)
+	b.p.Steps = make([]string, 0, 3*n+128)
 }
 
 // begin starts a new step: what the following ops do, as an error names
@@ -258,7 +268,9 @@ func (b *builder) sysTo(nr uintptr, args ...Arg) (int, int) {
 
 // ok lets op i succeed on these errnos.
 func (b *builder) ok(i int, errnos ...syscall.Errno) {
-	copy(b.p.Ops[i].OK[:], errnos)
+	for j, e := range errnos[:min(len(errnos), 2)] {
+		b.p.Ops[i].OK[j] = errnum(e)
+	}
 }
 
 // label is the index the next op will have.
@@ -293,11 +305,11 @@ func (p *Program) Render(i int) string {
 	}
 	for _, e := range op.OK {
 		if e != 0 {
-			fmt.Fprintf(&sb, " ok=%s", errName(e))
+			fmt.Fprintf(&sb, " ok=%s", errName(syscall.Errno(e)))
 		}
 	}
 	if op.Skip != 0 {
-		fmt.Fprintf(&sb, " %s->%d", errName(op.Skip), op.To)
+		fmt.Fprintf(&sb, " %s->%d", errName(syscall.Errno(op.Skip)), op.To)
 	} else if op.To >= 0 {
 		if op.Code == opCmp || op.Code == opJumpReg {
 			fmt.Fprintf(&sb, " eq=%v", op.Eq)

@@ -29,13 +29,13 @@ func runtime_AfterForkInChild()
 // lop is a linked op: buffers resolved to addresses, registers marked.
 type lop struct {
 	a       [6]uintptr
-	nr      uintptr
-	ok0     uintptr
-	ok1     uintptr
-	skip    uintptr
 	dst     int32
 	to      int32
 	step    int32
+	nr      uint16
+	ok0     errnum
+	ok1     errnum
+	skip    errnum
 	regMask uint8
 	code    opCode
 	eq      bool
@@ -122,8 +122,8 @@ func link(p *Program) *machine {
 	}
 	m.ops = make([]lop, len(p.Ops))
 	for i, op := range p.Ops {
-		l := lop{code: op.Code, nr: op.Nr, dst: int32(op.Dst), to: int32(op.To), step: int32(op.Step), eq: op.Eq,
-			ok0: uintptr(op.OK[0]), ok1: uintptr(op.OK[1]), skip: uintptr(op.Skip)}
+		l := lop{code: op.Code, nr: uint16(op.Nr), dst: int32(op.Dst), to: int32(op.To), step: int32(op.Step), eq: op.Eq,
+			ok0: op.OK[0], ok1: op.OK[1], skip: op.Skip}
 		for j, a := range op.Args {
 			switch a.Kind {
 			case argImm:
@@ -132,7 +132,7 @@ func link(p *Program) *machine {
 				l.a[j] = a.V
 				l.regMask |= 1 << j
 			case argBuf:
-				l.a[j] = base + uintptr(offs[a.V]) + a.Off
+				l.a[j] = base + uintptr(offs[a.V]) + uintptr(a.Off)
 				if op.Code != opSys && op.Code != opVfork && (op.Code != opExec || j > 2) {
 					// The runner's own loads and stores index mem.
 					l.a[j] -= base
@@ -185,8 +185,8 @@ func (m *machine) runPayload(pc int) {
 			runtime_AfterForkInChild()
 			m.inPayload, m.failFD = true, m.regs[op.a[0]]
 		case opSys:
-			_, _, e := syscall.RawSyscall6(op.nr, op.a[0], op.a[1], op.a[2], op.a[3], op.a[4], op.a[5])
-			if e != 0 && uintptr(e) != op.ok0 && uintptr(e) != op.ok1 {
+			_, _, e := syscall.RawSyscall6(uintptr(op.nr), op.a[0], op.a[1], op.a[2], op.a[3], op.a[4], op.a[5])
+			if e != 0 && uintptr(e) != uintptr(op.ok0) && uintptr(e) != uintptr(op.ok1) {
 				m.fail(op.step, uintptr(e))
 			}
 		case opExit:
@@ -216,12 +216,12 @@ func (m *machine) runAt(pc int) {
 		}
 		switch op.code {
 		case opSys:
-			r, _, e := syscall.RawSyscall6(op.nr, a[0], a[1], a[2], a[3], a[4], a[5])
+			r, _, e := syscall.RawSyscall6(uintptr(op.nr), a[0], a[1], a[2], a[3], a[4], a[5])
 			if e != 0 {
 				switch uintptr(e) {
-				case op.ok0, op.ok1:
+				case uintptr(op.ok0), uintptr(op.ok1):
 					r = ^uintptr(0)
-				case op.skip:
+				case uintptr(op.skip):
 					pc = int(op.to)
 					continue
 				default:
