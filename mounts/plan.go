@@ -3,6 +3,7 @@ package mounts
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -400,6 +401,7 @@ func Make(in Input) (*Plan, error) {
 		if in.Identify == nil {
 			return nil, fmt.Errorf("pin %s: no way to identify the directory", pins[0])
 		}
+		rules = slices.Grow(rules, len(pins))
 		for _, d := range pins {
 			// The directory the host has there: a writable root that is not
 			// the host's, or a bind of another directory, shows its own.
@@ -470,10 +472,10 @@ func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 	if in.Console {
 		dev.Mountpoints = []Mountpoint{{Rel: "console", Link: "pts/0"}}
 	}
-	ops := []Op{
-		dev,
-		{Kind: OpProc, Path: "/proc", Dir: true, ReadOnly: in.ProtectProc},
-	}
+	// Room for every rule at once: an Op is large, and a plan of
+	// thousands grown by doubling is megabytes of copies.
+	ops := make([]Op, 2, len(rules)+8)
+	ops[0], ops[1] = dev, Op{Kind: OpProc, Path: "/proc", Dir: true, ReadOnly: in.ProtectProc}
 	if in.HostProc {
 		ops[1] = Op{Kind: OpHostProc, Path: "/proc", Source: "/proc", Dir: true, ReadOnly: true}
 	}
@@ -482,7 +484,7 @@ func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 		sys = Op{Kind: OpHostSys, Path: "/sys", Source: "/sys", Dir: true, ReadOnly: true}
 	}
 	ops = append(ops, sys)
-	index := map[string]int{}
+	index := make(map[string]int, len(rules))
 	links := map[string]bool{}
 	for _, r := range rules {
 		if l := underLink(links, r.Path); l != "" {
