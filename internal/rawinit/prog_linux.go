@@ -1,6 +1,7 @@
 package rawinit
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/nsrun/nsrun/internal/launch"
@@ -182,16 +183,18 @@ func newBuilder() *builder {
 		hows: map[[2]uint64]Arg{}, attrs: map[uint64]Arg{}}
 }
 
-// reserve makes room for a plan of n mount ops (17 ops, 3 buffers and 3
-// steps each, a bind's, plus the rest of the program): growing the op list
-// in steps would copy it again and again, a copy long enough that the
-// collector, waiting to scan this goroutine's stack, interrupts it with
-// signal after signal (1,000 rules took 200 ms to compile). Reserving more
-// than needed costs too: each launch touches its pages afresh.
+// reserve makes room for a plan of n mount ops (17 ops, 3 buffers, 3
+// steps and 2 new strings each, a bind's, plus the rest of the program):
+// growing the op list in steps would copy it again and again, a copy long
+// enough that the collector, waiting to scan this goroutine's stack,
+// interrupts it with signal after signal (1,000 rules took 200 ms to
+// compile). Reserving more than needed costs too: each launch touches its
+// pages afresh.
 func (b *builder) reserve(n int) {
 	b.p.Ops = make([]Op, 0, 17*n+512)
 	b.p.Bufs = make([]Buffer, 0, 3*n+128)
 	b.p.Steps = make([]string, 0, 3*n+128)
+	b.strs = make(map[string]int, 2*n+64)
 }
 
 // begin starts a new step: what the following ops do, as an error names
@@ -211,7 +214,8 @@ func (b *builder) str(s string) Arg {
 	if i, ok := b.strs[s]; ok {
 		return buf(i)
 	}
-	b.p.Bufs = append(b.p.Bufs, Buffer{Data: append([]byte(s), 0), Name: strconv.Quote(s)})
+	// No name: Render quotes a string buffer's bytes when asked.
+	b.p.Bufs = append(b.p.Bufs, Buffer{Data: append([]byte(s), 0)})
 	i := len(b.p.Bufs) - 1
 	b.strs[s] = i
 	return buf(i)
@@ -327,6 +331,9 @@ func (p *Program) renderArg(a Arg) string {
 		return fmt.Sprintf("r%d", a.V)
 	case argBuf:
 		s := p.Bufs[a.V].Name
+		if s == "" {
+			s = strconv.Quote(string(bytes.TrimSuffix(p.Bufs[a.V].Data, []byte{0})))
+		}
 		if a.Off != 0 {
 			s += fmt.Sprintf("+%d", a.Off)
 		}
