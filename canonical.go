@@ -177,7 +177,7 @@ func checkConflicts(rules []canonRule) error {
 		path string
 		rank int
 	}
-	seen := map[key][]canonRule{}
+	seen := make(map[key][]canonRule, len(rules))
 	for _, cr := range rules {
 		k := key{cr.Canon, cr.Source.rank()}
 		for _, o := range seen[k] {
@@ -209,7 +209,7 @@ func cover(rules []canonRule, p string) (r canonRule, ok bool) {
 // effective applies Effective to canonical rules, keeping what each rule
 // knows of its file.
 func effective(rules []canonRule) ([]canonRule, []Overruled) {
-	byPath := map[string][]canonRule{}
+	byPath := make(map[string][]canonRule, len(rules))
 	plain := make([]Rule, 0, len(rules))
 	for _, cr := range rules {
 		byPath[cr.Canon] = append(byPath[cr.Canon], cr)

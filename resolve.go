@@ -54,7 +54,7 @@ func (o Overruled) String() string {
 // sources dropped under a deny and made read-only under a read-only rule.
 // The result is sorted by path.
 func Effective(rules []Rule) (eff []Rule, overruled []Overruled) {
-	byPath := map[string]Rule{}
+	byPath := make(map[string]Rule, len(rules))
 	for _, r := range rules {
 		cur, seen := byPath[r.Path]
 		if !seen || beats(r, cur) {

@@ -89,7 +89,7 @@ func Rules(grants []Grant, handled FS, carve bool, list Lister) ([]PathRule, err
 // byPath indexes grants by path, with rights limited to handled and files
 // given file rights only; a later grant for a path replaces an earlier one.
 func byPath(grants []Grant, handled FS) map[string]Grant {
-	out := map[string]Grant{}
+	out := make(map[string]Grant, len(grants))
 	for _, g := range grants {
 		g.Access &= handled
 		if !g.Dir {

@@ -354,7 +354,7 @@ func Make(in Input) (*Plan, error) {
 	}
 	plan := &Plan{Root: Op{Kind: OpBind, Path: "/", Source: root, ID: in.RootID, ReadOnly: true, Dir: true}}
 
-	last := map[string]Rule{}
+	last := make(map[string]Rule, len(in.Rules))
 	for _, r := range in.Rules {
 		if err := checkRule(r); err != nil {
 			return nil, err
