@@ -47,8 +47,10 @@ func canonicalRules(rules []Rule, otherRoot bool) ([]canonRule, string, error) {
 		return nil, "", fmt.Errorf("current directory: %w", err)
 	}
 	out := make([]canonRule, 0, len(rules))
+	var res paths.Resolver
+	defer res.Close()
 	for _, r := range rules {
-		cr, err := canonicalRule(r, cwd)
+		cr, err := canonicalRuleBy(&res, r, cwd)
 		if r.Access == Tmpfs && r.From == "" && (otherRoot || errors.Is(err, paths.ErrNoSuchPath)) {
 			// A tmpfs shows nothing of the host's: where the host has no
 			// such path, or the root is another tree, the path is a place
@@ -65,6 +67,14 @@ func canonicalRules(rules []Rule, otherRoot bool) ([]canonRule, string, error) {
 }
 
 func canonicalRule(r Rule, cwd string) (canonRule, error) {
+	var res paths.Resolver
+	defer res.Close()
+	return canonicalRuleBy(&res, r, cwd)
+}
+
+// canonicalRuleBy is canonicalRule resolving with res (a run of rules
+// shares one).
+func canonicalRuleBy(res *paths.Resolver, r Rule, cwd string) (canonRule, error) {
 	switch r.Access {
 	case Directory, Symlink:
 		return placeRule(r)
@@ -82,7 +92,7 @@ func canonicalRule(r Rule, cwd string) (canonRule, error) {
 	} else if r.Access == Copy {
 		return canonRule{}, &RuleError{Rule: r, Err: errors.New("a copy needs the host file to copy (From)")}
 	}
-	canon, info, err := paths.Canonical(hostPath, cwd)
+	canon, info, err := res.Canonical(hostPath, cwd)
 	if err != nil {
 		if r.From != "" {
 			err = fmt.Errorf("%s: %w", r.From, err)

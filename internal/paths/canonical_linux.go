@@ -9,26 +9,42 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// canonicalFast answers for a path that has no symlink and no ".." in it,
-// which is then already canonical, with one openat2 and one fstat instead
-// of an lstat per component. ok is false when the slow way must decide.
-func canonicalFast(abs, given string) (string, fs.FileInfo, bool) {
+// fast answers for a path that has no symlink and no ".." in it, which is
+// then already canonical: its directory opened with openat2 refusing every
+// symlink (kept open for the next path in it), then an fstatat of its last
+// name that follows no symlink. ok is false when the slow way must decide.
+func (r *Resolver) fast(abs, given string) (string, fs.FileInfo, bool) {
 	if strings.Contains(given, "..") {
 		return "", nil, false
 	}
-	fd, err := unix.Openat2(unix.AT_FDCWD, abs, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC | unix.O_NOFOLLOW,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
-	if err != nil {
-		return "", nil, false
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	if abs == "/" {
+		dir, base = "/", "."
 	}
-	defer unix.Close(fd)
+	if !r.open || r.dir != dir {
+		r.Close()
+		fd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{
+			Flags:   unix.O_PATH | unix.O_CLOEXEC | unix.O_DIRECTORY,
+			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		})
+		if err != nil {
+			return "", nil, false
+		}
+		r.dir, r.fd, r.open = dir, fd, true
+	}
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+	if unix.Fstatat(r.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return "", nil, false
 	}
 	return abs, statInfo{name: filepath.Base(abs), st: st}, true
+}
+
+// Close releases the directory r holds open.
+func (r *Resolver) Close() {
+	if r.open {
+		unix.Close(r.fd)
+		r.open = false
+	}
 }
 
 // statInfo is an fs.FileInfo made from a stat buffer; Sys returns a

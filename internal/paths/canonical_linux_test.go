@@ -1,9 +1,13 @@
 package paths
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // The openat2 fast path answers only for a path without a symlink or "..",
@@ -20,15 +24,105 @@ func TestCanonicalFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := filepath.Join(dir, "d")
-	if got, info, ok := canonicalFast(d, d); !ok || got != d || !info.IsDir() || info.Name() != "d" {
+	if got, info, ok := fastOnce(d, d); !ok || got != d || !info.IsDir() || info.Name() != "d" {
 		t.Errorf("a plain directory: %q, %v, %v", got, info, ok)
 	}
 	for _, p := range []string{filepath.Join(dir, "l"), filepath.Join(dir, "l", "."), filepath.Join(dir, "none")} {
-		if _, _, ok := canonicalFast(p, p); ok {
+		if _, _, ok := fastOnce(p, p); ok {
 			t.Errorf("%s: answered by the fast path", p)
 		}
 	}
-	if _, _, ok := canonicalFast(d, dir+"/x/../d"); ok {
+	if _, _, ok := fastOnce(d, dir+"/x/../d"); ok {
 		t.Error("a path given with \"..\": answered by the fast path")
 	}
+}
+
+// A Resolver answers a run of paths as Canonical answers each, keeps
+// only the last directory open, and never answers through a symlink to
+// the directory it holds.
+func TestResolver(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(dir, "d")
+	for _, p := range []string{d, filepath.Join(d, "a"), filepath.Join(d, "b"), filepath.Join(dir, "e")} {
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(d, "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{{"d", "l"}, {"a", "d/la"}, {"none", "d/dangling"}} {
+		if err := os.Symlink(l[0], filepath.Join(dir, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	before := fds()
+	var r Resolver
+	for _, c := range []struct {
+		p, want string
+		fast    bool
+	}{
+		{"d/a", d + "/a", true},
+		{"d/b", d + "/b", true}, // the directory kept
+		{"d/f", d + "/f", true},
+		{"l/a", d + "/a", false}, // through a symlink to the directory kept
+		{"d/la", d + "/a", false},
+		{"d/dangling", "", false},
+		{"d/none", "", false},
+		{"d/a/../b", d + "/b", false},
+		{"e", dir + "/e", true}, // another directory
+		{"d/a", d + "/a", true},
+		{"/", "/", true},
+	} {
+		if _, _, fast := fastOnce(Abs(c.p, dir), c.p); fast != c.fast {
+			t.Errorf("%s: fast path %v, want %v", c.p, fast, c.fast)
+		}
+		got, info, err := r.Canonical(c.p, dir)
+		want, wantInfo, wantErr := Canonical(c.p, dir)
+		if got != c.want || got != want || (err == nil) != (wantErr == nil) {
+			t.Errorf("%s: %q, %v; Canonical says %q, %v", c.p, got, err, want, wantErr)
+			continue
+		}
+		if err == nil && (info.Name() != wantInfo.Name() || info.Mode() != wantInfo.Mode() || inode(info) != inode(wantInfo)) {
+			t.Errorf("%s: %v %v, Canonical's %v %v", c.p, info.Name(), info.Mode(), wantInfo.Name(), wantInfo.Mode())
+		}
+		if c.fast && r.dir != filepath.Dir(c.want) {
+			t.Errorf("%s: the directory kept is %q", c.p, r.dir)
+		}
+	}
+	if n := fds(); n != before+1 {
+		t.Errorf("%d descriptors open with a directory kept, %d before", n, before)
+	}
+	r.Close()
+	if n := fds(); n != before {
+		t.Errorf("%d descriptors open after Close, %d before", n, before)
+	}
+}
+
+// inode is the device and inode of a stat result of either package.
+func inode(info fs.FileInfo) [2]uint64 {
+	switch st := info.Sys().(type) {
+	case *unix.Stat_t:
+		return [2]uint64{st.Dev, st.Ino}
+	case *syscall.Stat_t:
+		return [2]uint64{st.Dev, st.Ino}
+	}
+	return [2]uint64{}
+}
+
+// fastOnce is Resolver.fast on a Resolver of its own.
+func fastOnce(abs, given string) (string, fs.FileInfo, bool) {
+	var r Resolver
+	defer r.Close()
+	return r.fast(abs, given)
 }
