@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"syscall"
@@ -301,4 +302,57 @@ func noShims(home string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+home)
+}
+
+// -v tells the init's steps alike on both inits: the same milestones in
+// the same order, each with its time (the raw init's measured from its
+// clone, the Go init's from its start), for the plain plan, the network
+// (lo up) and the agent preset.
+func TestRawInitTellsItsSteps(t *testing.T) {
+	need(t)
+	ws := workspace(t)
+	base := noShims(workspace(t))
+	steps := func(init string, args ...string) []string {
+		r := runBase(t, ws, base, []string{"NSRUN_INIT=" + init}, append([]string{"-v"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("%s init: exit %d\n%s", init, r.code, r.stderr)
+		}
+		if init == "raw" && !strings.Contains(r.stderr, "nsrun: the raw init started at ") {
+			t.Fatalf("the raw init did not run:\n%s", r.stderr)
+		}
+		var got []string
+		for _, l := range strings.Split(r.stderr, "\n") {
+			name, ok := strings.CutPrefix(l, "nsrun: init: ")
+			if !ok || strings.HasPrefix(name, "mount ") || strings.HasPrefix(name, "bind ") {
+				continue
+			}
+			i := strings.LastIndex(name, " (")
+			if i < 0 || !strings.HasSuffix(name, " ms)") {
+				t.Errorf("%s init: a step without its time: %q", init, l)
+				continue
+			}
+			got = append(got, name[:i])
+		}
+		return got
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"plain", []string{"--rw", ws, "--", "/bin/true"}, []string{"lo up", "mounts built, old root detached", "landlock applied",
+			"capabilities dropped, no_new_privs set", "seccomp filter loaded", "payload started"}},
+		{"agent preset", []string{"--preset", "agent", "--", "/bin/true"}, []string{"lo up", "mounts built, old root detached", "landlock applied",
+			"capabilities dropped, no_new_privs set", "seccomp filter loaded", "network listeners in place", "payload started"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			goSteps, rawSteps := steps("go", c.args...), steps("raw", c.args...)
+			if !reflect.DeepEqual(goSteps, c.want) {
+				t.Errorf("go init's steps: %q, want %q", goSteps, c.want)
+			}
+			if !reflect.DeepEqual(rawSteps, goSteps) {
+				t.Errorf("raw init's steps: %q, the Go init's %q", rawSteps, goSteps)
+			}
+		})
+	}
 }

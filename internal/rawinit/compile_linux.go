@@ -170,12 +170,15 @@ func Compile(in Input) (*Program, error) {
 	b := newBuilder()
 	b.reserve(len(spec.Plan.Ops))
 	b.vfork, b.walk, b.nofile, b.hidePid = in.Vfork, in.Walk, in.Nofile, in.VM
+	b.p.Verbose = spec.Verbose
 	toExit := b.prologue(in)
 	if spec.Loopback {
 		b.loopback()
+		b.note("lo up")
 		b.loopbackAddrs(spec.LoopbackAddrs, spec.Verbose)
 	}
 	b.mounts(spec.Plan)
+	b.note("mounts built, old root detached")
 	b.begin("prctl PR_SET_DUMPABLE 0")
 	b.sys(unix.SYS_PRCTL, imm(unix.PR_SET_DUMPABLE), imm(0))
 	if spec.Hostname != "" {
@@ -185,16 +188,22 @@ func Compile(in Input) (*Program, error) {
 	b.rlimits(spec.Rlimits)
 	if spec.Landlock != nil && spec.Landlock.Handled != (landlock.Request{}) {
 		b.landlock(*spec.Landlock)
+		b.note("landlock applied")
 	}
 	b.dropPrivileges(in.CapLast)
+	b.note("capabilities dropped, no_new_privs set")
 	for i, p := range spec.Seccomp {
 		b.seccomp(i, p)
+	}
+	if len(spec.Seccomp) > 0 {
+		b.note("seccomp filter loaded")
 	}
 	b.begin("chdir %s inside the sandbox", spec.Dir)
 	b.sys(unix.SYS_CHDIR, b.str(spec.Dir))
 	fac := [2]Arg{imm(^uintptr(0)), imm(0)}
 	if spec.Net {
 		fac = [2]Arg{immInt(launch.NetSockFD), b.awaitReady()}
+		b.note("network listeners in place")
 	}
 	b.payload(spec, fac)
 	for _, i := range toExit {
@@ -866,6 +875,7 @@ func (b *builder) payload(spec *launch.Spec, fac [2]Arg) {
 	pfd := b.newReg()
 	b.add(Op{Code: opLoad32, Args: [6]Arg{pidfd}, Dst: pfd})
 	b.add(Op{Code: opStarted, Args: [6]Arg{reg(pid), reg(pfd)}})
+	b.note("payload started")
 	b.add(Op{Code: opSupervise, Args: [6]Arg{reg(pid), reg(sfd), fac[0], fac[1], reg(ep)}})
 }
 

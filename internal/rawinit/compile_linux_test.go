@@ -325,6 +325,49 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// A milestone the init logs (-v) carries its time since the clone, as the
+// Go init's steps carry theirs; a log without a time (a clock that failed)
+// says none.
+func TestDecodeMilestone(t *testing.T) {
+	init := &Init{prog: &Program{Steps: []string{"lo up"}}, cloned: 1_000_000_000}
+	rec := func(r record) []byte {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)
+	}
+	if got := init.Decode(rec(record{Kind: recLog, UserUS: 1_002_500_000})); got.Msg != "lo up (2.50 ms)" || got.Kind != launch.MsgLog {
+		t.Errorf("got %+v", got)
+	}
+	if got := init.Decode(rec(record{Kind: recLog})); got.Msg != "lo up" {
+		t.Errorf("without a time: got %+v", got)
+	}
+}
+
+// Verbose, the program logs the Go init's milestones in its order; quiet,
+// it has no note at all.
+func TestCompileMilestones(t *testing.T) {
+	s := cliSpec(t)
+	s.Loopback = true
+	for _, verbose := range []bool{false, true} {
+		s.Verbose = verbose
+		p, err := Compile(Input{Spec: s, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		for _, op := range p.Ops {
+			if op.Code == opNote {
+				notes = append(notes, p.Steps[op.Step])
+			}
+		}
+		var want []string
+		if verbose {
+			want = []string{"lo up", "mounts built, old root detached", "landlock applied", "capabilities dropped, no_new_privs set", "seccomp filter loaded", "payload started"}
+		}
+		if !reflect.DeepEqual(notes, want) {
+			t.Errorf("verbose %v: notes %q, want %q", verbose, notes, want)
+		}
+	}
+}
+
 // TestLink: buffers land in one arena, tables and fixups point at the
 // buffers they name, and the runner's own loads index the arena.
 func TestLink(t *testing.T) {

@@ -156,6 +156,8 @@ type Program struct {
 	Explain map[int]string
 	// Rlimits are the limits set at each rlimit step.
 	Rlimits map[int]launch.Rlimit
+	// Verbose has the init log its milestones (the Go init's -v steps).
+	Verbose bool
 }
 
 // builder appends ops to a Program.
@@ -202,6 +204,18 @@ func (b *builder) reserve(n int) {
 func (b *builder) begin(format string, args ...any) {
 	b.p.Steps = append(b.p.Steps, fmt.Sprintf(format, args...))
 	b.step = len(b.p.Steps) - 1
+}
+
+// note logs name as a milestone, as the Go init's -v steps are, when the
+// program is verbose; the ops after it stay in the current step.
+func (b *builder) note(name string) {
+	if !b.p.Verbose {
+		return
+	}
+	prev := b.step
+	b.begin("%s", name)
+	b.add(Op{Code: opNote})
+	b.step = prev
 }
 
 func (b *builder) newReg() int {

@@ -43,6 +43,8 @@ type lop struct {
 
 // record is what the init writes on the status pipe; Decode turns it into
 // a launch.Msg.
+//
+// A log record's UserUS is its CLOCK_MONOTONIC time in nanoseconds.
 type record struct {
 	Kind   uint32
 	Step   uint32
@@ -92,6 +94,7 @@ type machine struct {
 	stack     [16 << 10]byte // the vforked payload's, until its exec
 	initStack []byte         // the init's own, when cloned with CLONE_VM
 	ru        unix.Rusage
+	now       unix.Timespec // a log record's time
 	ws        uint32
 }
 

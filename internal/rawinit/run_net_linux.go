@@ -186,5 +186,9 @@ func (m *machine) note(verbose uintptr, step int32, e syscall.Errno) {
 		return
 	}
 	m.rec = record{Kind: recLog, Step: uint32(step), Errno: uint32(e)}
+	// When, for the parent's timeline (a failed read leaves it 0).
+	if _, _, err := syscall.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&m.now)), 0); err == 0 {
+		m.rec.UserUS = m.now.Sec*1e9 + m.now.Nsec
+	}
 	m.send()
 }

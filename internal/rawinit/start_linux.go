@@ -46,6 +46,7 @@ type Init struct {
 	prog         *Program
 	args         []string
 	m            *machine // the init's memory, when it shares this process's
+	cloned       int64    // CLOCK_MONOTONIC nanoseconds just before the clone
 }
 
 // cloneArgs is struct clone_args up to cgroup (CLONE_ARGS_SIZE_VER2).
@@ -99,6 +100,8 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	var pid uintptr
 	var pidfd int32
 	var errno syscall.Errno
+	var now unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &now)
 	if in.VM {
 		pid, pidfd, errno = cloneInitVM(m, args)
 	}
@@ -139,7 +142,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release the init: %w", err)
 	}
-	return &Init{Pid: int(pid), SharesMemory: shared, prog: prog, args: spec.Args, m: m}, nil
+	return &Init{Pid: int(pid), SharesMemory: shared, prog: prog, args: spec.Args, m: m, cloned: now.Nano()}, nil
 }
 
 // CanShareMemory says whether Attr.ShareMemory can be honoured here
@@ -367,6 +370,11 @@ func (i *Init) Decode(b []byte) launch.Msg {
 		m := launch.Msg{Kind: launch.MsgLog, Msg: i.step(int(u32(4)))}
 		if errno := syscall.Errno(u32(8)); errno != 0 {
 			m.Msg += ": " + errno.Error()
+		}
+		if at := i64(32); at != 0 && i.cloned != 0 {
+			// Since the clone, as the Go init times its steps from its
+			// start.
+			m.Msg += fmt.Sprintf(" (%.2f ms)", float64(at-i.cloned)/1e6)
 		}
 		return m
 	case recError:
