@@ -307,7 +307,8 @@ func noShims(home string) []string {
 // -v tells the init's steps alike on both inits: the same milestones in
 // the same order, each with its time (the raw init's measured from its
 // clone, the Go init's from its start), for the plain plan, the network
-// (lo up) and the agent preset.
+// (lo up) and the agent preset; and the Landlock-only stage alike for its
+// raw and its Go child.
 func TestRawInitTellsItsSteps(t *testing.T) {
 	need(t)
 	ws := workspace(t)
@@ -317,13 +318,14 @@ func TestRawInitTellsItsSteps(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%s init: exit %d\n%s", init, r.code, r.stderr)
 		}
-		if init == "raw" && !strings.Contains(r.stderr, "nsrun: the raw init started at ") {
+		if init == "raw" && !strings.Contains(r.stderr, "nsrun: the raw init started at ") && !strings.Contains(r.stderr, "nsrun: init: the raw child started") {
 			t.Fatalf("the raw init did not run:\n%s", r.stderr)
 		}
 		var got []string
 		for _, l := range strings.Split(r.stderr, "\n") {
 			name, ok := strings.CutPrefix(l, "nsrun: init: ")
-			if !ok || strings.HasPrefix(name, "mount ") || strings.HasPrefix(name, "bind ") {
+			if !ok || strings.HasPrefix(name, "mount ") || strings.HasPrefix(name, "bind ") ||
+				strings.HasPrefix(name, "the raw child started") || strings.HasPrefix(name, "the Go child: ") {
 				continue
 			}
 			i := strings.LastIndex(name, " (")
@@ -344,6 +346,8 @@ func TestRawInitTellsItsSteps(t *testing.T) {
 			"capabilities dropped, no_new_privs set", "seccomp filter loaded", "payload started"}},
 		{"agent preset", []string{"--preset", "agent", "--", "/bin/true"}, []string{"lo up", "mounts built, old root detached", "landlock applied",
 			"capabilities dropped, no_new_privs set", "seccomp filter loaded", "network listeners in place", "payload started"}},
+		{"Landlock only", []string{"--isolation", "landlock", "--rw", ws, "--", "/bin/true"}, []string{"landlock applied",
+			"capabilities dropped, seccomp filters loaded", "payload started"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			goSteps, rawSteps := steps("go", c.args...), steps("raw", c.args...)

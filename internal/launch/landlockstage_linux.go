@@ -152,7 +152,7 @@ func RunLandlockStage(raw RawChildren) int {
 	if traced {
 		refusals = supervise.NewRefusals()
 	}
-	sup, code, err := child.supervise(spec, refusals)
+	sup, code, err := child.supervise(spec, refusals, step)
 	if err != nil {
 		killSandbox(child.pid)
 		return fail(code, err)
@@ -320,7 +320,7 @@ func startLandlockChild(raw RawChildren, spec *Spec) (*landlockChild, error) {
 // supervise sends the child its spec, takes the listener of the filter it
 // loads and starts answering it; it returns once the child has executed
 // the payload, or with the child's error.
-func (c *landlockChild) supervise(spec *Spec, refusals *supervise.Refusals) (*supervise.Supervisor, int, error) {
+func (c *landlockChild) supervise(spec *Spec, refusals *supervise.Refusals, step func(string)) (*supervise.Supervisor, int, error) {
 	defer c.conn.Close()
 	var listener int
 	var killable bool
@@ -331,6 +331,10 @@ func (c *landlockChild) supervise(spec *Spec, refusals *supervise.Refusals) (*su
 		if listener, killable, code, err = rawListener(spec, c.raw, int(c.conn.Fd())); err != nil {
 			return nil, code, err
 		}
+		// The raw child sends its listener once its ruleset and every
+		// filter are in force: the Go child's two steps, timed here.
+		step("landlock applied")
+		step("capabilities dropped, seccomp filters loaded")
 	} else {
 		var err error
 		if listener, killable, err = c.goListener(spec); err != nil {
