@@ -17,17 +17,6 @@ func Canonical(p, cwd string) (string, fs.FileInfo, error) {
 	return r.Canonical(p, cwd)
 }
 
-// A Resolver is Canonical for many paths: it keeps the directory of the
-// last path it answered open (on Linux), so that paths in one directory,
-// as rules often are, cost one fstatat each instead of a walk from the
-// root and two more calls, where every system call is dear (a VM). Close
-// releases it; the zero value is ready.
-type Resolver struct {
-	dir  string
-	fd   int
-	open bool
-}
-
 // Canonical is the package's Canonical.
 func (r *Resolver) Canonical(p, cwd string) (string, fs.FileInfo, error) {
 	if p == "" {
