@@ -325,6 +325,49 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// A Landlock rule that fails past its open is worded as landlock.Apply
+// words it: an fstat's or a landlock_add_rule's error, not an open's
+// (the rule's step words every errno as "open").
+func TestDecodeLandlockRuleSteps(t *testing.T) {
+	spec := smallSpec()
+	p, err := Compile(Input{Spec: spec, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := &Init{prog: p, args: spec.Args}
+	decode := func(i int, e syscall.Errno) string {
+		r := record{Kind: recError, Step: uint32(p.Ops[i].Step), Errno: uint32(e), Code: 125}
+		return init.Decode(unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)).Msg
+	}
+	rule := -1
+	var got []string
+	for i, op := range p.Ops {
+		if op.Code != opSys {
+			continue
+		}
+		switch {
+		case op.Nr == unix.SYS_OPENAT2 && rule < 0 && strings.HasPrefix(p.Steps[op.Step], "landlock rule on /w"):
+			rule = i
+		case op.Nr == unix.SYS_FSTAT && rule >= 0 && len(got) == 0:
+			got = append(got, decode(i, syscall.EBADF))
+		case op.Nr == unix.SYS_LANDLOCK_ADD_RULE && op.Args[1] == imm(unix.LANDLOCK_RULE_PATH_BENEATH):
+			got = append(got, decode(i, syscall.ENOMEM))
+		}
+	}
+	dir := spec.Landlock.Paths[0].Access & spec.Landlock.Handled.FS
+	want := []string{
+		"landlock rule on /w: fstat: bad file descriptor",
+		fmt.Sprintf("landlock_add_rule /w %s: cannot allocate memory", dir&landlock.FileRights),
+		fmt.Sprintf("landlock_add_rule /w %s: cannot allocate memory", dir),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := decode(rule, syscall.EACCES); got != "landlock rule on /w: open: permission denied" {
+		t.Errorf("the open: %q", got)
+	}
+}
+
 // A milestone the init logs (-v) carries its time since the clone, as the
 // Go init's steps carry theirs; a log without a time (a clock that failed)
 // says none.
