@@ -717,8 +717,13 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 		b.p.Explain[b.step] = explainRule
 		opens, p := b.openNoSymlinks(immInt(unix.AT_FDCWD), r.Path, false, true)
 		b.skip(opens, syscall.ENOENT) // gone since: nothing to grant
+		// Past the open, each call's failure is worded as landlock.Apply
+		// words it; the checks stay the rule's.
+		rule := b.step
 		st := b.stat()
+		b.begin("landlock rule on %s: fstat", r.Path)
 		b.sys(unix.SYS_FSTAT, reg(p), st)
+		b.step = rule
 		if r.ID != (landlock.Identity{}) {
 			b.add(Op{Code: opCmp, Args: [6]Arg{st.withOff(offDev), imm(^uintptr(0)), imm(uintptr(r.ID.Dev)), imm(8), imm(uintptr(syscall.ESTALE))}})
 			b.add(Op{Code: opCmp, Args: [6]Arg{st.withOff(offIno), imm(^uintptr(0)), imm(uintptr(r.ID.Ino)), imm(8), imm(uintptr(syscall.ESTALE))}})
@@ -730,11 +735,15 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 		fileRule := b.pathBeneath(access & landlock.FileRights)
 		isDir := b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{st.withOff(offMode), imm(unix.S_IFMT), imm(unix.S_IFDIR), imm(4)}})
 		b.add(Op{Code: opStore32, Args: [6]Arg{reg(p), fileRule.withOff(8)}})
+		b.begin("landlock_add_rule %s %s", r.Path, access&landlock.FileRights)
 		b.sys(unix.SYS_LANDLOCK_ADD_RULE, reg(fd), imm(unix.LANDLOCK_RULE_PATH_BENEATH), fileRule, imm(0))
+		b.step = rule
 		toEnd := b.add(Op{Code: opJump})
 		b.p.Ops[isDir].To = b.label()
 		b.add(Op{Code: opStore32, Args: [6]Arg{reg(p), dirRule.withOff(8)}})
+		b.begin("landlock_add_rule %s %s", r.Path, access)
 		b.sys(unix.SYS_LANDLOCK_ADD_RULE, reg(fd), imm(unix.LANDLOCK_RULE_PATH_BENEATH), dirRule, imm(0))
+		b.step = rule
 		b.p.Ops[toEnd].To = b.label()
 		b.p.Ops[link].To = b.label()
 		b.close(p)

@@ -122,8 +122,8 @@ func TestCompile(t *testing.T) {
 81 sys clone 0x1011 0x0 pidfd -> r18
 82 jumpreg r18 eq=false ->87
 83 payload r17
-84 exec "/bin/true" argv envp stat 0x1 0x20
-85 exec "/usr/bin/true" argv envp stat 0x1 0x20
+84 exec "/bin/true" argv envp stat 0x1 0x23
+85 exec "/usr/bin/true" argv envp stat 0x1 0x23
 86 execend
 87 sys close r17
 88 execwait r16
