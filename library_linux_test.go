@@ -248,6 +248,51 @@ func TestSourceSwappedBeforeTheMountIsRefused(t *testing.T) {
 	}
 }
 
+// Rules in one directory, planned with that directory held open, are
+// refused when the directory is moved away and a symlink to it put in
+// its place: every file is still the one checked (its inode), so only
+// the init's refusal of a symlink on the way stops the mount or the
+// Landlock rule, under either init and either isolation.
+func TestDirectoryOfRulesSwappedIsRefused(t *testing.T) {
+	needSandbox(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(base, "d")
+	for _, init := range []string{"raw", "go"} {
+		for _, iso := range []Isolation{IsolationFull, IsolationLandlock} {
+			t.Run(fmt.Sprintf("%s/%d", init, iso), func(t *testing.T) {
+				t.Setenv("NSRUN_INIT", init)
+				os.RemoveAll(d)
+				os.RemoveAll(d + ".orig")
+				for _, p := range []string{d, d + "/a", d + "/b"} {
+					if err := os.Mkdir(p, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var log bytes.Buffer
+				cmd := Command(&Policy{Isolation: iso, Rules: []Rule{{Path: d + "/a", Access: ReadWrite}, {Path: d + "/b", Access: ReadOnly}}},
+					"/bin/true")
+				cmd.Log = &log
+				cmd.afterPrepare = func() {
+					if err := os.Rename(d, d+".orig"); err != nil {
+						t.Error(err)
+					}
+					if err := os.Symlink(d+".orig", d); err != nil {
+						t.Error(err)
+					}
+				}
+				err := cmd.Run()
+				var se *SetupError
+				if !errors.As(err, &se) || se.Code != ExitSetup || !strings.Contains(err.Error(), "symlink") {
+					t.Errorf("got %v\n%s", err, log.String())
+				}
+			})
+		}
+	}
+}
+
 // A program with a large heap forks the init through the fork helper
 // (forking itself would copy its page tables): the sandbox behaves the
 // same, its status and output included, and the helper is gone with it.
