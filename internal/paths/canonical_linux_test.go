@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -125,4 +126,75 @@ func fastOnce(abs, given string) (string, fs.FileInfo, bool) {
 	var r Resolver
 	defer r.Close()
 	return r.fast(abs, given)
+}
+
+// The directory a Resolver holds, swapped between two paths it answers
+// (moved behind a symlink to it, or moved away for another directory):
+// its answer may be the old directory's, never a path the init would take
+// for that file. Through the symlink the no-symlink open the init makes
+// is refused; in the other directory the file there is another inode.
+func TestResolverDirectorySwapped(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(base, "d")
+	for _, swap := range []struct {
+		name string
+		do   func() error
+	}{
+		{"symlink", func() error { return os.Symlink(d+".orig", d) }},
+		{"another directory", func() error {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				return err
+			}
+			return os.Mkdir(filepath.Join(d, "b"), 0o755)
+		}},
+	} {
+		t.Run(swap.name, func(t *testing.T) {
+			os.RemoveAll(d)
+			os.RemoveAll(d + ".orig")
+			for _, p := range []string{d, d + "/a", d + "/b"} {
+				if err := os.Mkdir(p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var r Resolver
+			defer r.Close()
+			if _, _, err := r.Canonical(d+"/a", "/"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(d, d+".orig"); err != nil {
+				t.Fatal(err)
+			}
+			if err := swap.do(); err != nil {
+				t.Fatal(err)
+			}
+			got, info, err := r.Canonical(d+"/b", "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, wantInfo, _ := Canonical(d+"/b", "/"); got == want && inode(info) == inode(wantInfo) {
+				return
+			}
+			fd, err := unix.Openat2(unix.AT_FDCWD, got, &unix.OpenHow{
+				Flags:   unix.O_PATH | unix.O_CLOEXEC,
+				Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+			})
+			if err != nil {
+				if !errors.Is(err, unix.ELOOP) {
+					t.Errorf("%s: %v, want ELOOP", got, err)
+				}
+				return
+			}
+			defer unix.Close(fd)
+			var st unix.Stat_t
+			if err := unix.Fstat(fd, &st); err != nil {
+				t.Fatal(err)
+			}
+			if [2]uint64{st.Dev, st.Ino} == inode(info) {
+				t.Errorf("%s: answered as the inode now there, which was never there", got)
+			}
+		})
+	}
 }
