@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -196,5 +197,38 @@ func TestResolverDirectorySwapped(t *testing.T) {
 				t.Errorf("%s: answered as the inode now there, which was never there", got)
 			}
 		})
+	}
+}
+
+// Paths through magic links (/proc/PID/root, fd, cwd, exe), "..", "."
+// and a trailing slash, answered in a run by one Resolver, are answered
+// as Canonical answers each.
+func TestResolverMagicLinks(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pid := "/proc/" + strconv.Itoa(os.Getpid())
+	fd := strconv.Itoa(int(f.Fd()))
+	var r Resolver
+	defer r.Close()
+	for _, p := range []string{
+		pid + "/fd", pid + "/fd/" + fd, pid + "/fd/" + fd + "/.", pid + "/root", pid + "/root/etc", pid + "/root" + dir + "/d",
+		pid + "/cwd", pid + "/exe", "/proc/self", "/proc/self/fd/" + fd, "/proc/thread-self/root/etc", "/dev/fd/" + fd,
+		dir + "/d/.", dir + "/d/", dir + "/./d", dir + "/d/../d", "/proc/../" + dir[1:] + "/d", "/",
+	} {
+		got, info, err := r.Canonical(p, "/")
+		want, wantInfo, wantErr := Canonical(p, "/")
+		if got != want || (err == nil) != (wantErr == nil) || err == nil && inode(info) != inode(wantInfo) {
+			t.Errorf("%s: %q %v; Canonical says %q %v", p, got, err, want, wantErr)
+		}
 	}
 }
