@@ -293,6 +293,38 @@ func TestDirectoryOfRulesSwappedIsRefused(t *testing.T) {
 	}
 }
 
+// A profile may kill clock_gettime (the payload reads the clock through
+// the vDSO, which no filter sees): the init's -v steps after the filter
+// is loaded must not call it, or -v alone ends the sandbox. Both inits,
+// with and without -v, run the payload.
+func TestVerboseUnderAProfileKillingTheClock(t *testing.T) {
+	needSandbox(t)
+	profile := filepath.Join(t.TempDir(), "clock.json")
+	if err := os.WriteFile(profile, []byte(`{"defaultAction": "SCMP_ACT_ALLOW",
+		"syscalls": [{"names": ["clock_gettime"], "action": "SCMP_ACT_KILL_PROCESS"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, init := range []string{"raw", "go"} {
+		for _, verbose := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/verbose=%v", init, verbose), func(t *testing.T) {
+				t.Setenv("NSRUN_INIT", init)
+				var out, log bytes.Buffer
+				cmd := Command(&Policy{Seccomp: profile}, "/bin/echo", "ran")
+				cmd.Stdout = &out
+				if verbose {
+					cmd.Log = &log
+				}
+				if err := cmd.Run(); err != nil || out.String() != "ran\n" {
+					t.Errorf("got %v, output %q\n%s", err, out.String(), log.String())
+				}
+				if verbose && !strings.Contains(log.String(), "init: seccomp filter loaded") {
+					t.Errorf("no step after the filter:\n%s", log.String())
+				}
+			})
+		}
+	}
+}
+
 // A program with a large heap forks the init through the fork helper
 // (forking itself would copy its page tables): the sandbox behaves the
 // same, its status and output included, and the helper is gone with it.
