@@ -196,6 +196,7 @@ func Compile(in Input) (*Program, error) {
 		b.seccomp(i, p)
 	}
 	if len(spec.Seccomp) > 0 {
+		b.filtered = true
 		b.note("seccomp filter loaded")
 	}
 	b.begin("chdir %s inside the sandbox", spec.Dir)
