@@ -368,6 +368,37 @@ func TestDecodeLandlockRuleSteps(t *testing.T) {
 	}
 }
 
+// The mount point of a bind, reopened after mounting to check it, is
+// worded as package mounts' checkMounted words it: the bare errno, with
+// none of the first open's story.
+func TestDecodeReopenAfterMounting(t *testing.T) {
+	spec := smallSpec()
+	spec.Plan.Ops[1].ID = mounts.Identity{Dev: 3, Ino: 4}
+	p, err := Compile(Input{Spec: spec, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := &Init{prog: p, args: spec.Args}
+	step := -1
+	for i, s := range p.Steps {
+		if s == "reopen /w after mounting" {
+			step = i
+		}
+	}
+	for _, c := range []struct {
+		errno syscall.Errno
+		want  launch.Msg
+	}{
+		{syscall.ELOOP, launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ELOOP), Msg: "reopen /w after mounting: too many levels of symbolic links"}},
+		{syscall.ESTALE, launch.Msg{Kind: launch.MsgError, Code: 125, Msg: "reopen /w after mounting: the path now names another file than the one checked"}},
+	} {
+		r := record{Kind: recError, Step: uint32(step), Errno: uint32(c.errno), Code: 125}
+		if got := init.Decode(unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%v: got %+v, want %+v", c.errno, got, c.want)
+		}
+	}
+}
+
 // A milestone the init logs (-v) carries its time since the clone, as the
 // Go init's steps carry theirs; a log without a time (a clock that failed)
 // says none.
