@@ -542,7 +542,6 @@ func (b *builder) apply(op mounts.Op) {
 		b.close(tree)
 		if op.ID != (mounts.Identity{}) {
 			b.begin("reopen %s after mounting", op.Path)
-			b.p.Explain[b.step] = explainMountPoint
 			_, m := b.openNoSymlinks(reg(b.root), op.Path, true, false)
 			b.checkID(m, op.ID)
 			b.close(m)
