@@ -2,8 +2,10 @@ package rawinit
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -445,6 +447,43 @@ func TestCompileMilestones(t *testing.T) {
 		}
 		if !reflect.DeepEqual(notes, want) {
 			t.Errorf("verbose %v: notes %q, want %q", verbose, notes, want)
+		}
+	}
+}
+
+// A milestone never changes the step a failure is told as: verbose or
+// not, the program has the same ops, each in a step of the same name, the
+// notes aside.
+func TestNotesKeepSteps(t *testing.T) {
+	for _, file := range []string{"testdata/cli-rw-spec.json", "testdata/cli-agent-spec.json"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps [2][]string
+		for i, verbose := range []bool{false, true} {
+			var s launch.Spec
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			s.Loopback, s.Verbose = true, verbose
+			p, err := Compile(Input{Spec: &s, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 40})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range p.Ops {
+				if op.Code != opNote {
+					steps[i] = append(steps[i], fmt.Sprintf("%s %s", opNames[op.Code], p.Steps[op.Step]))
+				}
+			}
+		}
+		if !reflect.DeepEqual(steps[0], steps[1]) {
+			for i := range min(len(steps[0]), len(steps[1])) {
+				if steps[0][i] != steps[1][i] {
+					t.Fatalf("%s: op %d: quiet %q, verbose %q", file, i, steps[0][i], steps[1][i])
+				}
+			}
+			t.Fatalf("%s: quiet %d ops, verbose %d", file, len(steps[0]), len(steps[1]))
 		}
 	}
 }
