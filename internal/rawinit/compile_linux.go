@@ -721,7 +721,7 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 		// words it; the checks stay the rule's.
 		rule := b.step
 		st := b.stat()
-		b.begin("landlock rule on %s: fstat", r.Path)
+		b.again(explainRuleStat)
 		b.sys(unix.SYS_FSTAT, reg(p), st)
 		b.step = rule
 		if r.ID != (landlock.Identity{}) {
@@ -735,13 +735,13 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 		fileRule := b.pathBeneath(access & landlock.FileRights)
 		isDir := b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{st.withOff(offMode), imm(unix.S_IFMT), imm(unix.S_IFDIR), imm(4)}})
 		b.add(Op{Code: opStore32, Args: [6]Arg{reg(p), fileRule.withOff(8)}})
-		b.begin("landlock_add_rule %s %s", r.Path, access&landlock.FileRights)
+		b.again(explainRuleAdd)
 		b.sys(unix.SYS_LANDLOCK_ADD_RULE, reg(fd), imm(unix.LANDLOCK_RULE_PATH_BENEATH), fileRule, imm(0))
 		b.step = rule
 		toEnd := b.add(Op{Code: opJump})
 		b.p.Ops[isDir].To = b.label()
 		b.add(Op{Code: opStore32, Args: [6]Arg{reg(p), dirRule.withOff(8)}})
-		b.begin("landlock_add_rule %s %s", r.Path, access)
+		b.again(explainRuleAdd)
 		b.sys(unix.SYS_LANDLOCK_ADD_RULE, reg(fd), imm(unix.LANDLOCK_RULE_PATH_BENEATH), dirRule, imm(0))
 		b.step = rule
 		b.p.Ops[toEnd].To = b.label()

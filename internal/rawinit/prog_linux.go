@@ -209,6 +209,15 @@ func (b *builder) begin(format string, args ...any) {
 	b.step = len(b.p.Steps) - 1
 }
 
+// again begins a step named as the current one, of kind (Program.Explain),
+// whose words are made only if it fails: a name made for every rule would
+// be thousands of strings made for nothing.
+func (b *builder) again(kind string) {
+	b.p.Steps = append(b.p.Steps, b.p.Steps[b.step])
+	b.step = len(b.p.Steps) - 1
+	b.p.Explain[b.step] = kind
+}
+
 // note logs name as a milestone, as the Go init's -v steps are, when the
 // program is verbose; the ops after it stay in the current step. Once
 // the filters are loaded the init leaves the clock alone (a profile may

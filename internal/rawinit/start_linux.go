@@ -392,7 +392,7 @@ func (i *Init) Decode(b []byte) launch.Msg {
 			what = i.prog.Steps[step]
 		}
 		m := launch.Msg{Kind: launch.MsgError, Code: int(u32(12)), Errno: int(errno), Msg: what + ": " + errno.Error()}
-		if msg, wrapped, ok := pathWords(i.prog.Explain[step], what, errno); ok {
+		if msg, wrapped, ok := i.prog.words(step, what, errno); ok {
 			m.Msg, m.Errno = msg, int(wrapped)
 			return m
 		}
