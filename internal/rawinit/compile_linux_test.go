@@ -451,6 +451,28 @@ func TestCompileMilestones(t *testing.T) {
 	}
 }
 
+// Where the kernel has no Landlock the ruleset handles nothing: the Go
+// init, whose landlock.Apply does nothing then, still tells the step, and
+// so does the raw init (their -v steps are compared).
+func TestCompileMilestoneWithoutLandlock(t *testing.T) {
+	s := cliSpec(t)
+	s.Verbose = true
+	s.Landlock = &landlock.Ruleset{}
+	p, err := Compile(Input{Spec: s, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range p.Ops {
+		if op.Code == opNote && p.Steps[op.Step] == "landlock applied" {
+			return
+		}
+		if op.Code == opSys && op.Nr == unix.SYS_LANDLOCK_CREATE_RULESET {
+			t.Fatal("a ruleset made for nothing handled")
+		}
+	}
+	t.Error("no \"landlock applied\" step")
+}
+
 // A milestone never changes the step a failure is told as: verbose or
 // not, the program has the same ops, each in a step of the same name, the
 // notes aside.
