@@ -186,8 +186,11 @@ func Compile(in Input) (*Program, error) {
 		b.sys(unix.SYS_SETHOSTNAME, b.str(spec.Hostname), immInt(len(spec.Hostname)))
 	}
 	b.rlimits(spec.Rlimits)
-	if spec.Landlock != nil && spec.Landlock.Handled != (landlock.Request{}) {
-		b.landlock(*spec.Landlock)
+	if spec.Landlock != nil {
+		if spec.Landlock.Handled != (landlock.Request{}) {
+			b.landlock(*spec.Landlock)
+		}
+		// Told even where nothing is handled, as the Go init tells it.
 		b.note("landlock applied")
 	}
 	b.dropPrivileges(in.CapLast)
