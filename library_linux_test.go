@@ -248,6 +248,83 @@ func TestSourceSwappedBeforeTheMountIsRefused(t *testing.T) {
 	}
 }
 
+// Rules in one directory, planned with that directory held open, are
+// refused when the directory is moved away and a symlink to it put in
+// its place: every file is still the one checked (its inode), so only
+// the init's refusal of a symlink on the way stops the mount or the
+// Landlock rule, under either init and either isolation.
+func TestDirectoryOfRulesSwappedIsRefused(t *testing.T) {
+	needSandbox(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(base, "d")
+	for _, init := range []string{"raw", "go"} {
+		for _, iso := range []Isolation{IsolationFull, IsolationLandlock} {
+			t.Run(fmt.Sprintf("%s/%d", init, iso), func(t *testing.T) {
+				t.Setenv("NSRUN_INIT", init)
+				os.RemoveAll(d)
+				os.RemoveAll(d + ".orig")
+				for _, p := range []string{d, d + "/a", d + "/b"} {
+					if err := os.Mkdir(p, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var log bytes.Buffer
+				cmd := Command(&Policy{Isolation: iso, Rules: []Rule{{Path: d + "/a", Access: ReadWrite}, {Path: d + "/b", Access: ReadOnly}}},
+					"/bin/true")
+				cmd.Log = &log
+				cmd.afterPrepare = func() {
+					if err := os.Rename(d, d+".orig"); err != nil {
+						t.Error(err)
+					}
+					if err := os.Symlink(d+".orig", d); err != nil {
+						t.Error(err)
+					}
+				}
+				err := cmd.Run()
+				var se *SetupError
+				if !errors.As(err, &se) || se.Code != ExitSetup || !strings.Contains(err.Error(), "symlink") {
+					t.Errorf("got %v\n%s", err, log.String())
+				}
+			})
+		}
+	}
+}
+
+// A profile may kill clock_gettime (the payload reads the clock through
+// the vDSO, which no filter sees): the init's -v steps after the filter
+// is loaded must not call it, or -v alone ends the sandbox. Both inits,
+// with and without -v, run the payload.
+func TestVerboseUnderAProfileKillingTheClock(t *testing.T) {
+	needSandbox(t)
+	profile := filepath.Join(t.TempDir(), "clock.json")
+	if err := os.WriteFile(profile, []byte(`{"defaultAction": "SCMP_ACT_ALLOW",
+		"syscalls": [{"names": ["clock_gettime"], "action": "SCMP_ACT_KILL_PROCESS"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, init := range []string{"raw", "go"} {
+		for _, verbose := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/verbose=%v", init, verbose), func(t *testing.T) {
+				t.Setenv("NSRUN_INIT", init)
+				var out, log bytes.Buffer
+				cmd := Command(&Policy{Seccomp: profile}, "/bin/echo", "ran")
+				cmd.Stdout = &out
+				if verbose {
+					cmd.Log = &log
+				}
+				if err := cmd.Run(); err != nil || out.String() != "ran\n" {
+					t.Errorf("got %v, output %q\n%s", err, out.String(), log.String())
+				}
+				if verbose && !strings.Contains(log.String(), "init: seccomp filter loaded") {
+					t.Errorf("no step after the filter:\n%s", log.String())
+				}
+			})
+		}
+	}
+}
+
 // A program with a large heap forks the init through the fork helper
 // (forking itself would copy its page tables): the sandbox behaves the
 // same, its status and output included, and the helper is gone with it.

@@ -1,9 +1,11 @@
 package paths
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -125,4 +127,108 @@ func fastOnce(abs, given string) (string, fs.FileInfo, bool) {
 	var r Resolver
 	defer r.Close()
 	return r.fast(abs, given)
+}
+
+// The directory a Resolver holds, swapped between two paths it answers
+// (moved behind a symlink to it, or moved away for another directory):
+// its answer may be the old directory's, never a path the init would take
+// for that file. Through the symlink the no-symlink open the init makes
+// is refused; in the other directory the file there is another inode.
+func TestResolverDirectorySwapped(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(base, "d")
+	for _, swap := range []struct {
+		name string
+		do   func() error
+	}{
+		{"symlink", func() error { return os.Symlink(d+".orig", d) }},
+		{"another directory", func() error {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				return err
+			}
+			return os.Mkdir(filepath.Join(d, "b"), 0o755)
+		}},
+	} {
+		t.Run(swap.name, func(t *testing.T) {
+			os.RemoveAll(d)
+			os.RemoveAll(d + ".orig")
+			for _, p := range []string{d, d + "/a", d + "/b"} {
+				if err := os.Mkdir(p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var r Resolver
+			defer r.Close()
+			if _, _, err := r.Canonical(d+"/a", "/"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(d, d+".orig"); err != nil {
+				t.Fatal(err)
+			}
+			if err := swap.do(); err != nil {
+				t.Fatal(err)
+			}
+			got, info, err := r.Canonical(d+"/b", "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, wantInfo, _ := Canonical(d+"/b", "/"); got == want && inode(info) == inode(wantInfo) {
+				return
+			}
+			fd, err := unix.Openat2(unix.AT_FDCWD, got, &unix.OpenHow{
+				Flags:   unix.O_PATH | unix.O_CLOEXEC,
+				Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+			})
+			if err != nil {
+				if !errors.Is(err, unix.ELOOP) {
+					t.Errorf("%s: %v, want ELOOP", got, err)
+				}
+				return
+			}
+			defer unix.Close(fd)
+			var st unix.Stat_t
+			if err := unix.Fstat(fd, &st); err != nil {
+				t.Fatal(err)
+			}
+			if [2]uint64{st.Dev, st.Ino} == inode(info) {
+				t.Errorf("%s: answered as the inode now there, which was never there", got)
+			}
+		})
+	}
+}
+
+// Paths through magic links (/proc/PID/root, fd, cwd, exe), "..", "."
+// and a trailing slash, answered in a run by one Resolver, are answered
+// as Canonical answers each.
+func TestResolverMagicLinks(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pid := "/proc/" + strconv.Itoa(os.Getpid())
+	fd := strconv.Itoa(int(f.Fd()))
+	var r Resolver
+	defer r.Close()
+	for _, p := range []string{
+		pid + "/fd", pid + "/fd/" + fd, pid + "/fd/" + fd + "/.", pid + "/root", pid + "/root/etc", pid + "/root" + dir + "/d",
+		pid + "/cwd", pid + "/exe", "/proc/self", "/proc/self/fd/" + fd, "/proc/thread-self/root/etc", "/dev/fd/" + fd,
+		dir + "/d/.", dir + "/d/", dir + "/./d", dir + "/d/../d", "/proc/../" + dir[1:] + "/d", "/",
+	} {
+		got, info, err := r.Canonical(p, "/")
+		want, wantInfo, wantErr := Canonical(p, "/")
+		if got != want || (err == nil) != (wantErr == nil) || err == nil && inode(info) != inode(wantInfo) {
+			t.Errorf("%s: %q %v; Canonical says %q %v", p, got, err, want, wantErr)
+		}
+	}
 }

@@ -186,8 +186,11 @@ func Compile(in Input) (*Program, error) {
 		b.sys(unix.SYS_SETHOSTNAME, b.str(spec.Hostname), immInt(len(spec.Hostname)))
 	}
 	b.rlimits(spec.Rlimits)
-	if spec.Landlock != nil && spec.Landlock.Handled != (landlock.Request{}) {
-		b.landlock(*spec.Landlock)
+	if spec.Landlock != nil {
+		if spec.Landlock.Handled != (landlock.Request{}) {
+			b.landlock(*spec.Landlock)
+		}
+		// Told even where nothing is handled, as the Go init tells it.
 		b.note("landlock applied")
 	}
 	b.dropPrivileges(in.CapLast)
@@ -196,6 +199,7 @@ func Compile(in Input) (*Program, error) {
 		b.seccomp(i, p)
 	}
 	if len(spec.Seccomp) > 0 {
+		b.filtered = true
 		b.note("seccomp filter loaded")
 	}
 	b.begin("chdir %s inside the sandbox", spec.Dir)
@@ -541,7 +545,6 @@ func (b *builder) apply(op mounts.Op) {
 		b.close(tree)
 		if op.ID != (mounts.Identity{}) {
 			b.begin("reopen %s after mounting", op.Path)
-			b.p.Explain[b.step] = explainMountPoint
 			_, m := b.openNoSymlinks(reg(b.root), op.Path, true, false)
 			b.checkID(m, op.ID)
 			b.close(m)
@@ -717,8 +720,13 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 		b.p.Explain[b.step] = explainRule
 		opens, p := b.openNoSymlinks(immInt(unix.AT_FDCWD), r.Path, false, true)
 		b.skip(opens, syscall.ENOENT) // gone since: nothing to grant
+		// Past the open, each call's failure is worded as landlock.Apply
+		// words it; the checks stay the rule's.
+		rule := b.step
 		st := b.stat()
+		b.again(explainRuleStat)
 		b.sys(unix.SYS_FSTAT, reg(p), st)
+		b.step = rule
 		if r.ID != (landlock.Identity{}) {
 			b.add(Op{Code: opCmp, Args: [6]Arg{st.withOff(offDev), imm(^uintptr(0)), imm(uintptr(r.ID.Dev)), imm(8), imm(uintptr(syscall.ESTALE))}})
 			b.add(Op{Code: opCmp, Args: [6]Arg{st.withOff(offIno), imm(^uintptr(0)), imm(uintptr(r.ID.Ino)), imm(8), imm(uintptr(syscall.ESTALE))}})
@@ -730,11 +738,15 @@ func (b *builder) landlock(rs landlock.Ruleset) {
 		fileRule := b.pathBeneath(access & landlock.FileRights)
 		isDir := b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{st.withOff(offMode), imm(unix.S_IFMT), imm(unix.S_IFDIR), imm(4)}})
 		b.add(Op{Code: opStore32, Args: [6]Arg{reg(p), fileRule.withOff(8)}})
+		b.again(explainRuleAdd)
 		b.sys(unix.SYS_LANDLOCK_ADD_RULE, reg(fd), imm(unix.LANDLOCK_RULE_PATH_BENEATH), fileRule, imm(0))
+		b.step = rule
 		toEnd := b.add(Op{Code: opJump})
 		b.p.Ops[isDir].To = b.label()
 		b.add(Op{Code: opStore32, Args: [6]Arg{reg(p), dirRule.withOff(8)}})
+		b.again(explainRuleAdd)
 		b.sys(unix.SYS_LANDLOCK_ADD_RULE, reg(fd), imm(unix.LANDLOCK_RULE_PATH_BENEATH), dirRule, imm(0))
+		b.step = rule
 		b.p.Ops[toEnd].To = b.label()
 		b.p.Ops[link].To = b.label()
 		b.close(p)

@@ -2,8 +2,10 @@ package rawinit
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -122,8 +124,8 @@ func TestCompile(t *testing.T) {
 81 sys clone 0x1011 0x0 pidfd -> r18
 82 jumpreg r18 eq=false ->87
 83 payload r17
-84 exec "/bin/true" argv envp stat 0x1 0x20
-85 exec "/usr/bin/true" argv envp stat 0x1 0x20
+84 exec "/bin/true" argv envp stat 0x1 0x23
+85 exec "/usr/bin/true" argv envp stat 0x1 0x23
 86 execend
 87 sys close r17
 88 execwait r16
@@ -325,6 +327,80 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// A Landlock rule that fails past its open is worded as landlock.Apply
+// words it: an fstat's or a landlock_add_rule's error, not an open's
+// (the rule's step words every errno as "open").
+func TestDecodeLandlockRuleSteps(t *testing.T) {
+	spec := smallSpec()
+	p, err := Compile(Input{Spec: spec, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := &Init{prog: p, args: spec.Args}
+	decode := func(i int, e syscall.Errno) string {
+		r := record{Kind: recError, Step: uint32(p.Ops[i].Step), Errno: uint32(e), Code: 125}
+		return init.Decode(unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)).Msg
+	}
+	rule := -1
+	var got []string
+	for i, op := range p.Ops {
+		if op.Code != opSys {
+			continue
+		}
+		switch {
+		case op.Nr == unix.SYS_OPENAT2 && rule < 0 && strings.HasPrefix(p.Steps[op.Step], "landlock rule on /w"):
+			rule = i
+		case op.Nr == unix.SYS_FSTAT && rule >= 0 && len(got) == 0:
+			got = append(got, decode(i, syscall.EBADF))
+		case op.Nr == unix.SYS_LANDLOCK_ADD_RULE && op.Args[1] == imm(unix.LANDLOCK_RULE_PATH_BENEATH):
+			got = append(got, decode(i, syscall.ENOMEM))
+		}
+	}
+	dir := spec.Landlock.Paths[0].Access & spec.Landlock.Handled.FS
+	want := []string{
+		"landlock rule on /w: fstat: bad file descriptor",
+		fmt.Sprintf("landlock_add_rule /w %s: cannot allocate memory", dir&landlock.FileRights),
+		fmt.Sprintf("landlock_add_rule /w %s: cannot allocate memory", dir),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := decode(rule, syscall.EACCES); got != "landlock rule on /w: open: permission denied" {
+		t.Errorf("the open: %q", got)
+	}
+}
+
+// The mount point of a bind, reopened after mounting to check it, is
+// worded as package mounts' checkMounted words it: the bare errno, with
+// none of the first open's story.
+func TestDecodeReopenAfterMounting(t *testing.T) {
+	spec := smallSpec()
+	spec.Plan.Ops[1].ID = mounts.Identity{Dev: 3, Ino: 4}
+	p, err := Compile(Input{Spec: spec, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := &Init{prog: p, args: spec.Args}
+	step := -1
+	for i, s := range p.Steps {
+		if s == "reopen /w after mounting" {
+			step = i
+		}
+	}
+	for _, c := range []struct {
+		errno syscall.Errno
+		want  launch.Msg
+	}{
+		{syscall.ELOOP, launch.Msg{Kind: launch.MsgError, Code: 125, Errno: int(syscall.ELOOP), Msg: "reopen /w after mounting: too many levels of symbolic links"}},
+		{syscall.ESTALE, launch.Msg{Kind: launch.MsgError, Code: 125, Msg: "reopen /w after mounting: the path now names another file than the one checked"}},
+	} {
+		r := record{Kind: recError, Step: uint32(step), Errno: uint32(c.errno), Code: 125}
+		if got := init.Decode(unsafe.Slice((*byte)(unsafe.Pointer(&r)), recordSize)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%v: got %+v, want %+v", c.errno, got, c.want)
+		}
+	}
+}
+
 // A milestone the init logs (-v) carries its time since the clone, as the
 // Go init's steps carry theirs; a log without a time (a clock that failed)
 // says none.
@@ -353,9 +429,16 @@ func TestCompileMilestones(t *testing.T) {
 			t.Fatal(err)
 		}
 		var notes []string
+		filtered := false
 		for _, op := range p.Ops {
+			filtered = filtered || op.Code == opSys && op.Nr == unix.SYS_SECCOMP
 			if op.Code == opNote {
 				notes = append(notes, p.Steps[op.Step])
+				// Past the filters the init calls nothing for a note's
+				// time: a profile may kill clock_gettime.
+				if untimed := op.Args[0] == imm(1); untimed != filtered {
+					t.Errorf("%s: untimed %v", p.Steps[op.Step], untimed)
+				}
 			}
 		}
 		var want []string
@@ -364,6 +447,65 @@ func TestCompileMilestones(t *testing.T) {
 		}
 		if !reflect.DeepEqual(notes, want) {
 			t.Errorf("verbose %v: notes %q, want %q", verbose, notes, want)
+		}
+	}
+}
+
+// Where the kernel has no Landlock the ruleset handles nothing: the Go
+// init, whose landlock.Apply does nothing then, still tells the step, and
+// so does the raw init (their -v steps are compared).
+func TestCompileMilestoneWithoutLandlock(t *testing.T) {
+	s := cliSpec(t)
+	s.Verbose = true
+	s.Landlock = &landlock.Ruleset{}
+	p, err := Compile(Input{Spec: s, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range p.Ops {
+		if op.Code == opNote && p.Steps[op.Step] == "landlock applied" {
+			return
+		}
+		if op.Code == opSys && op.Nr == unix.SYS_LANDLOCK_CREATE_RULESET {
+			t.Fatal("a ruleset made for nothing handled")
+		}
+	}
+	t.Error("no \"landlock applied\" step")
+}
+
+// A milestone never changes the step a failure is told as: verbose or
+// not, the program has the same ops, each in a step of the same name, the
+// notes aside.
+func TestNotesKeepSteps(t *testing.T) {
+	for _, file := range []string{"testdata/cli-rw-spec.json", "testdata/cli-agent-spec.json"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps [2][]string
+		for i, verbose := range []bool{false, true} {
+			var s launch.Spec
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			s.Loopback, s.Verbose = true, verbose
+			p, err := Compile(Input{Spec: &s, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 40})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range p.Ops {
+				if op.Code != opNote {
+					steps[i] = append(steps[i], fmt.Sprintf("%s %s", opNames[op.Code], p.Steps[op.Step]))
+				}
+			}
+		}
+		if !reflect.DeepEqual(steps[0], steps[1]) {
+			for i := range min(len(steps[0]), len(steps[1])) {
+				if steps[0][i] != steps[1][i] {
+					t.Fatalf("%s: op %d: quiet %q, verbose %q", file, i, steps[0][i], steps[1][i])
+				}
+			}
+			t.Fatalf("%s: quiet %d ops, verbose %d", file, len(steps[0]), len(steps[1]))
 		}
 	}
 }

@@ -178,6 +178,9 @@ type builder struct {
 	// The read-only structs made so far: one buffer for each value.
 	hows  map[[2]uint64]Arg
 	attrs map[uint64]Arg
+	// filtered: the seccomp filters are loaded, and may kill a system
+	// call the init would make for itself alone (a milestone's clock).
+	filtered bool
 }
 
 func newBuilder() *builder {
@@ -206,15 +209,31 @@ func (b *builder) begin(format string, args ...any) {
 	b.step = len(b.p.Steps) - 1
 }
 
+// again begins a step named as the current one, of kind (Program.Explain),
+// whose words are made only if it fails: a name made for every rule would
+// be thousands of strings made for nothing.
+func (b *builder) again(kind string) {
+	b.p.Steps = append(b.p.Steps, b.p.Steps[b.step])
+	b.step = len(b.p.Steps) - 1
+	b.p.Explain[b.step] = kind
+}
+
 // note logs name as a milestone, as the Go init's -v steps are, when the
-// program is verbose; the ops after it stay in the current step.
+// program is verbose; the ops after it stay in the current step. Once
+// the filters are loaded the init leaves the clock alone (a profile may
+// kill clock_gettime, which the Go init and the payload read through the
+// vDSO, unfiltered): nsrun times such a milestone as it reads it.
 func (b *builder) note(name string) {
 	if !b.p.Verbose {
 		return
 	}
 	prev := b.step
 	b.begin("%s", name)
-	b.add(Op{Code: opNote})
+	untimed := imm(0)
+	if b.filtered {
+		untimed = imm(1)
+	}
+	b.add(Op{Code: opNote, Args: [6]Arg{untimed}})
 	b.step = prev
 }
 

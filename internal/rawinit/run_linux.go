@@ -288,7 +288,7 @@ func (m *machine) runAt(pc int) {
 		case opAddAddr:
 			m.addAddr(&a, op.step)
 		case opNote:
-			m.note(1, op.step, 0)
+			m.note(1, op.step, 0, a[0] == 0)
 		}
 	}
 	exit(launch.ExitSetup)

@@ -142,7 +142,7 @@ func (m *machine) addAddr(a *[6]uintptr, step int32) {
 	mem := m.mem[a[0]:]
 	fd, _, e := syscall.RawSyscall(unix.SYS_SOCKET, unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
 	if e != 0 {
-		m.note(a[3], int32(a[2]), e)
+		m.note(a[3], int32(a[2]), e, true)
 		return
 	}
 	_, _, e = syscall.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&mem[nlMsg])), a[1], 0, uintptr(unsafe.Pointer(&mem[0])), unix.SizeofSockaddrNetlink)
@@ -157,9 +157,9 @@ func (m *machine) addAddr(a *[6]uintptr, step int32) {
 	switch e {
 	case 0:
 	case nlNoAck:
-		m.note(a[3], int32(a[4]), 0)
+		m.note(a[3], int32(a[4]), 0, true)
 	default:
-		m.note(a[3], step, e)
+		m.note(a[3], step, e, true)
 	}
 }
 
@@ -177,18 +177,22 @@ func ackErrno(b []byte, n uintptr) syscall.Errno {
 	return syscall.Errno(-*(*int32)(unsafe.Pointer(&b[unix.SizeofNlMsghdr])))
 }
 
-// note sends a log record of step and errno when verbose is set.
+// note sends a log record of step and errno when verbose is set, with
+// the time where timed.
 //
 //go:nosplit
 //go:norace
-func (m *machine) note(verbose uintptr, step int32, e syscall.Errno) {
+func (m *machine) note(verbose uintptr, step int32, e syscall.Errno, timed bool) {
 	if verbose == 0 {
 		return
 	}
 	m.rec = record{Kind: recLog, Step: uint32(step), Errno: uint32(e)}
-	// When, for the parent's timeline (a failed read leaves it 0).
-	if _, _, err := syscall.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&m.now)), 0); err == 0 {
-		m.rec.UserUS = m.now.Sec*1e9 + m.now.Nsec
+	// When, for the parent's timeline (untimed or a failed read: 0, and
+	// the parent times it as it reads it).
+	if timed {
+		if _, _, err := syscall.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&m.now)), 0); err == 0 {
+			m.rec.UserUS = m.now.Sec*1e9 + m.now.Nsec
+		}
 	}
 	m.send()
 }

@@ -343,6 +343,14 @@ func (s *statusReader) Read(p []byte) (int, error) {
 			}
 			return 0, err
 		}
+		if binary.NativeEndian.Uint32(b[:]) == recLog && binary.NativeEndian.Uint64(b[32:]) == 0 {
+			// A milestone the init did not time (past its filters): timed
+			// as it arrives, nsrun reading while the init sets up.
+			var now unix.Timespec
+			if unix.ClockGettime(unix.CLOCK_MONOTONIC, &now) == nil {
+				binary.NativeEndian.PutUint64(b[32:], uint64(now.Nano()))
+			}
+		}
 		msg := s.init.Decode(b[:])
 		f, err := launch.Frame(&msg, "status")
 		if err != nil {
@@ -384,7 +392,7 @@ func (i *Init) Decode(b []byte) launch.Msg {
 			what = i.prog.Steps[step]
 		}
 		m := launch.Msg{Kind: launch.MsgError, Code: int(u32(12)), Errno: int(errno), Msg: what + ": " + errno.Error()}
-		if msg, wrapped, ok := pathWords(i.prog.Explain[step], what, errno); ok {
+		if msg, wrapped, ok := i.prog.words(step, what, errno); ok {
 			m.Msg, m.Errno = msg, int(wrapped)
 			return m
 		}
