@@ -46,6 +46,11 @@ type Input struct {
 	// with ENOSYS here (a kernel before 5.6, or a nested sandbox, whose
 	// filter refuses it), and the cloned init inherits that.
 	Walk bool
+	// Filtered: this process runs under a seccomp filter (a nested
+	// sandbox's), which the init inherits and which may kill a call the
+	// init would make for itself alone: its -v milestones are then all
+	// timed by nsrun, as those past its own filters are.
+	Filtered bool
 	// Args and Environ are where the parent's argv and environment are
 	// (/proc/self/stat): the init overwrites its copy of them, so that
 	// its /proc/1/cmdline says launch.InitStage alone, as the Go init's
@@ -170,7 +175,7 @@ func Compile(in Input) (*Program, error) {
 	b := newBuilder()
 	b.reserve(len(spec.Plan.Ops))
 	b.vfork, b.walk, b.nofile, b.hidePid = in.Vfork, in.Walk, in.Nofile, in.VM
-	b.p.Verbose = spec.Verbose
+	b.p.Verbose, b.filtered = spec.Verbose, in.Filtered
 	toExit := b.prologue(in)
 	if spec.Loopback {
 		b.loopback()

@@ -449,6 +449,18 @@ func TestCompileMilestones(t *testing.T) {
 			t.Errorf("verbose %v: notes %q, want %q", verbose, notes, want)
 		}
 	}
+	// Under a filter of its caller's (a nested sandbox), which the init
+	// inherits, no note is timed by the init.
+	s.Verbose = true
+	p, err := Compile(Input{Spec: s, Files: []int{0, 1, 2, 7, 8}, SyncR: 9, SyncW: 10, Setsid: true, CapLast: 40, Filtered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range p.Ops {
+		if op.Code == opNote && op.Args[0] != imm(1) {
+			t.Errorf("under an inherited filter, %s is timed by the init", p.Steps[op.Step])
+		}
+	}
 }
 
 // Where the kernel has no Landlock the ruleset handles nothing: the Go

@@ -82,6 +82,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	in.Walk = walkPaths || !haveOpenat2()
 	in.Nofile = originalNofile(spec)
 	in.VM = a.ShareMemory && CanShareMemory
+	in.Filtered = spec.Verbose && underSeccomp()
 	prog, err := Compile(in)
 	if err != nil {
 		unix.Close(sync[0])
@@ -408,6 +409,21 @@ func (i *Init) Decode(b []byte) launch.Msg {
 		return m
 	}
 	return launch.Msg{Kind: launch.MsgError, Code: launch.ExitSetup, Msg: fmt.Sprintf("raw init: unknown record %d", u32(0))}
+}
+
+// underSeccomp says whether this process runs under a seccomp filter
+// (/proc/self/status's Seccomp: 2), or cannot tell.
+func underSeccomp() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return true
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Seccomp:"); ok {
+			return strings.TrimSpace(v) != "0"
+		}
+	}
+	return true
 }
 
 // argAreas reads where this process's argv and environment are
