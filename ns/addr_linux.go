@@ -43,12 +43,17 @@ func AddLoopbackAddress(a netip.Addr) error {
 }
 
 // AddrMessage is an RTM_NEWADDR request for a on the interface index,
-// host scope, asking for an acknowledgement: what AddLoopbackAddress
+// host scope, usable at once (no duplicate address detection), asking
+// for an acknowledgement: what AddLoopbackAddress
 // sends, and what a runtime-free init sends the same way.
 func AddrMessage(a netip.Addr, index uint32) []byte {
-	family, raw := byte(unix.AF_INET), a.AsSlice()
+	family, raw, flags := byte(unix.AF_INET), a.AsSlice(), byte(0)
 	if a.Is6() {
-		family = unix.AF_INET6
+		// Without IFA_F_NODAD an IPv6 address stays tentative until the
+		// kernel's duplicate address detection, run later from a work
+		// queue, passes it (at once on lo): a bind in that window fails
+		// with EADDRNOTAVAIL, as more than half of them did.
+		family, flags = unix.AF_INET6, unix.IFA_F_NODAD
 	}
 	attr := func(typ uint16, data []byte) []byte {
 		b := binary.NativeEndian.AppendUint16(nil, uint16(unix.SizeofRtAttr+len(data)))
@@ -59,7 +64,7 @@ func AddrMessage(a netip.Addr, index uint32) []byte {
 		}
 		return b
 	}
-	body := []byte{family, byte(a.BitLen()), 0, unix.RT_SCOPE_HOST}
+	body := []byte{family, byte(a.BitLen()), flags, unix.RT_SCOPE_HOST}
 	body = binary.NativeEndian.AppendUint32(body, index)
 	body = append(body, attr(unix.IFA_LOCAL, raw)...)
 	body = append(body, attr(unix.IFA_ADDRESS, raw)...)
