@@ -51,6 +51,11 @@ func (s *Sandbox) Wait() *End {
 	switch {
 	case exited:
 		e.Code, e.Signal = msg.Code, msg.Signal
+	case s.endedFor() != "":
+		// The watcher ended the sandbox (SIGKILL), whatever the first
+		// process made of it: the Landlock-only stage, asked to end it
+		// before it could say the payload started, exits 125 itself.
+		e.Code, e.Signal = 128+int(unix.SIGKILL), int(unix.SIGKILL)
 	case ws.Signaled():
 		e.Code, e.Signal = 128+int(ws.Signal()), int(ws.Signal())
 	default:
