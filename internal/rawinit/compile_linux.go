@@ -39,9 +39,14 @@ type Input struct {
 	// (the Go init's payload gets them from the Go runtime's exec).
 	Nofile *[2]uint64
 	// VM: the init is cloned with CLONE_VM and shares the caller's
-	// memory (a prototype): it resets the signal handlers it inherited
-	// (the caller's runtime's) and leaves the caller's argv alone.
+	// memory: it resets the signal handlers it inherited (the caller's
+	// runtime's) and leaves the caller's argv alone; it stays dumpable
+	// (the flag is the caller's too) and keeps keptCap instead, dumps no
+	// core, and mounts procfs with hidepid=ptraceable (sharedPid1).
 	VM bool
+	// Core is this process's RLIMIT_CORE (soft, hard), which a payload
+	// of an init that shares the caller's memory gets back (VM).
+	Core [2]uint64
 	// Walk opens paths one component at a time: openat2 is refused
 	// with ENOSYS here (a kernel before 5.6, or a nested sandbox, whose
 	// filter refuses it), and the cloned init inherits that.
@@ -174,7 +179,10 @@ func Compile(in Input) (*Program, error) {
 	}
 	b := newBuilder()
 	b.reserve(len(spec.Plan.Ops))
-	b.vfork, b.walk, b.nofile, b.hidePid = in.Vfork, in.Walk, in.Nofile, in.VM
+	b.vfork, b.walk, b.nofile, b.vm = in.Vfork, in.Walk, in.Nofile, in.VM
+	if in.VM {
+		b.core = &in.Core
+	}
 	b.p.Verbose, b.filtered = spec.Verbose, in.Filtered
 	toExit := b.prologue(in)
 	if spec.Loopback {
@@ -184,8 +192,12 @@ func Compile(in Input) (*Program, error) {
 	}
 	b.mounts(spec.Plan)
 	b.note("mounts built, old root detached")
-	b.begin("prctl PR_SET_DUMPABLE 0")
-	b.sys(unix.SYS_PRCTL, imm(unix.PR_SET_DUMPABLE), imm(0))
+	if !in.VM {
+		// An init sharing the caller's memory would make the caller
+		// non-dumpable too: it keeps keptCap instead (sharedPid1).
+		b.begin("prctl PR_SET_DUMPABLE 0")
+		b.sys(unix.SYS_PRCTL, imm(unix.PR_SET_DUMPABLE), imm(0))
+	}
 	if spec.Hostname != "" {
 		b.begin("sethostname %q", spec.Hostname)
 		b.sys(unix.SYS_SETHOSTNAME, b.str(spec.Hostname), immInt(len(spec.Hostname)))
@@ -198,7 +210,7 @@ func Compile(in Input) (*Program, error) {
 		// Told even where nothing is handled, as the Go init tells it.
 		b.note("landlock applied")
 	}
-	b.dropPrivileges(in.CapLast)
+	b.dropPrivileges(in.CapLast, in.VM)
 	b.note("capabilities dropped, no_new_privs set")
 	for i, p := range spec.Seccomp {
 		b.seccomp(i, p)
@@ -233,6 +245,7 @@ func (b *builder) prologue(in Input) []int {
 	gone := b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(n)}, Eq: true}) // end of file: no maps
 	if in.VM {
 		b.defaultSignals()
+		b.noCore(in.Core[1])
 	} else if in.Args.Len > 0 || in.Environ.Len > 0 {
 		b.hideArgs(in.Args, in.Environ)
 	}
@@ -584,16 +597,8 @@ func (b *builder) apply(op mounts.Op) {
 		b.begin("mount proc on %s", op.Path)
 		b.p.Explain[b.step] = "proc"
 		var options [][2]string
-		if b.hidePid {
-			// A pid 1 that shares the caller's memory is not
-			// dumpable, so its /proc files are root's: root's payload
-			// (uid 0) would own them, and its oom_score_adj,
-			// clear_refs and coredump_filter act on the caller's
-			// memory. Shown only to who may ptrace it (no one in
-			// the sandbox; hidepid=invisible would still show it to
-			// group 0), /proc/1 is not there to write (nor its
-			// cmdline, the caller's argv, to read).
-			options = [][2]string{{"hidepid", "ptraceable"}}
+		if b.vm {
+			options = [][2]string{{"hidepid", "ptraceable"}} // sharedPid1
 		}
 		proc := b.newFS("proc", options, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
 		b.moveTo(proc, target, "")
@@ -785,8 +790,10 @@ func (b *builder) pathBeneath(access landlock.FS) Arg {
 // noRootBits are ns' securebits: uid 0 means no capabilities, locked.
 const noRootBits = 1<<0 | 1<<1 | 1<<2 | 1<<3 | 1<<5 | 1<<6 | 1<<7
 
-// dropPrivileges is ns.DropPrivileges.
-func (b *builder) dropPrivileges(capLast int) {
+// dropPrivileges is ns.DropPrivileges; an init that shares the caller's
+// memory keeps keptCap in its permitted set, and must empty the bounding
+// set for its payload not to keep it past its exec (sharedPid1).
+func (b *builder) dropPrivileges(capLast int, keep bool) {
 	b.begin("prctl PR_SET_NO_NEW_PRIVS")
 	b.sys(unix.SYS_PRCTL, imm(unix.PR_SET_NO_NEW_PRIVS), imm(1))
 	b.begin("capget")
@@ -796,16 +803,26 @@ func (b *builder) dropPrivileges(capLast int) {
 	data := b.scratch("cap data", 24)
 	b.sys(unix.SYS_CAPGET, h, data)
 	// Without CAP_SETPCAP the bounding set and securebits stay.
-	noSetpcap := b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{data, imm(1 << unix.CAP_SETPCAP), imm(0), imm(4)}})
+	noSetpcap := -1
+	if !keep {
+		noSetpcap = b.add(Op{Code: opCmp, Eq: true, Args: [6]Arg{data, imm(1 << unix.CAP_SETPCAP), imm(0), imm(4)}})
+	}
 	for c := 0; c <= capLast; c++ {
 		b.begin("prctl PR_CAPBSET_DROP %d", c)
 		b.ok(b.sys(unix.SYS_PRCTL, imm(unix.PR_CAPBSET_DROP), immInt(c)), syscall.EINVAL)
 	}
 	b.begin("prctl PR_SET_SECUREBITS")
 	b.sys(unix.SYS_PRCTL, imm(unix.PR_SET_SECUREBITS), imm(noRootBits))
-	b.p.Ops[noSetpcap].To = b.label()
+	if noSetpcap >= 0 {
+		b.p.Ops[noSetpcap].To = b.label()
+	}
 	b.begin("prctl PR_CAP_AMBIENT_CLEAR_ALL")
 	b.sys(unix.SYS_PRCTL, imm(unix.PR_CAP_AMBIENT), imm(unix.PR_CAP_AMBIENT_CLEAR_ALL), imm(0), imm(0), imm(0))
+	if keep {
+		b.begin("capset to %s alone, permitted", keptCapName)
+		b.sys(unix.SYS_CAPSET, h, b.data("cap kept", keptCapData()))
+		return
+	}
 	b.begin("capset to empty")
 	b.sys(unix.SYS_CAPSET, h, b.scratch("cap zero", 24))
 }
@@ -882,10 +899,22 @@ func (b *builder) payload(spec *launch.Spec, fac [2]Arg) {
 		binary.NativeEndian.PutUint64(lim[8:], n[1])
 		b.sys(unix.SYS_PRLIMIT64, imm(0), imm(unix.RLIMIT_NOFILE), b.data("nofile", lim), imm(0))
 	}
+	if b.core != nil {
+		b.begin("restore RLIMIT_CORE %d:%d", b.core[0], b.core[1])
+		lim := make([]byte, 16)
+		binary.NativeEndian.PutUint64(lim, b.core[0])
+		binary.NativeEndian.PutUint64(lim[8:], b.core[1])
+		b.sys(unix.SYS_PRLIMIT64, imm(0), imm(unix.RLIMIT_CORE), b.data("core", lim), imm(0))
+	}
 	argv, envp := b.table("argv", spec.Args), b.table("envp", spec.Env)
 	b.execSearch(spec, argv, envp)
 	// pid 1.
 	b.p.Ops[parent].To = b.label()
+	if b.core != nil {
+		// For good: the payload may set pid 1's limits (same user),
+		// but can raise no hard limit.
+		b.noCore(0)
+	}
 	b.close(wr)
 	b.add(Op{Code: opExecWait, Args: [6]Arg{reg(rd)}})
 	b.close(rd)
@@ -998,8 +1027,14 @@ func (b *builder) rlimits(rs []launch.Rlimit) {
 	for _, r := range rs {
 		b.begin("rlimit %s=%d:%d", r.Name, r.Soft, r.Hard)
 		b.p.Explain[b.step], b.p.Rlimits[b.step] = "rlimit", r
+		soft := r.Soft
+		if r.Name == "core" && b.core != nil {
+			// The payload's, restored before its exec; pid 1
+			// dumps no core.
+			*b.core, soft = [2]uint64{r.Soft, r.Hard}, 0
+		}
 		lim := make([]byte, 16)
-		binary.NativeEndian.PutUint64(lim, r.Soft)
+		binary.NativeEndian.PutUint64(lim, soft)
 		binary.NativeEndian.PutUint64(lim[8:], r.Hard)
 		b.sys(unix.SYS_PRLIMIT64, imm(0), immInt(rlimits[r.Name]), b.data("rlimit "+r.Name, lim), imm(0))
 	}

@@ -94,7 +94,7 @@ func CompileLandlockChild(in ChildInput) (*ChildProgram, error) {
 	if spec.Landlock.Handled != (landlock.Request{}) {
 		b.landlock(*spec.Landlock)
 	}
-	b.dropPrivileges(in.CapLast)
+	b.dropPrivileges(in.CapLast, false)
 	// The notifying filter first, as the Go child loads it; killable
 	// where the kernel knows the flag (EINVAL before 5.19). Each way
 	// then loads the profile and sends the listener, saying which.

@@ -170,10 +170,12 @@ type builder struct {
 	vfork   bool
 	walk    bool       // openat2 is refused: paths are walked
 	nofile  *[2]uint64 // RLIMIT_NOFILE for the payload
-	// hidePid mounts procfs with hidepid=ptraceable: pid 1 shares the
-	// caller's memory (Input.VM), and its /proc files must stay out of
-	// the payload's reach (see compile_linux.go's OpProc).
-	hidePid bool
+	// vm: pid 1 shares the caller's memory (Input.VM), and must stay out
+	// of the payload's reach (sharedpid1_linux.go).
+	vm bool
+	// core is the RLIMIT_CORE the payload gets back where pid 1 dumps
+	// no core (vm): the caller's, or the spec's.
+	core *[2]uint64
 	files   *scratchFiles // the scratch tmpfs of denied files and files
 	// The read-only structs made so far: one buffer for each value.
 	hows  map[[2]uint64]Arg

@@ -72,18 +72,9 @@ type Attr struct {
 // picks every process sharing its memory: pid 1 sharing this process's
 // counts this process's resident memory as its own, so a payload of many
 // small processes would have it picked, and this process killed with it.
-// And the first init that shares this process's memory makes it not
-// dumpable for good, and so every later init's /proc files, a copy's as
-// well (a fork keeps the flag), owned by root: only a root caller (euid)
-// can then open their uid_map; any other's next launch would fail.
-func noShareWhy(a *Attr, euid int) string {
-	switch {
-	case !a.ShareMemory:
-		return ""
-	case a.Limits.Memory > 0:
+func noShareWhy(a *Attr) string {
+	if a.ShareMemory && a.Limits.Memory > 0 {
 		return "the sandbox has a memory limit, whose OOM kill of pid 1 would kill this process too"
-	case euid != 0:
-		return "only root can write the id maps of a sandbox started after one that shared it"
 	}
 	return ""
 }
@@ -199,7 +190,7 @@ var ErrNoPTY = errors.New("the payload has no pseudo-terminal of its own")
 // made is the cgroup package's error.
 func New(a *Attr) (*Sandbox, error) {
 	s := &Sandbox{log: a.Log, started: a.Started, direct: a.Direct, hostUID: a.HostUID, extra: a.ExtraFiles, pidfd: -1,
-		shareMemory: a.ShareMemory, noShareWhy: noShareWhy(a, os.Geteuid()),
+		shareMemory: a.ShareMemory, noShareWhy: noShareWhy(a),
 		release: make(chan struct{}), done: make(chan struct{}), begun: make(chan struct{})}
 	err := checkSettings()
 	if err != nil {
