@@ -96,19 +96,18 @@ type Cmd struct {
 	// ShareMemory, on Linux on amd64, has the sandbox's init share this
 	// process's memory instead of a copy of it (CLONE_VM): nothing is
 	// copied however large this program's heap, and a launch from a
-	// running program costs about half the CPU (docs/BENCHMARKS.md). It
-	// costs two things, which is why it is asked for: from the first
-	// such launch on this process is not dumpable (no core dumps, its
-	// /proc files owned by root, a debugger of the same user refused),
-	// which keeps the payload from reaching this memory through the init;
-	// and the sandbox's /proc hides pid 1 from the payload (mounted with
-	// hidepid=ptraceable: the payload, root, would own a non-dumpable
-	// pid 1's /proc files, and its oom_score_adj is this process's too;
-	// this process's arguments would be its cmdline). Honoured for root only: once this
-	// process is not dumpable, only root can write a later sandbox's id
-	// maps. Ignored elsewhere, under a memory limit (whose OOM kill of
-	// pid 1 would kill this process with it), and where the sandbox gets
-	// the Go init (Log says which init ran and whether it shared).
+	// running program costs about half the CPU (docs/BENCHMARKS.md).
+	// The init keeps a capability the payload lacks, so the payload, which
+	// has its user ids, cannot trace it or read its memory; this process
+	// stays dumpable. What it costs, which is why it is asked for: the
+	// sandbox's /proc hides pid 1 from the payload (hidepid=ptraceable:
+	// the payload owns pid 1's /proc files, whose oom_score_adj is this
+	// process's too, and whose cmdline would be this process's
+	// arguments); pid 1 dumps no core; and a fault in the init is this
+	// process's. Ignored elsewhere, under the race detector, under a
+	// memory limit (whose OOM kill of pid 1 would kill this process with
+	// it), and where the sandbox gets the Go init (Log says which init
+	// ran and whether it shared).
 	ShareMemory bool
 
 	ctx        context.Context

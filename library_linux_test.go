@@ -369,14 +369,13 @@ func TestLargeProgramForksThroughTheHelper(t *testing.T) {
 }
 
 // With ShareMemory the raw init shares this process's memory: many at
-// once, each sandbox whole, nothing left behind, and this process made
-// non-dumpable (what keeps the payload from its memory through pid 1).
+// once, each sandbox whole, nothing left behind, whoever runs it (each
+// init's id maps written by this process), and this process still
+// dumpable: pid 1 keeps a capability instead, which its payload lacks.
 func TestLibrarySharedMemory(t *testing.T) {
 	needSandbox(t)
 	fds := countFDs(t)
-	// Only root's inits share it: an init's id maps, once this memory
-	// is not dumpable, only root can write.
-	shares := rawinit.CanShareMemory && os.Geteuid() == 0
+	shares := rawinit.CanShareMemory
 	var wg sync.WaitGroup
 	const n = 50
 	errs := make(chan error, n)
@@ -393,7 +392,7 @@ func TestLibrarySharedMemory(t *testing.T) {
 			cmd.Stdout, cmd.Log, cmd.ShareMemory = &out, &logs[i], true
 			want := "nsrun-init\n1\n"
 			if shares {
-				// pid 1, not dumpable, is hidden from the payload
+				// pid 1 is hidden from the payload
 				// (hidepid=ptraceable): no command line, no environ.
 				want = "\n1\n"
 			}
@@ -408,11 +407,8 @@ func TestLibrarySharedMemory(t *testing.T) {
 		t.Error(err)
 	}
 	say := ", a copy of this process's memory (shared memory is not supported here)"
-	switch {
-	case shares:
+	if shares {
 		say = ", sharing this process's memory"
-	case rawinit.CanShareMemory:
-		say = ", a copy of this process's memory (only root can write the id maps of a sandbox started after one that shared it)"
 	}
 	// An init that gets a copy is the Go one through the fork helper
 	// past the helper's threshold (this test binary after others).
@@ -420,8 +416,8 @@ func TestLibrarySharedMemory(t *testing.T) {
 	if !helped && (!strings.Contains(logs[0].String(), "the raw init started at ") || !strings.Contains(logs[0].String(), say)) {
 		t.Errorf("the log does not say %q:\n%s", say, logs[0].String())
 	}
-	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); shares && (err != nil || d != 0) {
-		t.Errorf("this process is dumpable after sharing its memory with an init: %d, %v", d, err)
+	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 1 {
+		t.Errorf("this process is not dumpable after sharing its memory with an init: %d, %v", d, err)
 	}
 	if n := countFDs(t); n > fds {
 		t.Errorf("%d descriptors open after, %d before", n, fds)

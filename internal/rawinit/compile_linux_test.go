@@ -654,3 +654,91 @@ cmp stat+24 0xf000 0xa000 0x4 0x28 eq=true fail
 		t.Errorf("the walk to /w:\n%s\nwant:\n%s\nprogram:\n%s", got.String(), want, prog)
 	}
 }
+
+// TestCompileSharedPid1: an init that shares the caller's memory (VM)
+// leaves the dumpable flag alone (it is the caller's too), keeps
+// CAP_AUDIT_READ permitted and nothing else, empties the bounding set
+// with no way around it (no skip without CAP_SETPCAP: the step fails),
+// mounts procfs with hidepid=ptraceable, dumps no core from its first
+// step (the payload gets the spec's limit back before its exec) and, once
+// the payload runs, can have no core limit raised. An init with a copy
+// does none of that.
+func TestCompileSharedPid1(t *testing.T) {
+	spec := smallSpec()
+	spec.Rlimits = []launch.Rlimit{{Name: "core", Soft: 7, Hard: 9}}
+	spec.Plan.Ops = append(spec.Plan.Ops, mounts.Op{Kind: mounts.OpProc, Path: "/proc"})
+	in := Input{Spec: spec, Files: []int{0, 1, 2}, SyncR: 9, SyncW: 10, CapLast: 40, Vfork: true, Core: [2]uint64{3, 5}}
+	copied, err := Compile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.VM = true
+	shared, err := Compile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := func(p *Program) []string {
+		var s []string
+		for i := range p.Ops {
+			if p.Ops[i].Code == opSys || p.Ops[i].Code == opVfork || p.Ops[i].Code == opCmp || p.Ops[i].Code == opExec {
+				s = append(s, p.Steps[p.Ops[i].Step]+": "+p.Render(i))
+			}
+		}
+		return s
+	}
+	has := func(s []string, want string) int {
+		for i, l := range s {
+			if strings.Contains(l, want) {
+				return i
+			}
+		}
+		return -1
+	}
+	c, s := steps(copied), steps(shared)
+	for _, w := range []string{"prctl PR_SET_DUMPABLE 0", "capset to empty", "cmp cap data"} {
+		if has(c, w) < 0 {
+			t.Errorf("the copy's program has no %q:\n%s", w, copied)
+		}
+		if has(s, w) >= 0 {
+			t.Errorf("the shared program has %q:\n%s", w, shared)
+		}
+	}
+	for _, w := range []string{"RLIMIT_CORE", "cap kept", "hidepid"} {
+		if has(c, w) >= 0 {
+			t.Errorf("the copy's program has %q:\n%s", w, copied)
+		}
+	}
+	if i := has(s, "prctl PR_CAPBSET_DROP 40"); i < 0 || strings.Contains(s[i], "ok=EPERM") {
+		t.Errorf("the bounding set's last drop: %v", s)
+	}
+	order := []string{
+		"RLIMIT_CORE 0:5 for pid 1", // the caller's hard limit
+		"hidepid",                   // procfs
+		"rlimit core=7:9: sys prlimit64 0x0 0x4 rlimit core", // soft 0 in pid 1
+		"capset to CAP_AUDIT_READ alone, permitted: sys capset cap header cap kept",
+		"clone the payload: vfork",
+		"restore RLIMIT_CORE 7:9", // the payload, before its exec
+		"exec ",
+		"RLIMIT_CORE 0:0 for pid 1", // pid 1, after
+	}
+	at := -1
+	for _, w := range order {
+		i := has(s[at+1:], w)
+		if i < 0 {
+			t.Fatalf("no %q after op %d:\n%s", w, at, strings.Join(s, "\n"))
+		}
+		at += i + 1
+	}
+	for i, b := range shared.Bufs {
+		switch b.Name {
+		case "cap kept":
+			if want := [24]byte{16: 1 << (37 - 32)}; string(b.Data) != string(want[:]) {
+				t.Errorf("cap kept: %v", b.Data)
+			}
+		case "rlimit core":
+			if binary.NativeEndian.Uint64(b.Data) != 0 || binary.NativeEndian.Uint64(b.Data[8:]) != 9 {
+				t.Errorf("pid 1's core limit (buffer %d): %v", i, b.Data)
+			}
+		}
+	}
+}

@@ -65,9 +65,9 @@
 // fork helper's threshold internal/sandbox gives the spec to the Go init.
 // Attr.ShareMemory (amd64) clones it with CLONE_VM instead, sharing the
 // caller's memory: nothing is copied, however large the caller's heap;
-// CanShareMemory says what that costs (the caller made non-dumpable, pid
-// 1 hidden from the payload's /proc), which is why the caller must ask
-// for it.
+// CanShareMemory says what that costs (pid 1 keeps a capability instead
+// of being non-dumpable, hidden from the payload's /proc, and dumps no
+// core), which is why the caller must ask for it.
 //
 // The soft RLIMIT_NOFILE the caller started with, which the Go runtime
 // raises for itself and restores only in the processes it execs (the Go

@@ -175,8 +175,8 @@ type builder struct {
 	vm bool
 	// core is the RLIMIT_CORE the payload gets back where pid 1 dumps
 	// no core (vm): the caller's, or the spec's.
-	core *[2]uint64
-	files   *scratchFiles // the scratch tmpfs of denied files and files
+	core  *[2]uint64
+	files *scratchFiles // the scratch tmpfs of denied files and files
 	// The read-only structs made so far: one buffer for each value.
 	hows  map[[2]uint64]Arg
 	attrs map[uint64]Arg

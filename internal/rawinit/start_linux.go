@@ -173,24 +173,18 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 // alone). It resets the signal actions it inherited (the caller's
 // runtime's handlers would run on the caller's thread's signal stack).
 //
-// Dumpability: PR_SET_DUMPABLE belongs to the address space, so the init's
-// prctl(PR_SET_DUMPABLE, 0) makes the caller non-dumpable as well, from
-// the first launch on (no core dumps; its /proc entries owned by root;
-// debuggers of the same user refused). It cannot be left out: the
-// payload runs with the init's user ids and seccomp allows ptrace, so with
-// a dumpable address space it could attach to pid 1 and write the
-// caller's memory. Non-dumpable, ptrace and /proc/1/mem need
-// CAP_SYS_PTRACE over the address space's user namespace, the caller's.
-//
-// /proc/1: pid 1's /proc files are then root's, so a payload running as
-// root (uid 0, mapped to the host's) owns them, and some act on the
-// shared memory: oom_score_adj (the kernel keeps one for every process
-// sharing it, the caller's included), clear_refs, coredump_filter; and
-// its cmdline is the caller's argv, which the copy's overwrite cannot
-// hide without overwriting the caller's (os.Args points into it). So the
-// sandbox's procfs is mounted with hidepid=ptraceable: only who may
-// ptrace pid 1 sees it, and no one in the sandbox may (hidepid=invisible
-// still shows it to group 0, root's payload).
+// Keeping the payload out (sharedpid1_linux.go): the payload runs with
+// pid 1's user ids, and seccomp allows ptrace, so pid 1 keeps a capability
+// the payload lacks (ptrace and /proc/1/mem then need CAP_SYS_PTRACE);
+// it is not made non-dumpable, which would make the caller non-dumpable
+// too (the flag belongs to the address space) and, its /proc files then
+// root's, leave only a root caller able to write a later init's id maps.
+// The sandbox's procfs hides pid 1 (hidepid=ptraceable), whose /proc
+// files the payload owns and some of which act on the shared memory
+// (oom_score_adj, kept once for every process sharing it, the caller's
+// included; clear_refs; coredump_filter) or show it (cmdline, the
+// caller's argv, which the copy's overwrite cannot hide without
+// overwriting the caller's); and pid 1 dumps no core.
 const CanShareMemory = canCloneVM && !raceEnabled
 
 // cloneInitVM clones the init with CLONE_VM: it shares this process's
