@@ -42,11 +42,9 @@ type Input struct {
 	// memory: it resets the signal handlers it inherited (the caller's
 	// runtime's) and leaves the caller's argv alone; it stays dumpable
 	// (the flag is the caller's too) and keeps keptCap instead, dumps no
-	// core, and mounts procfs with hidepid=ptraceable (sharedPid1).
+	// core, and mounts procfs with hidepid=ptraceable (sharedPid1). A
+	// spec NoShareWhy refuses is an error.
 	VM bool
-	// Core is this process's RLIMIT_CORE (soft, hard), which a payload
-	// of an init that shares the caller's memory gets back (VM).
-	Core [2]uint64
 	// Walk opens paths one component at a time: openat2 is refused
 	// with ENOSYS here (a kernel before 5.6, or a nested sandbox, whose
 	// filter refuses it), and the cloned init inherits that.
@@ -181,7 +179,9 @@ func Compile(in Input) (*Program, error) {
 	b.reserve(len(spec.Plan.Ops))
 	b.vfork, b.walk, b.nofile, b.vm = in.Vfork, in.Walk, in.Nofile, in.VM
 	if in.VM {
-		b.core = &in.Core
+		if why := NoShareWhy(spec); why != "" {
+			return nil, fmt.Errorf("an init that shares this process's memory: %s", why)
+		}
 	}
 	b.p.Verbose, b.filtered = spec.Verbose, in.Filtered
 	toExit := b.prologue(in)
@@ -245,7 +245,7 @@ func (b *builder) prologue(in Input) []int {
 	gone := b.add(Op{Code: opJumpReg, Args: [6]Arg{reg(n)}, Eq: true}) // end of file: no maps
 	if in.VM {
 		b.defaultSignals()
-		b.noCore(in.Core[1])
+		b.noCore()
 	} else if in.Args.Len > 0 || in.Environ.Len > 0 {
 		b.hideArgs(in.Args, in.Environ)
 	}
@@ -899,22 +899,10 @@ func (b *builder) payload(spec *launch.Spec, fac [2]Arg) {
 		binary.NativeEndian.PutUint64(lim[8:], n[1])
 		b.sys(unix.SYS_PRLIMIT64, imm(0), imm(unix.RLIMIT_NOFILE), b.data("nofile", lim), imm(0))
 	}
-	if b.core != nil {
-		b.begin("restore RLIMIT_CORE %d:%d", b.core[0], b.core[1])
-		lim := make([]byte, 16)
-		binary.NativeEndian.PutUint64(lim, b.core[0])
-		binary.NativeEndian.PutUint64(lim[8:], b.core[1])
-		b.sys(unix.SYS_PRLIMIT64, imm(0), imm(unix.RLIMIT_CORE), b.data("core", lim), imm(0))
-	}
 	argv, envp := b.table("argv", spec.Args), b.table("envp", spec.Env)
 	b.execSearch(spec, argv, envp)
 	// pid 1.
 	b.p.Ops[parent].To = b.label()
-	if b.core != nil {
-		// For good: the payload may set pid 1's limits (same user),
-		// but can raise no hard limit.
-		b.noCore(0)
-	}
 	b.close(wr)
 	b.add(Op{Code: opExecWait, Args: [6]Arg{reg(rd)}})
 	b.close(rd)
@@ -1027,14 +1015,8 @@ func (b *builder) rlimits(rs []launch.Rlimit) {
 	for _, r := range rs {
 		b.begin("rlimit %s=%d:%d", r.Name, r.Soft, r.Hard)
 		b.p.Explain[b.step], b.p.Rlimits[b.step] = "rlimit", r
-		soft := r.Soft
-		if r.Name == "core" && b.core != nil {
-			// The payload's, restored before its exec; pid 1
-			// dumps no core.
-			*b.core, soft = [2]uint64{r.Soft, r.Hard}, 0
-		}
 		lim := make([]byte, 16)
-		binary.NativeEndian.PutUint64(lim, soft)
+		binary.NativeEndian.PutUint64(lim, r.Soft)
 		binary.NativeEndian.PutUint64(lim[8:], r.Hard)
 		b.sys(unix.SYS_PRLIMIT64, imm(0), immInt(rlimits[r.Name]), b.data("rlimit "+r.Name, lim), imm(0))
 	}

@@ -659,15 +659,14 @@ cmp stat+24 0xf000 0xa000 0x4 0x28 eq=true fail
 // leaves the dumpable flag alone (it is the caller's too), keeps
 // CAP_AUDIT_READ permitted and nothing else, empties the bounding set
 // with no way around it (no skip without CAP_SETPCAP: the step fails),
-// mounts procfs with hidepid=ptraceable, dumps no core from its first
-// step (the payload gets the spec's limit back before its exec) and, once
-// the payload runs, can have no core limit raised. An init with a copy
-// does none of that.
+// mounts procfs with hidepid=ptraceable and dumps no core, soft or hard,
+// from its first step on. An init with a copy does none of that. A spec
+// whose payload may dump core is refused: until its exec the payload
+// shares the caller's memory.
 func TestCompileSharedPid1(t *testing.T) {
 	spec := smallSpec()
-	spec.Rlimits = []launch.Rlimit{{Name: "core", Soft: 7, Hard: 9}}
 	spec.Plan.Ops = append(spec.Plan.Ops, mounts.Op{Kind: mounts.OpProc, Path: "/proc"})
-	in := Input{Spec: spec, Files: []int{0, 1, 2}, SyncR: 9, SyncW: 10, CapLast: 40, Vfork: true, Core: [2]uint64{3, 5}}
+	in := Input{Spec: spec, Files: []int{0, 1, 2}, SyncR: 9, SyncW: 10, CapLast: 40, Vfork: true}
 	copied, err := Compile(in)
 	if err != nil {
 		t.Fatal(err)
@@ -703,7 +702,7 @@ func TestCompileSharedPid1(t *testing.T) {
 			t.Errorf("the shared program has %q:\n%s", w, shared)
 		}
 	}
-	for _, w := range []string{"RLIMIT_CORE", "cap kept", "hidepid"} {
+	for _, w := range []string{"RLIMIT_CORE 0:0 for pid 1", "cap kept", "hidepid"} {
 		if has(c, w) >= 0 {
 			t.Errorf("the copy's program has %q:\n%s", w, copied)
 		}
@@ -712,14 +711,12 @@ func TestCompileSharedPid1(t *testing.T) {
 		t.Errorf("the bounding set's last drop: %v", s)
 	}
 	order := []string{
-		"RLIMIT_CORE 0:5 for pid 1", // the caller's hard limit
-		"hidepid",                   // procfs
-		"rlimit core=7:9: sys prlimit64 0x0 0x4 rlimit core", // soft 0 in pid 1
+		"default signal actions",
+		"RLIMIT_CORE 0:0 for pid 1, which shares the caller's memory: sys prlimit64 0x0 0x4 no core",
+		"hidepid", // procfs
 		"capset to CAP_AUDIT_READ alone, permitted: sys capset cap header cap kept",
 		"clone the payload: vfork",
-		"restore RLIMIT_CORE 7:9", // the payload, before its exec
 		"exec ",
-		"RLIMIT_CORE 0:0 for pid 1", // pid 1, after
 	}
 	at := -1
 	for _, w := range order {
@@ -729,16 +726,22 @@ func TestCompileSharedPid1(t *testing.T) {
 		}
 		at += i + 1
 	}
-	for i, b := range shared.Bufs {
+	for _, b := range shared.Bufs {
 		switch b.Name {
 		case "cap kept":
 			if want := [24]byte{16: 1 << (37 - 32)}; string(b.Data) != string(want[:]) {
 				t.Errorf("cap kept: %v", b.Data)
 			}
-		case "rlimit core":
-			if binary.NativeEndian.Uint64(b.Data) != 0 || binary.NativeEndian.Uint64(b.Data[8:]) != 9 {
-				t.Errorf("pid 1's core limit (buffer %d): %v", i, b.Data)
+		case "no core":
+			if string(b.Data) != string(make([]byte, 16)) {
+				t.Errorf("no core: %v", b.Data)
 			}
+		}
+	}
+	for _, rs := range [][]launch.Rlimit{nil, {{Name: "core", Soft: 0, Hard: 9}}, {{Name: "nofile", Soft: 9, Hard: 9}}} {
+		spec.Rlimits = rs
+		if _, err := Compile(in); err == nil || NoShareWhy(spec) == "" {
+			t.Errorf("rlimits %v: a payload that may dump core shares the caller's memory: %v", rs, err)
 		}
 	}
 }

@@ -173,9 +173,6 @@ type builder struct {
 	// vm: pid 1 shares the caller's memory (Input.VM), and must stay out
 	// of the payload's reach (sharedpid1_linux.go).
 	vm bool
-	// core is the RLIMIT_CORE the payload gets back where pid 1 dumps
-	// no core (vm): the caller's, or the spec's.
-	core  *[2]uint64
 	files *scratchFiles // the scratch tmpfs of denied files and files
 	// The read-only structs made so far: one buffer for each value.
 	hows  map[[2]uint64]Arg

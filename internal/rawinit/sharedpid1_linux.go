@@ -2,8 +2,11 @@ package rawinit
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nsrun/nsrun/internal/launch"
 )
 
 // sharedPid1: an init cloned with CLONE_VM (Input.VM) shares the caller's
@@ -32,9 +35,13 @@ import (
 //
 // No core: a dumpable pid 1 killed by a signal that dumps core would
 // write the caller's memory into its working directory, the sandbox's.
-// Its soft RLIMIT_CORE is 0 from the start (the payload gets the caller's
-// or the spec's back before its exec), and, once the payload runs, which
-// may set pid 1's limits (same user), 0 hard as well.
+// Its RLIMIT_CORE is 0, soft and hard (the payload may set pid 1's
+// limits, same user, but can raise no hard one), from its first step.
+// The payload, vforked, shares that memory until its exec and is not pid
+// 1: a same-user process that can signal it could make it dump core in
+// that window, with the payload's own limit. So only a payload that may
+// dump no core shares the memory (NoShareWhy): the spec's core limit is
+// 0 hard, as nsrun's is unless asked otherwise.
 
 // keptCap is the capability pid 1 keeps: one that grants nothing in a
 // user namespace other than the initial one.
@@ -51,10 +58,23 @@ func keptCapData() []byte {
 	return d
 }
 
-// noCore sets this process's RLIMIT_CORE to 0 soft and hard hard.
-func (b *builder) noCore(hard uint64) {
-	b.begin("RLIMIT_CORE 0:%d for pid 1, which shares the caller's memory", hard)
-	lim := make([]byte, 16)
-	binary.NativeEndian.PutUint64(lim[8:], hard)
-	b.sys(unix.SYS_PRLIMIT64, imm(0), imm(unix.RLIMIT_CORE), b.data("no core", lim), imm(0))
+// NoShareWhy says why an init for spec may not share the caller's
+// memory, or "": its payload, which shares it until its exec, may dump
+// core (sharedPid1).
+func NoShareWhy(spec *launch.Spec) string {
+	for _, r := range spec.Rlimits {
+		if r.Name == "core" {
+			if r.Hard == 0 {
+				return ""
+			}
+			return fmt.Sprintf("the payload, which shares it until its exec, may dump core: RLIMIT_CORE %d:%d", r.Soft, r.Hard)
+		}
+	}
+	return "the payload, which shares it until its exec, keeps this process's RLIMIT_CORE: no core limit is set"
+}
+
+// noCore sets this process's RLIMIT_CORE to 0, soft and hard.
+func (b *builder) noCore() {
+	b.begin("RLIMIT_CORE 0:0 for pid 1, which shares the caller's memory")
+	b.sys(unix.SYS_PRLIMIT64, imm(0), imm(unix.RLIMIT_CORE), b.data("no core", make([]byte, 16)), imm(0))
 }

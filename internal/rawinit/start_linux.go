@@ -81,16 +81,7 @@ func Start(spec *launch.Spec, a *Attr) (*Init, error) {
 	in.Vfork = canVfork && os.Getenv("NSRUN_RAW_FORK") != "1"
 	in.Walk = walkPaths || !haveOpenat2()
 	in.Nofile = originalNofile(spec)
-	in.VM = a.ShareMemory && CanShareMemory
-	if in.VM {
-		var core unix.Rlimit
-		if err := unix.Getrlimit(unix.RLIMIT_CORE, &core); err != nil {
-			unix.Close(sync[0])
-			unix.Close(sync[1])
-			return nil, fmt.Errorf("getrlimit RLIMIT_CORE: %w", err)
-		}
-		in.Core = [2]uint64{core.Cur, core.Max}
-	}
+	in.VM = a.ShareMemory && CanShareMemory && NoShareWhy(spec) == ""
 	in.Filtered = spec.Verbose && underSeccomp()
 	prog, err := Compile(in)
 	if err != nil {

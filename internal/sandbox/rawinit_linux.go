@@ -92,6 +92,9 @@ func (s *Sandbox) startDeferred(spec *launch.Spec) (raw bool, err error) {
 	// init is without the fork helper: past the helper's threshold the
 	// copy costs more than the second runtime saves; NSRUN_FORK_HELPER=1
 	// asks for the helper, which only the Go init has.
+	if s.shareMemory && s.noShareWhy == "" {
+		s.noShareWhy = rawinit.NoShareWhy(spec)
+	}
 	if why := useForkHelper(); why != "" && !(s.shareMemory && s.noShareWhy == "" && rawinit.CanShareMemory) {
 		s.logf("the Go init: %s", why)
 		return false, s.fork()
