@@ -142,3 +142,31 @@ func assertNoCore(t *testing.T, ws string) {
 		t.Errorf("a core file in the sandbox's directory:\n%s", out)
 	}
 }
+
+// TestSharedMemoryFileCapabilities: root's payload (uid 0, which a file's
+// capabilities are for) executing a binary that carries CAP_SYS_PTRACE
+// and CAP_AUDIT_READ, pid 1's, gets neither: the bounding set is empty,
+// and no_new_privs is set. Either would let it trace pid 1.
+func TestSharedMemoryFileCapabilities(t *testing.T) {
+	needShared(t)
+	setcap, err := exec.LookPath("setcap")
+	if err != nil {
+		setcap, err = exec.LookPath("/usr/sbin/setcap") // root's PATH only
+	}
+	if os.Getuid() != 0 || err != nil {
+		t.Skip("needs root and setcap(8)")
+	}
+	ws := workspace(t)
+	grep := ws + "/grep"
+	if out, err := exec.Command("cp", "/bin/grep", grep).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(setcap, "cap_audit_read,cap_sys_ptrace+eip", grep).CombinedOutput(); err != nil {
+		t.Skipf("setcap: %v\n%s", err, out)
+	}
+	r := runBase(t, ws, noShims(workspace(t)), []string{"NSRUN_SHARE_MEMORY=1"}, "--rw", ws, "--", grep, "^Cap", "/proc/self/status")
+	want := "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("want exit 0 and\n%s\n%v", want, r)
+	}
+}
