@@ -5,6 +5,7 @@ package integration
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -166,6 +167,31 @@ func TestSharedMemoryFileCapabilities(t *testing.T) {
 	}
 	r := runBase(t, ws, noShims(workspace(t)), []string{"NSRUN_SHARE_MEMORY=1"}, "--rw", ws, "--", grep, "^Cap", "/proc/self/status")
 	want := "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("want exit 0 and\n%s\n%v", want, r)
+	}
+}
+
+// TestSharedMemoryLandlockOnly: --isolation landlock has no init to share
+// nsrun's memory: NSRUN_SHARE_MEMORY=1 changes nothing there. The
+// payload's parent is the stage, a program of its own, whose memory,
+// descriptors and signals the payload cannot reach (Landlock keeps a
+// domain's processes from tracing or signalling those outside it).
+func TestSharedMemoryLandlockOnly(t *testing.T) {
+	needShared(t)
+	ws := workspace(t)
+	probe := `tr '\0' ' ' </proc/$PPID/cmdline; echo; ` + syscBin + ` reach $PPID | grep -c -e EPERM -e EACCES; kill -0 $PPID 2>/dev/null && echo signalled || echo not signalled`
+	r := runBase(t, ws, noShims(workspace(t)), []string{"NSRUN_SHARE_MEMORY=1"},
+		"-v", "--isolation", "landlock", "--rw", ws, "--ro", filepath.Dir(syscBin), "--", "/bin/sh", "-c", probe)
+	if r.code == 125 && strings.Contains(r.stderr, "Landlock") {
+		t.Skipf("no Landlock here: %s", r.stderr)
+	}
+	if strings.Contains(r.stderr, "sharing this process's memory") {
+		t.Errorf("-v says an init shares nsrun's memory under --isolation landlock:\n%v", r)
+	}
+	// Each of sysc reach's calls but pidfd_open and process_mrelease
+	// is refused.
+	want := "nsrun-landlock \n12\nnot signalled"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("want exit 0 and\n%s\n%v", want, r)
 	}
