@@ -23,7 +23,11 @@ import (
 
 // pid1Reach is what sysc reach 1 says when nothing reaches pid 1: a
 // pidfd opens (it needs no permission), but nothing goes through it, and
-// pid 1 (not dying) cannot be reaped early; its core limit stays 0.
+// pid 1 (not dying) cannot be reaped early; its core limit stays 0 once
+// it has made it 0 hard, just after the payload's exec (settled: before,
+// the payload may raise the soft limit to the hard one, which pid 1 then
+// makes 0 again; its signals are blocked, so no signal sent in between
+// makes it dump core).
 const pid1Reach = `ptrace_seize: EPERM
 ptrace_attach: EPERM
 process_vm_readv: EPERM
@@ -56,7 +60,7 @@ func TestSharedMemoryPid1Reach(t *testing.T) {
 	ws := workspace(t)
 	base := noShims(workspace(t))
 	for _, extra := range [][]string{nil, {"--seccomp", "off", "--landlock", "off"}} {
-		args := append(append([]string{"-v"}, extra...), "--rw", ws, "--", syscBin, "reach", "1")
+		args := append(append([]string{"-v"}, extra...), "--rw", ws, "--", syscBin, "reach", "1", "settled")
 		r := runBase(t, ws, base, []string{"NSRUN_SHARE_MEMORY=1"}, args...)
 		if !strings.Contains(r.stderr, ", sharing this process's memory") {
 			t.Fatalf("%v: -v should say the init shares nsrun's memory:\n%v", extra, r)
@@ -86,7 +90,7 @@ func TestSharedMemoryPid1FromUserNamespace(t *testing.T) {
 	}
 	ws := workspace(t)
 	probe := strings.Join([]string{
-		`unshare -Ur sh -c "grep CapEff /proc/self/status; ` + syscBin + ` reach 1; ls /proc/1 >/dev/null 2>&1 && echo proc1: seen || echo proc1: hidden"`,
+		`unshare -Ur sh -c "grep CapEff /proc/self/status; ` + syscBin + ` reach 1 settled; ls /proc/1 >/dev/null 2>&1 && echo proc1: seen || echo proc1: hidden"`,
 		`unshare -Urm sh -c "mount -t proc proc /tmp 2>/dev/null && echo mounted || echo mount: refused"`,
 		`unshare -Urmpf --mount-proc sh -c "echo pid 1 there: \$(cat /proc/1/comm)"`,
 	}, "; ")

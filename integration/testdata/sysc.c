@@ -20,9 +20,12 @@
  *       notification with SECCOMP_USER_NOTIF_FLAG_CONTINUE (the call goes
  *       on) from a thread, then makes the call; "load: ERRNO" when the
  *       filter cannot be loaded
- *   sysc reach PID
+ *   sysc reach PID [settled]
  *       every way to another process's memory, descriptors and limits
- *       that has no /proc path, one line each: "ptrace_seize: EPERM"
+ *       that has no /proc path, one line each: "ptrace_seize: EPERM";
+ *       with settled, raising PID's core limit waits for its hard limit
+ *       to be 0 (5 s at most), as a pid 1 sharing its parent's memory
+ *       makes it just after the payload's exec
  *   sysc signals PID
  *       every signal to PID by kill, rt_sigqueueinfo and
  *       pidfd_send_signal (its own all ignored, as PID may pass them
@@ -172,7 +175,7 @@ static void named(const char *what, long r) {
 /* reach_op is "sysc reach": see the top. The remote address is one no
  * process maps: a call allowed to reach PID fails with EFAULT there, not
  * EPERM. */
-static int reach_op(int pid) {
+static int reach_op(int pid, int settled) {
 	char buf[8];
 	struct iovec local = {buf, sizeof buf}, remote = {(void *)4096, sizeof buf};
 	named("ptrace_seize", syscall(SYS_ptrace, PTRACE_SEIZE, pid, 0, 0));
@@ -197,7 +200,15 @@ static int reach_op(int pid) {
 	if (perf == -1 && errno == EACCES)
 		errno = EPERM; /* perf_event_paranoid says no before the ptrace check */
 	named("perf_event_open", perf);
-	struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY}, core;
+	/* A pid 1 that shares its parent's memory makes its hard core limit
+	 * 0 just after this program's exec: wait for it (5 s at most). */
+	struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY}, core = {0, 1};
+	for (int i = 0; settled && i < 500 && core.rlim_max != 0; i++) {
+		if (syscall(SYS_prlimit64, pid, RLIMIT_CORE, NULL, &core))
+			break;
+		if (core.rlim_max != 0)
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
 	named("prlimit_core_raise", syscall(SYS_prlimit64, pid, RLIMIT_CORE, &unlimited, NULL));
 	if (syscall(SYS_prlimit64, pid, RLIMIT_CORE, NULL, &core) == 0)
 		printf("core: %llu %llu\n", (unsigned long long)core.rlim_cur, (unsigned long long)core.rlim_max);
@@ -275,8 +286,8 @@ int main(int argc, char **argv) {
 		report(syscall(strtol(argv[2], NULL, 0), a[0], a[1], a[2], a[3], a[4], a[5]));
 		return 0;
 	}
-	if (!strcmp(argv[1], "reach") && argc == 3)
-		return reach_op(atoi(argv[2]));
+	if (!strcmp(argv[1], "reach") && (argc == 3 || (argc == 4 && !strcmp(argv[3], "settled"))))
+		return reach_op(atoi(argv[2]), argc == 4);
 	if (!strcmp(argv[1], "signals") && argc == 3)
 		return signals_op(atoi(argv[2]));
 	if (!strcmp(argv[1], "limits") && argc == 3)
