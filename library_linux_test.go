@@ -423,3 +423,73 @@ func TestLibrarySharedMemory(t *testing.T) {
 		t.Errorf("%d descriptors open after, %d before", n, fds)
 	}
 }
+
+// TestLibrarySharedMemoryRepeated: a program launching sandboxes whose
+// init shares its memory, one after another and two at a time, stays
+// dumpable (its /proc files its user's, so it can write each later
+// init's id maps: every launch shares), and no payload finds any of its
+// arguments or environment in any /proc file it can read.
+func TestLibrarySharedMemoryRepeated(t *testing.T) {
+	needSandbox(t)
+	if !rawinit.CanShareMemory {
+		t.Skip("shared memory is not supported here")
+	}
+	// This process's own argv and environment, as the kernel keeps them
+	// (what /proc/1/cmdline and /proc/1/environ of a shared pid 1 show).
+	var secrets []string
+	for _, f := range []string{"/proc/self/cmdline", "/proc/self/environ"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range strings.Split(string(b), "\x00") {
+			// The payload's own environment is these two.
+			if len(s) >= 8 && s != "HOME=/" && s != "PATH=/usr/bin:/bin" {
+				secrets = append(secrets, s)
+			}
+		}
+	}
+	if len(secrets) == 0 {
+		t.Fatal("nothing to look for")
+	}
+	launch := func() error {
+		var out, log bytes.Buffer
+		cmd := Command(nil, "/bin/sh", "-c", "cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n'")
+		cmd.Env = []string{"HOME=/", "PATH=/usr/bin:/bin"}
+		cmd.Stdout, cmd.Log, cmd.ShareMemory = &out, &log, true
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("run: %v; log:\n%s", err, log.String())
+		}
+		if !strings.Contains(log.String(), ", sharing this process's memory") {
+			return fmt.Errorf("the init did not share this process's memory:\n%s", log.String())
+		}
+		for _, s := range secrets {
+			if strings.Contains(out.String(), s) {
+				return fmt.Errorf("the payload read %q of this process:\n%s", s, out.String())
+			}
+		}
+		return nil
+	}
+	dumpable := func() {
+		t.Helper()
+		if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 1 {
+			t.Fatalf("this process is not dumpable: %d, %v", d, err)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if err := launch(); err != nil {
+			t.Fatalf("launch %d: %v", i, err)
+		}
+		dumpable()
+	}
+	errs := make(chan error, 2)
+	for i := 0; i < 2; i++ {
+		go func() { errs <- launch() }()
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	dumpable()
+}

@@ -19,11 +19,28 @@
  *       loads a filter that hands call NR to its own listener, answers the
  *       notification with SECCOMP_USER_NOTIF_FLAG_CONTINUE (the call goes
  *       on) from a thread, then makes the call; "load: ERRNO" when the
- *       filter cannot be loaded */
+ *       filter cannot be loaded
+ *   sysc reach PID [settled]
+ *       every way to another process's memory, descriptors and limits
+ *       that has no /proc path, one line each: "ptrace_seize: EPERM";
+ *       with settled, raising PID's core limit waits for its hard limit
+ *       to be 0 (5 s at most), as a pid 1 sharing its parent's memory
+ *       makes it just after the payload's exec
+ *   sysc signals PID
+ *       every signal to PID by kill, rt_sigqueueinfo and
+ *       pidfd_send_signal (its own all ignored, as PID may pass them
+ *       back); prints each call that failed, then "alive" or kill(PID,
+ *       0)'s errno
+ *   sysc limits PID
+ *       lowers each limit of PID to 0 (CPU and RTTIME to 1), tries its
+ *       nice value, affinity, I/O priority and policy; prints each
+ *       refusal, then as signals */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/perf_event.h>
+#include <sched.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,8 +49,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static void report(long r) {
@@ -145,6 +167,110 @@ static void *answer_continue(void *arg) {
 	return NULL;
 }
 
+static void named(const char *what, long r) {
+	printf("%s: ", what);
+	report(r);
+}
+
+/* reach_op is "sysc reach": see the top. The remote address is one no
+ * process maps: a call allowed to reach PID fails with EFAULT there, not
+ * EPERM. */
+static int reach_op(int pid, int settled) {
+	char buf[8];
+	struct iovec local = {buf, sizeof buf}, remote = {(void *)4096, sizeof buf};
+	named("ptrace_seize", syscall(SYS_ptrace, PTRACE_SEIZE, pid, 0, 0));
+	named("ptrace_attach", syscall(SYS_ptrace, PTRACE_ATTACH, pid, 0, 0));
+	named("process_vm_readv", syscall(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0));
+	named("process_vm_writev", syscall(SYS_process_vm_writev, pid, &local, 1, &remote, 1, 0));
+	long pidfd = syscall(SYS_pidfd_open, pid, 0);
+	named("pidfd_open", pidfd);
+	named("pidfd_getfd", syscall(SYS_pidfd_getfd, pidfd, 0, 0));
+	struct iovec range = {(void *)4096, 4096};
+	named("process_madvise", syscall(SYS_process_madvise, pidfd, &range, 1, MADV_COLD, 0));
+	named("process_mrelease", syscall(SYS_process_mrelease, pidfd, 0));
+	named("kcmp", syscall(SYS_kcmp, getpid(), pid, 0 /* KCMP_FILE */, 0, 0));
+	void *head;
+	size_t len;
+	named("get_robust_list", syscall(SYS_get_robust_list, pid, &head, &len));
+	unsigned long nodes = 1;
+	named("migrate_pages", syscall(SYS_migrate_pages, pid, 64, &nodes, &nodes));
+	named("move_pages", syscall(SYS_move_pages, pid, 0, NULL, NULL, NULL, 0));
+	struct perf_event_attr pa = {.size = sizeof pa, .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, .exclude_kernel = 1};
+	long perf = syscall(SYS_perf_event_open, &pa, pid, -1, -1, 0);
+	if (perf == -1 && errno == EACCES)
+		errno = EPERM; /* perf_event_paranoid says no before the ptrace check */
+	named("perf_event_open", perf);
+	/* A pid 1 that shares its parent's memory makes its hard core limit
+	 * 0 just after this program's exec: wait for it (5 s at most). */
+	struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY}, core = {0, 1};
+	for (int i = 0; settled && i < 500 && core.rlim_max != 0; i++) {
+		if (syscall(SYS_prlimit64, pid, RLIMIT_CORE, NULL, &core))
+			break;
+		if (core.rlim_max != 0)
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	named("prlimit_core_raise", syscall(SYS_prlimit64, pid, RLIMIT_CORE, &unlimited, NULL));
+	if (syscall(SYS_prlimit64, pid, RLIMIT_CORE, NULL, &core) == 0)
+		printf("core: %llu %llu\n", (unsigned long long)core.rlim_cur, (unsigned long long)core.rlim_max);
+	return 0;
+}
+
+static void alive(int pid) {
+	struct timespec ts = {0, 100000000};
+	nanosleep(&ts, NULL);
+	if (kill(pid, 0) == 0)
+		printf("alive\n");
+	else
+		printf("%s\n", strerrorname_np(errno));
+}
+
+/* signals_op is "sysc signals": see the top. */
+static int signals_op(int pid) {
+	for (int s = 1; s < 65; s++)
+		signal(s, SIG_IGN);
+	long pidfd = syscall(SYS_pidfd_open, pid, 0);
+	for (int s = 1; s < 65; s++) {
+		if (kill(pid, s))
+			printf("kill %d: %s\n", s, strerrorname_np(errno));
+		siginfo_t si = {.si_signo = s, .si_code = SI_QUEUE};
+		si.si_pid = getpid();
+		si.si_uid = getuid();
+		if (syscall(SYS_rt_sigqueueinfo, pid, s, &si))
+			printf("rt_sigqueueinfo %d: %s\n", s, strerrorname_np(errno));
+		if (syscall(SYS_pidfd_send_signal, pidfd, s, NULL, 0))
+			printf("pidfd_send_signal %d: %s\n", s, strerrorname_np(errno));
+	}
+	alive(pid);
+	return 0;
+}
+
+/* limits_op is "sysc limits": see the top. */
+static int limits_op(int pid) {
+	static const int res[] = {RLIMIT_NOFILE, RLIMIT_STACK, RLIMIT_AS, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_MEMLOCK,
+	                          RLIMIT_NPROC, RLIMIT_SIGPENDING, RLIMIT_MSGQUEUE, RLIMIT_CORE, RLIMIT_RTTIME, RLIMIT_CPU};
+	for (unsigned i = 0; i < sizeof res / sizeof res[0]; i++) {
+		struct rlimit l = {0, 0};
+		if (res[i] == RLIMIT_RTTIME || res[i] == RLIMIT_CPU)
+			l.rlim_cur = l.rlim_max = 1;
+		if (syscall(SYS_prlimit64, pid, res[i], &l, NULL))
+			printf("prlimit %d: %s\n", res[i], strerrorname_np(errno));
+	}
+	if (setpriority(PRIO_PROCESS, pid, 19))
+		printf("setpriority: %s\n", strerrorname_np(errno));
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(pid, sizeof set, &set))
+		printf("sched_setaffinity: %s\n", strerrorname_np(errno));
+	if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, pid, 3 << 13 /* IOPRIO_CLASS_IDLE */))
+		printf("ioprio_set: %s\n", strerrorname_np(errno));
+	struct sched_param sp = {0};
+	if (sched_setscheduler(pid, SCHED_IDLE, &sp))
+		printf("sched_setscheduler: %s\n", strerrorname_np(errno));
+	alive(pid);
+	return 0;
+}
+
 static void call_args(int argc, char **argv, int from, unsigned long a[6]) {
 	for (int i = from; i < argc && i < from + 6; i++)
 		a[i - from] = strtoul(argv[i], NULL, 0);
@@ -160,6 +286,12 @@ int main(int argc, char **argv) {
 		report(syscall(strtol(argv[2], NULL, 0), a[0], a[1], a[2], a[3], a[4], a[5]));
 		return 0;
 	}
+	if (!strcmp(argv[1], "reach") && (argc == 3 || (argc == 4 && !strcmp(argv[3], "settled"))))
+		return reach_op(atoi(argv[2]), argc == 4);
+	if (!strcmp(argv[1], "signals") && argc == 3)
+		return signals_op(atoi(argv[2]));
+	if (!strcmp(argv[1], "limits") && argc == 3)
+		return limits_op(atoi(argv[2]));
 	if (!strcmp(argv[1], "sig") && argc >= 4)
 		return sig_op(argc, argv);
 	if (!strcmp(argv[1], "filtered") && argc >= 4) {
