@@ -147,20 +147,23 @@ func TestSharedMemoryOOMScore(t *testing.T) {
 
 // TestSharedMemoryNoCore: a pid 1 that shares nsrun's memory is dumpable
 // (the flag is nsrun's too), so a signal that dumps core would write
-// nsrun's memory into its working directory, the sandbox's. Its core
-// limit is 0, and 0 hard once the payload runs: the payload, pid 1's
-// user, may set pid 1's limits, but cannot raise a hard one. The payload
-// itself gets the limit it was given.
+// nsrun's memory into its working directory, the sandbox's: its core
+// limit is 0, soft and hard (the payload, pid 1's user, may set pid 1's
+// limits, but cannot raise a hard one). The payload, vforked, shares the
+// memory until its exec: one that may dump core (--rlimit core) gets an
+// init with a copy, and -v says why.
 func TestSharedMemoryNoCore(t *testing.T) {
 	need(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skip("shared memory is amd64's")
 	}
 	ws := workspace(t)
-	cmd := exec.Command(nsrunBin, "--rlimit", "core=512000:1024000", "--rw", ws, "--", "/bin/sh", "-c",
+	cmd := exec.Command(nsrunBin, "-v", "--rw", ws, "--", "/bin/sh", "-c",
 		`echo $(ulimit -c) $(ulimit -Hc); prlimit --pid 1 --core=512000:1024000 2>/dev/null && echo raised || echo refused; read _`)
 	cmd.Dir = ws
 	cmd.Env = append(noShims(workspace(t)), "NSRUN_SHARE_MEMORY=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -172,25 +175,31 @@ func TestSharedMemoryNoCore(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		stdin.Close()
-		_ = cmd.Wait()
-	}()
 	r := bufio.NewReader(stdout)
 	limits, _ := r.ReadString('\n')
 	raise, _ := r.ReadString('\n')
-	if limits != "1000 2000\n" || raise != "refused\n" {
-		t.Errorf("the payload's core limit (512-byte blocks) %q, want 1000 2000; raising pid 1's: %q", limits, raise)
-	}
 	init := childOf(t, cmd.Process.Pid)
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", init))
+	stdin.Close()
+	_ = cmd.Wait()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), ", sharing this process's memory") {
+		t.Fatalf("-v should say the init shares nsrun's memory:\n%s", stderr.String())
+	}
+	if limits != "0 0\n" || raise != "refused\n" {
+		t.Errorf("the payload's core limit %q, want 0 0; raising pid 1's: %q", limits, raise)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); strings.HasPrefix(l, "Max core file size") && (len(f) < 6 || f[4] != "0" || f[5] != "0") {
 			t.Errorf("pid 1 (%d) may dump core: %s", init, l)
 		}
+	}
+
+	asked := runBase(t, ws, noShims(workspace(t)), []string{"NSRUN_SHARE_MEMORY=1"}, "-v", "--rlimit", "core=512000:1024000", "--rw", ws, "--", "/bin/sh", "-c", `echo $(ulimit -c) $(ulimit -Hc)`)
+	if asked.code != 0 || strings.TrimSpace(asked.stdout) != "1000 2000" || !strings.Contains(asked.stderr, ", a copy of this process's memory (the payload, which shares it until its exec, may dump core: RLIMIT_CORE 512000:1024000)") {
+		t.Errorf("a payload that may dump core: want its limit (1000 2000 blocks) and an init with a copy:\n%v", asked)
 	}
 }
 

@@ -140,6 +140,7 @@ type Server struct {
 	denied    map[hostPort]int
 	reasons   map[hostPort]string // the first refusal's, by the key it counts under
 	noticed   map[string]bool     // the hosts given to Config.Notice
+	failed    map[hostPort]bool   // the hosts and ports a failure was logged for
 	hook      map[hostPort]*hookResult
 	cache     map[string]cached
 	fake      *fakeAddrs
@@ -159,7 +160,7 @@ func Start(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, ctx: ctx, cancel: cancel,
 		slots: make(chan struct{}, maxConns), dnsSem: make(chan struct{}, maxQueries),
-		closers: map[io.Closer]struct{}{}, carried: map[hostPort]int{}, denied: map[hostPort]int{},
+		closers: map[io.Closer]struct{}{}, carried: map[hostPort]int{}, denied: map[hostPort]int{}, failed: map[hostPort]bool{},
 		reasons: map[hostPort]string{}, noticed: map[string]bool{},
 		hook: map[hostPort]*hookResult{}, cache: map[string]cached{}, fake: newFakeAddrs(maxNames)}
 	if err := s.listen(); err != nil {
@@ -714,18 +715,38 @@ func httpError(c net.Conn, code int, status, msg string) {
 // address: the listener it came to says the name and port, whatever the
 // bytes say.
 func (s *Server) transparent(c net.Conn, name string, port uint16) {
-	up, _, err := s.connect(s.ctx, name, port)
+	up, shown, err := s.connect(s.ctx, name, port)
 	if err != nil {
+		s.unreached(shown, port, err)
 		reset(c)
 		return
 	}
 	splice(c, nil, up, false)
 }
 
+// unreached logs, once for each host and port, why an allowed connection
+// the payload made straight to it was reset: the payload sees only the
+// reset. Refusals are logged as such (deny).
+func (s *Server) unreached(host string, port uint16, err error) {
+	var d *denial
+	if errors.As(err, &d) || s.ctx.Err() != nil || s.cfg.Log == nil {
+		return
+	}
+	k := hostPort{host, port}
+	s.mu.Lock()
+	first := !s.failed[k] && len(s.failed) < maxKeys
+	s.failed[k] = true
+	s.mu.Unlock()
+	if first {
+		s.cfg.Log("network: " + hostPortString(host, port) + " not reached, the connection reset: " + err.Error())
+	}
+}
+
 // hostPort carries a connection to the host's 127.0.0.1:port.
 func (s *Server) hostPort(c net.Conn, port uint16) {
 	up, err := dialAddr(s.ctx, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port))
 	if err != nil {
+		s.unreached("127.0.0.1", port, err)
 		reset(c)
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -666,5 +667,40 @@ func TestRefuseAll(t *testing.T) {
 	// refused unnoticed (its text is the payload's).
 	if fmt.Sprint(hosts) != "[svc.test 127.0.0.1 evil.test ::1 socks.test]" {
 		t.Errorf("noticed %v", hosts)
+	}
+}
+
+// A connection the payload made straight to an allowed name, which the
+// host side cannot reach, is reset; nsrun's log says why, once for each
+// host and port (the payload sees only the reset).
+func TestTransparentUnreachedIsLogged(t *testing.T) {
+	h := start(t, func(c *Config) {
+		c.Dial = func(context.Context, string, string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+		}
+	})
+	_, addrs := h.dnsQuery("svc.test", dnsTypeA)
+	if len(addrs) != 1 {
+		t.Fatalf("svc.test: %v", addrs)
+	}
+	for i := 0; i < 2; i++ {
+		c := h.net.dial(t, netip.AddrPortFrom(addrs[0], h.port).String())
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Error("a connection the host side could not reach was not ended")
+		}
+		c.Close()
+	}
+	want := fmt.Sprintf("network: svc.test:%d not reached, the connection reset: dial tcp: connection refused", h.port)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, l := range h.logs {
+		if l == want {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("want %q once in %q", want, h.logs)
 	}
 }
