@@ -172,7 +172,7 @@ type builder struct {
 	nofile  *[2]uint64 // RLIMIT_NOFILE for the payload
 	// vm: pid 1 shares the caller's memory (Input.VM), and must stay out
 	// of the payload's reach (sharedpid1_linux.go).
-	vm bool
+	vm    bool
 	files *scratchFiles // the scratch tmpfs of denied files and files
 	// The read-only structs made so far: one buffer for each value.
 	hows  map[[2]uint64]Arg
