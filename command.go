@@ -106,8 +106,9 @@ type Cmd struct {
 	// arguments); pid 1 dumps no core; and a fault in the init is this
 	// process's. Ignored elsewhere, under the race detector, under a
 	// memory limit (whose OOM kill of pid 1 would kill this process with
-	// it), and where the sandbox gets the Go init (Log says which init
-	// ran and whether it shared).
+	// it), for a payload that may dump core (a core limit above 0 hard:
+	// until its exec it shares this memory), and where the sandbox gets
+	// the Go init (Log says which init ran and whether it shared).
 	ShareMemory bool
 
 	ctx        context.Context
