@@ -5,6 +5,7 @@ package integration
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -121,18 +122,8 @@ func TestSharedMemoryOOMScore(t *testing.T) {
 		cmd := exec.Command(nsrunBin, "--rw", ws, "--", "/bin/sh", "-c", "echo 1000 >/proc/1/oom_score_adj 2>/dev/null; echo written; read _")
 		cmd.Dir = ws
 		cmd.Env = append(noShims(workspace(t)), "NSRUN_SHARE_MEMORY="+share)
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		stdin, stdout := startPiped(t, cmd)
+		line, _ := stdout.ReadString('\n')
 		score, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", cmd.Process.Pid))
 		stdin.Close()
 		_ = cmd.Wait()
@@ -164,18 +155,7 @@ func TestSharedMemoryNoCore(t *testing.T) {
 	cmd.Env = append(noShims(workspace(t)), "NSRUN_SHARE_MEMORY=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(stdout)
+	stdin, r := startPiped(t, cmd)
 	limits, _ := r.ReadString('\n')
 	raise, _ := r.ReadString('\n')
 	init := childOf(t, cmd.Process.Pid)
@@ -201,6 +181,23 @@ func TestSharedMemoryNoCore(t *testing.T) {
 	if asked.code != 0 || strings.TrimSpace(asked.stdout) != "1000 2000" || !strings.Contains(asked.stderr, ", a copy of this process's memory (the payload, which shares it until its exec, may dump core: RLIMIT_CORE 512000:1024000)") {
 		t.Errorf("a payload that may dump core: want its limit (1000 2000 blocks) and an init with a copy:\n%v", asked)
 	}
+}
+
+// startPiped starts cmd with its standard input and output on pipes.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, bufio.NewReader(stdout)
 }
 
 // childOf is the one child of pid, whichever of its threads started it.
