@@ -23,11 +23,8 @@ import (
 
 // pid1Reach is what sysc reach 1 says when nothing reaches pid 1: a
 // pidfd opens (it needs no permission), but nothing goes through it, and
-// pid 1 (not dying) cannot be reaped early; its core limit stays 0 once
-// it has made it 0 hard, just after the payload's exec (settled: before,
-// the payload may raise the soft limit to the hard one, which pid 1 then
-// makes 0 again; its signals are blocked, so no signal sent in between
-// makes it dump core).
+// pid 1 (not dumping) cannot be reaped early; its core limit is 0, soft
+// and hard, from its first step, and the payload cannot raise it.
 const pid1Reach = `ptrace_seize: EPERM
 ptrace_attach: EPERM
 process_vm_readv: EPERM

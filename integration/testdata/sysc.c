@@ -24,8 +24,7 @@
  *       every way to another process's memory, descriptors and limits
  *       that has no /proc path, one line each: "ptrace_seize: EPERM";
  *       with settled, raising PID's core limit waits for its hard limit
- *       to be 0 (5 s at most), as a pid 1 sharing its parent's memory
- *       makes it just after the payload's exec
+ *       to be 0 (5 s at most)
  *   sysc signals PID
  *       every signal to PID by kill, rt_sigqueueinfo and
  *       pidfd_send_signal (its own all ignored, as PID may pass them
@@ -200,8 +199,8 @@ static int reach_op(int pid, int settled) {
 	if (perf == -1 && errno == EACCES)
 		errno = EPERM; /* perf_event_paranoid says no before the ptrace check */
 	named("perf_event_open", perf);
-	/* A pid 1 that shares its parent's memory makes its hard core limit
-	 * 0 just after this program's exec: wait for it (5 s at most). */
+	/* With settled, wait for PID's hard core limit to be 0 (5 s at
+	 * most). */
 	struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY}, core = {0, 1};
 	for (int i = 0; settled && i < 500 && core.rlim_max != 0; i++) {
 		if (syscall(SYS_prlimit64, pid, RLIMIT_CORE, NULL, &core))
