@@ -23,7 +23,7 @@ import (
 
 // pid1Reach is what sysc reach 1 says when nothing reaches pid 1: a
 // pidfd opens (it needs no permission), but nothing goes through it, and
-// pid 1 (not dumping) cannot be reaped early; its core limit is 0, soft
+// pid 1 (not dying) cannot be reaped early; its core limit is 0, soft
 // and hard, from its first step, and the payload cannot raise it.
 const pid1Reach = `ptrace_seize: EPERM
 ptrace_attach: EPERM
