@@ -165,6 +165,12 @@ type FilesystemReport struct {
 	// Created are the directories, symlinks and mount points nsrun made
 	// inside where the tree shown there has none (never on the host).
 	Created []string `json:"created,omitempty"`
+	// Hidden are the kernel's root-only reports covered in /proc and /sys
+	// for a sandbox of the host's root, whose reads would pass their
+	// modes: the physical pages' state, the kernel's heap and address
+	// layout, firmware tables and power meters (each where the kernel has
+	// it).
+	Hidden []string `json:"hidden,omitempty"`
 }
 
 // LandlockReport is the state of the Landlock layer: what the kernel

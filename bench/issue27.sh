@@ -27,6 +27,21 @@ raw="$noshims NSRUN_INIT=raw"
 vm="$raw NSRUN_SHARE_MEMORY=1"
 lib="$out/launch -ws $ws"
 n4=$((2 * N))
+# The library as a user without privileges (the test user scripts/setup.sh
+# makes), where there is one: setpriv's start is shared by a run's launches.
+user=()
+if [ "$(id -u)" -eq 0 ] && id nsrun-test >/dev/null 2>&1; then
+	chmod 0755 "$out"
+	mkdir "$out/userws"
+	chown nsrun-test: "$out/userws"
+	as="setpriv --reuid=nsrun-test --regid=nsrun-test --init-groups"
+	ulib="$out/launch -ws $out/userws"
+	user=(
+		"library, per launch, as nsrun-test::bwrap @$N=$as $ulib -bwrap -n $N"
+		"library, per launch, as nsrun-test::nsrun, raw init @$N=$raw $as $ulib -n $N"
+		"library, per launch, as nsrun-test::nsrun, raw init, shared memory @$N=$raw $as $ulib -share-memory -n $N"
+	)
+fi
 
 echo "## Issue 27: the CLI and the library ($RUNS interleaved runs each, as $(id -un); load before: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
@@ -47,6 +62,7 @@ echo
 	"library, 4 at a time, per launch::bwrap @$n4=$lib -bwrap -p 4 -n $n4" \
 	"library, 4 at a time, per launch::nsrun, Go init @$n4=$go $lib -p 4 -n $n4" \
 	"library, 4 at a time, per launch::nsrun, raw init @$n4=$raw $lib -p 4 -n $n4" \
-	"library, 4 at a time, per launch::nsrun, raw init, shared memory @$n4=$raw $lib -share-memory -p 4 -n $n4"
+	"library, 4 at a time, per launch::nsrun, raw init, shared memory @$n4=$raw $lib -share-memory -p 4 -n $n4" \
+	"${user[@]}"
 echo
-echo "Load after: $(cut -d' ' -f1-3 /proc/loadavg). Each round runs every command once, in an order that rotates between rounds; CPU is every process of the run (cgroup accounting as root). bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\`, with an empty HOME and no version manager's root (no overlay in the plan), the init chosen with NSRUN_INIT (go: the reference, re-executed as nsrun-init; raw: internal/rawinit) and NSRUN_SHARE_MEMORY=1 (the raw init cloned with CLONE_VM, sharing nsrun's memory; the library's Cmd.ShareMemory, \`-share-memory\`). The library rows: \`bench/launch\` (a Go program starting /bin/true through nsrun.Command with the workspace writable, or exec'ing the bwrap command above), each run $N launches one at a time or $n4 four at a time, divided per launch (the program's own start included); at 4 at a time the wall per launch is the run's wall over its launches (the inverse of the throughput)."
+echo "Load after: $(cut -d' ' -f1-3 /proc/loadavg). Each round runs every command once, in an order that rotates between rounds; CPU is every process of the run (cgroup accounting as root). bwrap: \`bwrap ${bwrap_args[*]} /bin/true\`; nsrun: \`nsrun --rw WS -- /bin/true\`, with an empty HOME and no version manager's root (no overlay in the plan), the init chosen with NSRUN_INIT (go: the reference, re-executed as nsrun-init; raw: internal/rawinit) and NSRUN_SHARE_MEMORY=1 (the raw init cloned with CLONE_VM, sharing nsrun's memory; the library's Cmd.ShareMemory, \`-share-memory\`). The library rows: \`bench/launch\` (a Go program starting /bin/true through nsrun.Command with the workspace writable, or exec'ing the bwrap command above), each run $N launches one at a time or $n4 four at a time, divided per launch (the program's own start included); at 4 at a time the wall per launch is the run's wall over its launches (the inverse of the throughput); \`as nsrun-test\`: the same program started through \`setpriv\` as a user without privileges, with a workspace of its own."

@@ -26,9 +26,17 @@ for i in $(seq 1000); do
 done
 args+=(-n "bwrap, 1000 two levels down" "$bwrap_cmd ${robind[*]} /bin/true")
 args+=(-n "nsrun, 1000 two levels down (1,001 pins)" "$nsrun --rw $ws ${ro[*]} -- /bin/true")
+# The same 1,000 rules on the reference init (env's own start included).
+ro=()
+for i in $(seq 1000); do ro+=(--ro "$ws/r1000/d$i"); done
+args+=(-n "nsrun, 1000, the Go init" "env NSRUN_INIT=go $nsrun --rw $ws ${ro[*]} -- /bin/true")
 echo "## Scale in rules ($RUNS runs each)"
 echo
-hyperfine -N --warmup 3 --runs "$RUNS" --style none --export-json "$out/scale.json" "${args[@]}" >/dev/null
+# An empty HOME and no version manager's root: no overlay in the plan, so
+# nsrun builds it with its default init (the raw one), as for most users.
+mkdir "$out/home"
+HOME="$out/home" PYENV_ROOT='' RBENV_ROOT='' NODENV_ROOT='' \
+	hyperfine -N --warmup 3 --runs "$RUNS" --style none --export-json "$out/scale.json" "${args[@]}" >/dev/null
 go run ./bench/report -baseline "nsrun, 10" "$out/scale.json"
 echo
-echo "Each row: N \`--ro WS/rN/dI\` under \`--rw WS\` (bwrap: N \`--ro-bind\` under \`--bind WS WS\`); ratios to nsrun with 10. \"Two levels down\": \`--ro WS/p/rI/.git\`, so nsrun also pins WS/p and each WS/p/rI (a rule one level down needs no pin)."
+echo "Each row: N \`--ro WS/rN/dI\` under \`--rw WS\` (bwrap: N \`--ro-bind\` under \`--bind WS WS\`); ratios to nsrun with 10. nsrun runs with an empty HOME (no overlay in the plan: its default init, the raw one); \"the Go init\": \`NSRUN_INIT=go\`, started through env. \"Two levels down\": \`--ro WS/p/rI/.git\`, so nsrun also pins WS/p and each WS/p/rI (a rule one level down needs no pin)."

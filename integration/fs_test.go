@@ -3,8 +3,12 @@
 package integration
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -153,6 +157,80 @@ func TestProcIsPrivateAndGuarded(t *testing.T) {
 	}
 	// The test process's own pid does not exist inside.
 	expect(t, "signal a host pid", helper(t, nil, "kill", itoa(os.Getpid()), "0"), "ESRCH")
+}
+
+// The kernel's root-only reports (physical page state, the kernel's heap
+// and address layout, firmware tables, power meters) are hidden from a
+// sandbox of the host's root, whose reads pass their modes, by both inits;
+// another user's sandbox is refused by the modes themselves, and nothing
+// covers its /proc or /sys (a nested sandbox needs them fully visible).
+func TestRootOnlyKernelReportsHidden(t *testing.T) {
+	files := []string{"/proc/kpagecgroup", "/proc/kpagecount", "/proc/kpageflags", "/proc/latency_stats", "/proc/pagetypeinfo",
+		"/proc/sched_debug", "/proc/slabinfo", "/proc/timer_list", "/proc/vmallocinfo", "/sys/kernel/vmcoreinfo"}
+	dirs := []string{"/sys/devices/virtual/powercap", "/sys/firmware", "/sys/kernel/mm/page_idle"}
+	// What this host shows to the test's own user: a container may mask
+	// some already, and a kernel may lack some.
+	var script strings.Builder
+	shown := 0
+	if os.Getuid() != 0 {
+		files, dirs = nil, nil
+	}
+	for _, f := range files {
+		b := make([]byte, 4096)
+		fd, err := os.Open(f)
+		if err != nil {
+			continue
+		}
+		n, _ := fd.Read(b)
+		fd.Close()
+		if n > 0 {
+			shown++
+		}
+		fmt.Fprintf(&script, "echo %s $(head -c 4096 %s 2>/dev/null | wc -c);", f, f)
+	}
+	for _, d := range dirs {
+		if entries, err := os.ReadDir(d); err == nil && len(entries) > 0 {
+			shown++
+			fmt.Fprintf(&script, "echo %s $(ls -A %s | wc -l);", d, d)
+		}
+	}
+	if os.Getuid() == 0 && shown == 0 {
+		t.Skip("this host shows none of the kernel's root-only reports to root")
+	}
+	script.WriteString(`grep -cE ' /(proc/(kpage|latency_stats|pagetypeinfo|sched_debug|slabinfo|timer_list|vmallocinfo)|sys/(devices/virtual/powercap|firmware|kernel/mm/page_idle|kernel/vmcoreinfo))' /proc/self/mountinfo || true`)
+	for _, init := range []string{"raw", "go"} {
+		t.Run(init, func(t *testing.T) {
+			rep := filepath.Join(t.TempDir(), "report.json")
+			r := runEnv(t, "/", []string{"NSRUN_INIT=" + init}, "--report", rep, "--", "/bin/sh", "-c", script.String())
+			if r.code != 0 {
+				t.Fatal(r)
+			}
+			// The report says so, apart from the user's own denials.
+			var got struct {
+				Filesystem struct{ Deny, Hidden []string }
+			}
+			if err := json.Unmarshal([]byte(readFile(t, rep)), &got); err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Filesystem.Deny) != 0 || (os.Getuid() == 0) != slices.Contains(got.Filesystem.Hidden, "/proc/kpageflags") {
+				t.Errorf("reported deny %v, hidden %v", got.Filesystem.Deny, got.Filesystem.Hidden)
+			}
+			lines := strings.Split(r.stdout, "\n")
+			for _, l := range lines[:len(lines)-1] {
+				if f := strings.Fields(l); len(f) != 2 || f[1] != "0" {
+					t.Errorf("%s: shown inside (bytes or entries)", l)
+				}
+			}
+			// Hidden by a mount each, not by chance.
+			covers, _ := strconv.Atoi(lines[len(lines)-1])
+			if os.Getuid() == 0 && covers < shown {
+				t.Errorf("%d covers for %d reports the host shows", covers, shown)
+			}
+			if os.Getuid() != 0 && covers != 0 {
+				t.Errorf("a sandbox of another user has %d covers in /proc and /sys", covers)
+			}
+		})
+	}
 }
 
 // Both ways of setting mount attributes are checked: mount_setattr, and the

@@ -19,7 +19,8 @@
 //     a new devpts instance, ptmx, shm and the fd/std* links (and console,
 //     a link to pts/0, when the sandbox has a terminal); /proc is a new
 //     procfs of the caller's PID namespace with sys, sysrq-trigger, irq and
-//     bus read-only; /tmp and /run are fresh tmpfs unless a rule says
+//     bus read-only, and with the kernel's root-only reports hidden
+//     (Input.ProtectProc); /tmp and /run are fresh tmpfs unless a rule says
 //     otherwise;
 //   - a read-only or deny rule inside a writable host tree keeps its place:
 //     every directory between them is pinned (bound onto itself), since a

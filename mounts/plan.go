@@ -124,12 +124,14 @@ type Input struct {
 	// TmpfsSize caps every writable tmpfs, /dev/shm included (bytes); 0
 	// leaves the kernel's default, half of RAM.
 	TmpfsSize uint64
-	// ProtectProc covers /proc/sys, sysrq-trigger, irq and bus read-only.
-	// A sandbox whose user is the host's root needs it (those files are
-	// root's and its writes would reach the host); for others the files'
-	// owner already refuses, and leaving /proc uncovered lets a nested
-	// sandbox mount a procfs of its own (the kernel wants the outer one
-	// fully visible).
+	// ProtectProc covers /proc/sys, sysrq-trigger, irq and bus read-only,
+	// and hides the kernel's root-only reports (procHidden, sysHidden):
+	// what a kernel exploit or a hardware side channel starts from. A
+	// sandbox whose user is the host's root needs it (those files are
+	// root's: its writes would reach the host and its reads pass the
+	// files' modes); for others the files' owner already refuses, and
+	// leaving /proc and /sys uncovered lets a nested sandbox mount its own
+	// (the kernel wants the outer ones fully visible).
 	ProtectProc bool
 	// HostProc binds the caller's own /proc, read-only with its submounts,
 	// instead of a fresh procfs (OpHostProc).
@@ -323,6 +325,38 @@ type Plan struct {
 	Remount bool
 }
 
+// procHidden and sysHidden are the root-only reports of the kernel that
+// ProtectProc hides: the physical pages' state (kpage*: Rowhammer's and
+// other side channels' map), the kernel's heap and address layout
+// (slabinfo, vmallocinfo, pagetypeinfo, timer_list, vmcoreinfo), the
+// firmware's tables, the power meters (powercap: CVE-2020-8694's side
+// channel) and idle page tracking. Each is covered where the kernel has
+// it: a file by an empty one, a directory by an empty read-only tmpfs.
+var (
+	procHidden = []string{"kpagecgroup", "kpagecount", "kpageflags", "latency_stats", "pagetypeinfo", "sched_debug", "slabinfo", "timer_list", "vmallocinfo"}
+	sysHidden  = []struct {
+		rel string
+		dir bool
+	}{{"devices/virtual/powercap", true}, {"firmware", true}, {"kernel/mm/page_idle", true}, {"kernel/vmcoreinfo", false}}
+)
+
+// hidden is the ops that hide procHidden and sysHidden, each skipped
+// where the kernel lacks it.
+func hidden() []Op {
+	ops := make([]Op, 0, len(procHidden)+len(sysHidden))
+	for _, name := range procHidden {
+		ops = append(ops, Op{Kind: OpEmptyFile, Path: "/proc/" + name, ReadOnly: true, Optional: true})
+	}
+	for _, e := range sysHidden {
+		op := Op{Kind: OpEmptyFile, Path: "/sys/" + e.rel, ReadOnly: true, Optional: true}
+		if e.dir {
+			op.Kind, op.Dir, op.Mode = OpTmpfs, true, 0o555
+		}
+		ops = append(ops, op)
+	}
+	return ops
+}
+
 // Reserved paths are built by nsrun itself; rules may not touch them, since
 // a host /proc or /dev inside would undo the PID namespace and the device
 // allow-list, and a host /sys the network namespace's view.
@@ -484,7 +518,13 @@ func (plan *Plan) layOut(rules []Rule, in Input) ([]Op, map[string]int, error) {
 		sys = Op{Kind: OpHostSys, Path: "/sys", Source: "/sys", Dir: true, ReadOnly: true}
 	}
 	ops = append(ops, sys)
-	index := make(map[string]int, len(rules))
+	index := make(map[string]int, len(rules)+2)
+	if in.ProtectProc {
+		// Registered so that what hides their entries is placed in them,
+		// not looked up on the host.
+		index["/proc"], index["/sys"] = 1, 2
+		ops = append(ops, hidden()...)
+	}
 	links := map[string]bool{}
 	for _, r := range rules {
 		if l := underLink(links, r.Path); l != "" {

@@ -126,7 +126,7 @@ func TestMakeHostProc(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Op{Kind: OpHostProc, Path: "/proc", Source: "/proc", Dir: true, ReadOnly: true}
-	if len(plan.Ops) != 3 || !reflect.DeepEqual(plan.Ops[1], want) || plan.Ops[0].Kind != OpDev || plan.Ops[2].Kind != OpSys {
+	if len(plan.Ops) != 3+len(hidden()) || !reflect.DeepEqual(plan.Ops[1], want) || plan.Ops[0].Kind != OpDev || plan.Ops[2].Kind != OpSys {
 		t.Errorf("ops %+v", plan.Ops)
 	}
 	// HostSys replaces the fresh sysfs the same way.
@@ -137,6 +137,59 @@ func TestMakeHostProc(t *testing.T) {
 	want = Op{Kind: OpHostSys, Path: "/sys", Source: "/sys", Dir: true, ReadOnly: true}
 	if len(plan.Ops) != 3 || !reflect.DeepEqual(plan.Ops[2], want) || plan.Ops[1].Kind != OpProc {
 		t.Errorf("ops %+v", plan.Ops)
+	}
+}
+
+// A sandbox of the host's root gets the kernel's root-only reports hidden,
+// in a host /proc as in a fresh one, and wherever its rules put the rest;
+// another user's sandbox gets none of it (the files' modes refuse it, and
+// a nested sandbox needs /proc and /sys fully visible).
+func TestMakeProtectProcHides(t *testing.T) {
+	rules := []Rule{{Path: "/", Access: ReadWrite, Dir: true}, {Path: "/w/ro", Access: ReadOnly, Dir: true}}
+	for _, in := range []Input{
+		{ProtectProc: true},
+		{ProtectProc: true, HostProc: true, HostSys: true},
+		{ProtectProc: true, Rules: rules, Identify: func(string) (Identity, error) { return Identity{1, 2}, nil },
+			Lookup: func(h string) (Found, error) {
+				if Within(h, "/proc") && h != "/proc" || Within(h, "/sys") && h != "/sys" {
+					t.Errorf("looked up %s on the host", h)
+				}
+				return Found{Exists: true, Dir: true}, nil
+			}},
+	} {
+		plan, err := Make(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, op := range plan.Ops {
+			if !Within(op.Path, "/proc") && !Within(op.Path, "/sys") || op.Path == "/proc" || op.Path == "/sys" {
+				continue
+			}
+			if !op.ReadOnly || !op.Optional || op.Pin || op.Dir != (op.Kind == OpTmpfs) || op.Dir && op.Mode != 0o555 || !op.Dir && op.Kind != OpEmptyFile {
+				t.Errorf("%+v: not an empty read-only cover, skipped where missing", op)
+			}
+			got = append(got, op.Path)
+		}
+		want := []string{"/proc/kpagecgroup", "/proc/kpagecount", "/proc/kpageflags", "/proc/latency_stats",
+			"/proc/pagetypeinfo", "/proc/sched_debug", "/proc/slabinfo", "/proc/timer_list", "/proc/vmallocinfo",
+			"/sys/devices/virtual/powercap", "/sys/firmware", "/sys/kernel/mm/page_idle", "/sys/kernel/vmcoreinfo"}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: hidden %v", in, got)
+		}
+		// Nothing under /proc or /sys is pinned or made on the host.
+		if len(plan.Created) != 0 {
+			t.Errorf("created %v", plan.Created)
+		}
+	}
+	plan, err := Make(Input{Rules: rules, Identify: func(string) (Identity, error) { return Identity{1, 2}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range plan.Ops {
+		if Within(op.Path, "/proc") && op.Path != "/proc" || Within(op.Path, "/sys") && op.Path != "/sys" {
+			t.Errorf("without ProtectProc: %+v", op)
+		}
 	}
 }
 

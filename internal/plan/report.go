@@ -43,4 +43,5 @@ type FilesystemReport struct {
 	Files     []string
 	Sockets   []string
 	Created   []string
+	Hidden    []string
 }
