@@ -26,6 +26,9 @@
 //     every directory between them is pinned (bound onto itself), since a
 //     mount travels with a renamed parent and only a mount point cannot be
 //     renamed, removed or replaced;
+//   - a mount of a kernel filesystem (KernelFS) that a shown host tree
+//     carries, as listed in Input.KernelMounts, is covered empty and
+//     read-only unless a rule names it;
 //   - after pivot_root the old root is detached: no setup directory remains.
 //
 // Kernel minimums: open_tree, move_mount and fsopen (5.2), openat2 (5.6).

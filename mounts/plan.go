@@ -85,8 +85,9 @@ type Rule struct {
 	Upper   string
 	UpperID Identity
 
-	link bool // added by Make: a ReadOnly rule that pins a symlink
-	pin  bool // added by Make to hold a directory in place
+	link   bool // added by Make: a ReadOnly rule that pins a symlink
+	pin    bool // added by Make to hold a directory in place
+	hidden bool // added by Make: a Deny that covers a kernel filesystem
 }
 
 // Node is a host device shown in the sandbox's /dev.
@@ -161,6 +162,12 @@ type Input struct {
 	Files []File
 	// Devices are host devices shown in /dev, each bound without nodev.
 	Devices []Node
+	// KernelMounts are the host's mounts of kernel filesystems (KernelFS:
+	// procfs, sysfs, nsfs, ...), as the caller's mount table lists them
+	// when it plans: wherever a tree the plan shows carries one along, it
+	// is covered as by a Deny rule (Op.Hidden), so that a host procfs
+	// mounted in, say, a chroot does not show the host's processes.
+	KernelMounts []KernelMount
 	// Lookup says what is at a host path, following no symlink: the
 	// planner asks it where a mount point, a directory or a symlink must
 	// be inside and the host (or Root) tree shown there decides whether it
@@ -298,6 +305,10 @@ type Op struct {
 	Devices []Node
 	// Target is an opSymlink's.
 	Target string
+	// Hidden marks a cover nsrun adds by itself: over a kernel filesystem
+	// a shown host tree carries (Input.KernelMounts), or over a root-only
+	// report of the kernel's (Input.ProtectProc).
+	Hidden bool
 }
 
 // Layer is a host directory an overlay takes, with the identity recorded
@@ -345,10 +356,10 @@ var (
 func hidden() []Op {
 	ops := make([]Op, 0, len(procHidden)+len(sysHidden))
 	for _, name := range procHidden {
-		ops = append(ops, Op{Kind: OpEmptyFile, Path: "/proc/" + name, ReadOnly: true, Optional: true})
+		ops = append(ops, Op{Kind: OpEmptyFile, Path: "/proc/" + name, ReadOnly: true, Optional: true, Hidden: true})
 	}
 	for _, e := range sysHidden {
-		op := Op{Kind: OpEmptyFile, Path: "/sys/" + e.rel, ReadOnly: true, Optional: true}
+		op := Op{Kind: OpEmptyFile, Path: "/sys/" + e.rel, ReadOnly: true, Optional: true, Hidden: true}
 		if e.dir {
 			op.Kind, op.Dir, op.Mode = OpTmpfs, true, 0o555
 		}
@@ -431,6 +442,14 @@ func Make(in Input) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if covers := kernelCovers(ops, index, plan.Root, plan.Unchanged, in.KernelMounts); len(covers) > 0 {
+		rules = append(rules, covers...)
+		sortRules(rules)
+		plan.Unchanged = nil
+		if ops, index, err = plan.layOut(rules, in); err != nil {
+			return nil, err
+		}
+	}
 	if pins := pinsNeeded(ops, index, plan.Root, in.Pins); len(pins) > 0 {
 		if in.Identify == nil {
 			return nil, fmt.Errorf("pin %s: no way to identify the directory", pins[0])
@@ -448,13 +467,7 @@ func Make(in Input) (*Plan, error) {
 		}
 		// Pins are writable binds inside writable binds: laying the rules
 		// out again puts them before what they hold and needs no more.
-		sort.SliceStable(rules, func(i, j int) bool {
-			di, dj := Depth(rules[i].Path), Depth(rules[j].Path)
-			if di != dj {
-				return di < dj
-			}
-			return rules[i].Path < rules[j].Path
-		})
+		sortRules(rules)
 		plan.Unchanged = nil
 		if ops, index, err = plan.layOut(rules, in); err != nil {
 			return nil, err
@@ -476,6 +489,17 @@ func Make(in Input) (*Plan, error) {
 	linksLast(&plan.Root, ops)
 	plan.Ops = ops
 	return plan, nil
+}
+
+// sortRules orders rules parents first, as layOut wants them.
+func sortRules(rules []Rule) {
+	sort.SliceStable(rules, func(i, j int) bool {
+		di, dj := Depth(rules[i].Path), Depth(rules[j].Path)
+		if di != dj {
+			return di < dj
+		}
+		return rules[i].Path < rules[j].Path
+	})
 }
 
 // rootRule applies a rule for "/" to the root: read-only, writable, or an
@@ -814,7 +838,7 @@ func linkPin(l Link, rules map[string]Rule, root Op) (Rule, bool) {
 }
 
 func opFor(r Rule) Op {
-	op := Op{Path: r.Path, Dir: r.Dir, Optional: r.Optional, Pin: r.pin}
+	op := Op{Path: r.Path, Dir: r.Dir, Optional: r.Optional, Pin: r.pin, Hidden: r.hidden}
 	src := r.Source
 	if src == "" {
 		src = r.Path

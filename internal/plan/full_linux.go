@@ -56,6 +56,11 @@ func Full(r *Request, in FullInput, warn, logf func(string, ...any)) (*FullPlan,
 	if err := CheckNetwork(&r.Net); err != nil {
 		return nil, err
 	}
+	km, err := KernelMounts()
+	if err != nil {
+		return nil, err
+	}
+	mi.KernelMounts = km
 	if r.Net.Filtered || r.Net.Refused {
 		mi.Files = NetFiles(in.Root, r.Hostname)
 	}

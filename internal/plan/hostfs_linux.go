@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/mountinfo"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
 )
@@ -116,4 +117,27 @@ func walk(root, p string, stop bool, met func(mounts.Link)) string {
 		rest = append(strings.Split(target, "/"), rest...)
 	}
 	return cur
+}
+
+// KernelMounts lists the caller's mounts of kernel filesystems that a
+// shown host tree could carry into the sandbox (mounts.KernelFS), leaving
+// out those under the places the plan builds afresh. A mount table that
+// cannot be read is an error: the plan would not know what to hide.
+func KernelMounts() ([]mounts.KernelMount, error) {
+	entries, err := mountinfo.Self()
+	if err != nil {
+		return nil, err
+	}
+	var out []mounts.KernelMount
+	for _, e := range entries {
+		if !mounts.KernelFS(e.FSType) || paths.Within(e.MountPoint, "/proc") || paths.Within(e.MountPoint, "/sys") || paths.Within(e.MountPoint, "/dev") {
+			continue
+		}
+		dir := true
+		if fi, err := os.Lstat(e.MountPoint); err == nil {
+			dir = fi.IsDir()
+		}
+		out = append(out, mounts.KernelMount{Path: e.MountPoint, Dir: dir})
+	}
+	return out, nil
 }

@@ -28,8 +28,8 @@ func FullReport(mp *mounts.Plan, hostNet bool) (NamespaceReport, FilesystemRepor
 			r.From[op.Path] = op.Source
 		}
 		switch {
-		case mounts.Within(op.Path, "/proc") && op.Path != "/proc", mounts.Within(op.Path, "/sys") && op.Path != "/sys":
-			r.Hidden = append(r.Hidden, op.Path) // no rule reaches there
+		case op.Hidden:
+			r.Hidden = append(r.Hidden, op.Path)
 		case op.Pin:
 			r.Pinned = append(r.Pinned, op.Path)
 		case op.Kind == mounts.OpBind && op.ReadOnly, op.Kind == mounts.OpPinLink:

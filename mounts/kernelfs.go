@@ -1,0 +1,82 @@
+package mounts
+
+import "path"
+
+// KernelMount is a mount of a kernel filesystem in the host's tree (see
+// Input.KernelMounts).
+type KernelMount struct {
+	Path string // the host mount point, absolute and clean
+	Dir  bool   // the mount point is a directory (an nsfs one is a file)
+}
+
+// kernelFS are the filesystems whose mounts a shown host tree must not
+// carry into the sandbox: a host procfs lists the host's processes and
+// their command lines, a sysfs its network interfaces, the others
+// kernel state, namespaces or message queues the sandbox was cut off
+// from. Device filesystems are not among them: every mount of the view
+// is nodev.
+var kernelFS = map[string]bool{
+	"binfmt_misc": true, "bpf": true, "cgroup": true, "cgroup2": true, "configfs": true,
+	"debugfs": true, "efivarfs": true, "fusectl": true, "mqueue": true, "nsfs": true,
+	"proc": true, "pstore": true, "securityfs": true, "sysfs": true, "tracefs": true,
+}
+
+// KernelFS says whether a mount of filesystem type fstype in a shown host
+// tree is hidden (Input.KernelMounts).
+func KernelFS(fstype string) bool { return kernelFS[fstype] }
+
+// kernelCovers returns a deny rule for each place inside where a host tree
+// the plan shows (the root, or a bind) carries one of kms along with its
+// recursive bind, unless a rule of the plan's decides that place or a
+// place above it. The places nsrun builds itself (/dev, /proc, /sys) are
+// already fresh. A rule whose own source is such a mount, or that names its
+// place (one of unchanged, the read-only rules that needed no mount), was
+// asked for by name and is kept.
+func kernelCovers(ops []Op, index map[string]int, root Op, unchanged []string, kms []KernelMount) []Rule {
+	if len(kms) == 0 {
+		return nil
+	}
+	var out []Rule
+	seen := map[string]bool{}
+	for _, p := range unchanged {
+		seen[p] = true
+	}
+	shows := func(o Op, at int) {
+		for _, km := range kms {
+			if km.Path == o.Source || !Within(km.Path, o.Source) {
+				continue
+			}
+			inside := path.Join(o.Path, rel(km.Path, o.Source))
+			if seen[inside] || reservedPath(inside) {
+				continue
+			}
+			if _, ok := index[inside]; ok || nearest(index, inside) != at {
+				continue
+			}
+			seen[inside] = true
+			// Optional: a mount point the host has over-mounted since is
+			// nowhere to be seen, and is left out.
+			out = append(out, Rule{Path: inside, Access: Deny, Dir: km.Dir, Optional: true, hidden: true})
+		}
+	}
+	if root.Kind == OpBind {
+		shows(root, -1)
+	}
+	for i, op := range ops {
+		if op.Kind == OpBind {
+			shows(op, i)
+		}
+	}
+	return out
+}
+
+// reservedPath says whether p is one of the places nsrun builds itself,
+// or lies below one.
+func reservedPath(p string) bool {
+	for _, res := range reserved {
+		if Within(p, res) {
+			return true
+		}
+	}
+	return false
+}
