@@ -121,7 +121,8 @@ func walk(root, p string, stop bool, met func(mounts.Link)) string {
 
 // KernelMounts lists the caller's mounts of kernel filesystems that a
 // shown host tree could carry into the sandbox (mounts.KernelFS), leaving
-// out those under the places the plan builds afresh. A mount table that
+// out those under the places the plan builds afresh but a whole procfs or
+// sysfs (mounts.Reveals), the host's own /proc and /sys among them. A mount table that
 // cannot be read is an error: the plan would not know what to hide.
 func KernelMounts() ([]mounts.KernelMount, error) {
 	entries, err := mountinfo.Self()
@@ -130,14 +131,16 @@ func KernelMounts() ([]mounts.KernelMount, error) {
 	}
 	var out []mounts.KernelMount
 	for _, e := range entries {
-		if !mounts.KernelFS(e.FSType) || paths.Within(e.MountPoint, "/proc") || paths.Within(e.MountPoint, "/sys") || paths.Within(e.MountPoint, "/dev") {
+		built := paths.Within(e.MountPoint, "/proc") || paths.Within(e.MountPoint, "/sys") || paths.Within(e.MountPoint, "/dev")
+		reveals := mounts.Reveals(e.FSType, e.Root)
+		if !mounts.KernelFS(e.FSType) || (built && !reveals) {
 			continue
 		}
 		dir := true
 		if fi, err := os.Lstat(e.MountPoint); err == nil {
 			dir = fi.IsDir()
 		}
-		out = append(out, mounts.KernelMount{Path: e.MountPoint, Dir: dir})
+		out = append(out, mounts.KernelMount{Path: e.MountPoint, Dir: dir, Reveals: reveals, Built: built})
 	}
 	return out, nil
 }
