@@ -1,0 +1,201 @@
+package integration
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// kfsBase makes a directory under /var/tmp that the test user can read,
+// with the host's kernel mounts the red-team tests try to reach through:
+// a chroot's procfs and sysfs; a procfs at a name mountinfo escapes
+// (space, newline, backslash); a bind of a procfs directory (/proc/1); a
+// procfs under a tmpfs and a tmpfs under a procfs at one mount point; a
+// procfs reached through a symlink; a bound namespace file. All are
+// unmounted when the test ends.
+func kfsBase(t *testing.T) string {
+	t.Helper()
+	base, err := os.MkdirTemp("/var/tmp", "nsrun-kfsred-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"chroot/proc", "chroot/sys", "a b\nc\\d/proc", "p1", "stack", "stack2", "real/proc"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("real", filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(base, "netns"), "")
+	mount := func(src, at, fstype string, flags uintptr) {
+		t.Helper()
+		at = filepath.Join(base, at)
+		if err := unix.Mount(src, at, fstype, flags, ""); err != nil {
+			if errors.Is(err, unix.EPERM) {
+				t.Skipf("mount %s on %s: %v (a container that does not allow it)", fstype, at, err)
+			}
+			t.Fatalf("mount %s on %s: %v", fstype, at, err)
+		}
+		// Cleanups run last first: an upper mount goes before the one
+		// under it.
+		t.Cleanup(func() { unix.Unmount(at, unix.MNT_DETACH) })
+	}
+	mount("proc", "chroot/proc", "proc", 0)
+	mount("sysfs", "chroot/sys", "sysfs", 0)
+	mount("proc", "a b\nc\\d/proc", "proc", 0)
+	mount("/proc/1", "p1", "", unix.MS_BIND)
+	mount("proc", "stack", "proc", 0)
+	mount("tmpfs", "stack", "tmpfs", 0)
+	mount("tmpfs", "stack2", "tmpfs", 0)
+	mount("proc", "stack2", "proc", 0)
+	mount("proc", "real/proc", "proc", 0)
+	mount("/proc/self/ns/net", "netns", "", unix.MS_BIND)
+	return base
+}
+
+// kfsProbe is a shell script that prints, for each kernel mount of
+// kfsBase under dir, the number of entries the payload sees there (the
+// namespace file's size), all on one line.
+func kfsProbe(dir string) string {
+	var s strings.Builder
+	for _, p := range []string{"chroot/proc", "chroot/sys", "a b\nc\\d/proc", "p1", "stack", "stack2", "link/proc", "real/proc"} {
+		s.WriteString("printf '%s ' $(ls -A '" + filepath.Join(dir, p) + "' 2>/dev/null | wc -l);")
+	}
+	s.WriteString("stat -c %s " + filepath.Join(dir, "netns"))
+	return s.String()
+}
+
+// Every way of showing a host tree, for root and for another user, hides
+// the host's kernel mounts in it, whatever their mount points' names,
+// however they are stacked, and through a symlink; a bind of a procfs
+// directory too.
+func TestRedteamKernelMountsOddPlaces(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("mounting on the host needs root")
+	}
+	need(t)
+	base := kfsBase(t)
+	// What the host itself shows there: the test is void where it shows
+	// nothing.
+	host, err := exec.Command("/bin/sh", "-c", kfsProbe(base)).Output()
+	if err != nil || strings.Count(string(host), " 0") > 2 {
+		t.Fatalf("the host shows %q (%v): want its processes in the procfs mounts", host, err)
+	}
+	var users []*syscall.Credential
+	users = append(users, nil)
+	if u, err := user.Lookup("nsrun-test"); err == nil {
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		users = append(users, &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)})
+	}
+	for _, cred := range users {
+		for _, tc := range []struct {
+			name string
+			args []string
+			at   string
+		}{
+			{"root", nil, base},
+			{"rw", []string{"--rw", base}, base},
+			{"ro", []string{"--ro", base}, base},
+			{"bind", []string{"--bind", base, "/mnt"}, "/mnt"},
+			{"ro-bind", []string{"--ro-bind", base, "/mnt"}, "/mnt"},
+			{"rw through a symlink", []string{"--rw", filepath.Join(base, "link")}, base},
+			{"a tmpfs over a stack", []string{"--rw", base, "--tmpfs", filepath.Join(base, "stack")}, base},
+			{"bwrap", []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", base, base}, base},
+		} {
+			who := "root"
+			if cred != nil {
+				who = "nsrun-test"
+			}
+			t.Run(who+"/"+tc.name, func(t *testing.T) {
+				args := append(append([]string{}, tc.args...), "--", "/bin/sh", "-c", kfsProbe(tc.at))
+				cmd := exec.Command(nsrunBin, args...)
+				cmd.Dir = "/"
+				cmd.Env = append(os.Environ(), "HOME=/nonexistent")
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("nsrun %q: %v %s%s", args, err, out, stderr.String())
+				}
+				if got := strings.Fields(string(out)); strings.Join(got, " ") != "0 0 0 0 0 0 0 0 0" {
+					t.Errorf("entries of each kernel mount, the netns file's size: %v, want all 0", got)
+				}
+			})
+		}
+	}
+}
+
+// A payload of the host's root with --allow-userns (and Landlock off)
+// can mount a procfs or sysfs of its own, in namespaces it makes, wherever
+// the kernel finds one fully visible in its mount namespace: one with
+// nothing mounted on it, even where a later mount hides it from every
+// path. A tree nsrun clones carries such copies (a chroot's procfs under
+// a bind of its parent, the host's own /proc and /sys under the view
+// stacked on a bind of /), and the fresh procfs gets the copy's flags: a
+// writable one's /proc/sys is the host's (core_pattern: the host's root),
+// and either shows the root-only reports nsrun hides. nsrun puts a mount
+// on every copy, so that none is.
+func TestRedteamNestedKernelFSThroughHiddenCopies(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("the payload's reads and writes pass root's modes only for the host's root")
+	}
+	need(t)
+	base := kfsBase(t)
+	nested := func(t *testing.T, init string, args ...string) result {
+		t.Helper()
+		script := syscBin + " nested-mount proc rw kpageflags sys/kernel/printk_ratelimit; " +
+			syscBin + " nested-mount proc ro kpageflags; " + syscBin + " nested-mount sysfs ro"
+		return runEnv(t, "/", []string{"NSRUN_INIT=" + init}, append(append([]string{"--allow-userns", "--landlock", "off"}, args...), "--", "/bin/sh", "-c", script)...)
+	}
+	// A procfs a rule names by its source is shown as asked, and the
+	// kernel lets a read-only one mount from it: the probe works here.
+	r := nested(t, "raw", "--ro-bind", "/proc", "/mnt")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	if lines := strings.Split(r.stdout, "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "mounted kpageflags:") {
+		t.Skipf("a procfs does not mount from a user namespace of the payload's here, even from a fully visible one: %v", r)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"root", nil},
+		{"rw", []string{"--rw", base}},
+		{"ro", []string{"--ro", base}},
+		{"bind", []string{"--bind", base, "/mnt"}},
+		{"bind of /", []string{"--bind", "/", "/mnt"}},
+		{"ro-bind of /", []string{"--ro-bind", "/", "/mnt"}},
+		{"rw root", []string{"--rw", "/"}},
+		{"deny", []string{"--deny", filepath.Join(base, "chroot")}},
+		{"tmpfs", []string{"--tmpfs", filepath.Join(base, "chroot")}},
+		{"rw and ro below", []string{"--rw", base, "--ro", filepath.Join(base, "chroot")}},
+	} {
+		for _, init := range []string{"raw", "go"} {
+			t.Run(tc.name+"/"+init, func(t *testing.T) {
+				r := nested(t, init, tc.args...)
+				if r.code != 0 {
+					t.Fatal(r)
+				}
+				if r.stdout != "EPERM\nEPERM\nEPERM" {
+					t.Errorf("a procfs rw, one ro, a sysfs ro mounted from a user namespace of the payload's: %q, want EPERM each", r.stdout)
+				}
+			})
+		}
+	}
+}
