@@ -199,3 +199,44 @@ func TestRedteamNestedKernelFSThroughHiddenCopies(t *testing.T) {
 		}
 	}
 }
+
+// The covers cannot be taken off: in a user and mount namespace of the
+// payload's own (--allow-userns, Landlock off) every mount it inherited is
+// locked to it, a cover and the mounts above it alike, and the hidden
+// report and the chroot's procfs stay hidden.
+func TestRedteamNestedUmountCovers(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("mounting on the host needs root")
+	}
+	need(t)
+	base := kfsBase(t)
+	chroot := filepath.Join(base, "chroot")
+	script := syscBin + " nested-umount " + chroot + "/proc/1/cmdline " + chroot + "/proc " + chroot + " " + base
+	r := run(t, "/", "--allow-userns", "--landlock", "off", "--rw", base, "--", "/bin/sh", "-c",
+		syscBin+" nested-umount /proc/kpageflags /proc/kpageflags /proc; "+script)
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	want := "/proc/kpageflags:EINVAL /proc:EINVAL /proc/kpageflags:0\n" +
+		chroot + "/proc:EINVAL " + chroot + ":EINVAL " + base + ":EINVAL " + chroot + "/proc/1/cmdline:ENOENT"
+	if r.stdout != want {
+		t.Errorf("umount2 of the covers and what is under them:\n%s\nwant\n%s", r.stdout, want)
+	}
+	u, err := user.Lookup("nsrun-test")
+	if err != nil {
+		return
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	cmd := exec.Command(nsrunBin, "--allow-userns", "--landlock", "off", "--rw", base, "--", "/bin/sh", "-c", script)
+	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), "HOME=/nonexistent")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("nsrun-test: %v %s", err, out)
+	}
+	if got, want := strings.TrimSpace(string(out)), strings.SplitN(want, "\n", 2)[1]; got != want {
+		t.Errorf("nsrun-test: umount2 of the covers and what is under them:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -42,7 +42,11 @@
  *       FSTYPE on /tmp, nosuid, nodev, noexec and, with ro, read-only;
  *       prints the errno, or "mounted" and for each FILE under it
  *       " FILE:w" when it opens for writing (nothing is written), else
- *       " FILE:N" with the bytes its first read gave, or its errno */
+ *       " FILE:N" with the bytes its first read gave, or its errno
+ *   sysc nested-umount FILE PATH...
+ *       in new user (no id map) and mount namespaces, umount2 each PATH
+ *       (MNT_DETACH), printing "PATH:ok" or its errno, then
+ *       "FILE:N", the bytes FILE's first read gives, or its errno */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>
@@ -329,6 +333,31 @@ static int nested_mount_op(int argc, char **argv) {
 	return 0;
 }
 
+static int nested_umount_op(int argc, char **argv) {
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS)) {
+		printf("unshare: %s\n", strerrorname_np(errno));
+		return 0;
+	}
+	for (int i = 3; i < argc; i++) {
+		if (umount2(argv[i], MNT_DETACH))
+			printf("%s:%s ", argv[i], strerrorname_np(errno));
+		else
+			printf("%s:ok ", argv[i]);
+	}
+	char b[4096];
+	int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		printf("%s:%s\n", argv[2], strerrorname_np(errno));
+		return 0;
+	}
+	ssize_t n = read(fd, b, sizeof b);
+	if (n < 0)
+		printf("%s:%s\n", argv[2], strerrorname_np(errno));
+	else
+		printf("%s:%zd\n", argv[2], n);
+	return 0;
+}
+
 static void call_args(int argc, char **argv, int from, unsigned long a[6]) {
 	for (int i = from; i < argc && i < from + 6; i++)
 		a[i - from] = strtoul(argv[i], NULL, 0);
@@ -352,6 +381,8 @@ int main(int argc, char **argv) {
 		return limits_op(atoi(argv[2]));
 	if (!strcmp(argv[1], "nested-mount") && argc >= 4)
 		return nested_mount_op(argc, argv);
+	if (!strcmp(argv[1], "nested-umount") && argc >= 4)
+		return nested_umount_op(argc, argv);
 	if (!strcmp(argv[1], "sig") && argc >= 4)
 		return sig_op(argc, argv);
 	if (!strcmp(argv[1], "filtered") && argc >= 4) {
