@@ -240,3 +240,36 @@ func TestRedteamNestedUmountCovers(t *testing.T) {
 		t.Errorf("nsrun-test: umount2 of the covers and what is under them:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A procfs the host itself hides under a later mount over a directory
+// above it has no path: nsrun cannot cover the copies a tree carries, and
+// the kernel would let the payload mount a procfs through one. A sandbox
+// of the host's root that may make namespaces is refused; without
+// --allow-userns it runs (the payload can make none).
+func TestRedteamProcfsHiddenOnTheHost(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("mounting on the host needs root")
+	}
+	need(t)
+	base := kfsBase(t)
+	a := filepath.Join(base, "a")
+	if err := os.MkdirAll(filepath.Join(a, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("proc", filepath.Join(a, "proc"), "proc", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(filepath.Join(a, "proc"), unix.MNT_DETACH) })
+	if err := unix.Mount("tmpfs", a, "tmpfs", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(a, unix.MNT_DETACH) })
+	r := run(t, "/", "--allow-userns", "--landlock", "off", "--rw", base, "--", syscBin, "nested-mount", "proc", "rw", "sys/kernel/printk_ratelimit")
+	if r.code != 125 || !strings.Contains(r.stderr, filepath.Join(a, "proc")+" under a later mount") {
+		t.Errorf("a procfs hidden on the host, with --allow-userns: %v, want exit 125 naming it", r)
+	}
+	r = run(t, "/", "--rw", base, "--", "/bin/true")
+	if r.code != 0 {
+		t.Errorf("without --allow-userns: %v", r)
+	}
+}

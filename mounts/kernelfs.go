@@ -11,6 +11,10 @@ type KernelMount struct {
 	// at or below /proc, /sys or /dev, listed for Reveals only: those
 	// places are built afresh, and shown by a rule only as it names them.
 	Reveals, Built bool
+	// Unreachable marks one the host itself hides under a later mount
+	// over a directory above it: no path leads to it, so nothing can be
+	// mounted on the copies a tree carries of it (Op.Covers).
+	Unreachable bool
 }
 
 // Reveals says whether a mount of filesystem type fstype with the
