@@ -273,3 +273,23 @@ func TestRedteamProcfsHiddenOnTheHost(t *testing.T) {
 		t.Errorf("without --allow-userns: %v", r)
 	}
 }
+
+// The hidden reports stay hidden by the other paths to them: the roots of
+// the sandbox's processes lead to the same covers, and /sys/kernel/slab,
+// slabinfo's counts per cache, is covered too.
+func TestRedteamRootOnlyReportsOtherPaths(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("only the host's root passes the reports' modes")
+	}
+	need(t)
+	if _, err := os.Stat("/proc/kpageflags"); err != nil {
+		t.Skip("no /proc/kpageflags here")
+	}
+	script := `for f in /proc/1/root/proc/kpageflags /proc/self/root/proc/kpageflags /proc/thread-self/root/proc/slabinfo /proc/self/root/sys/kernel/vmcoreinfo; do
+	printf '%s ' $(head -c 4096 $f 2>/dev/null | wc -c); done
+for d in /proc/self/root/sys/kernel/slab /sys/kernel/slab /proc/self/root/sys/firmware; do printf '%s ' $(ls -A $d 2>/dev/null | wc -l); done`
+	r := run(t, "/", "--", "/bin/sh", "-c", script)
+	if r.code != 0 || r.stdout != "0 0 0 0 0 0 0" {
+		t.Errorf("bytes of the reports, entries of the directories, by other paths: %v, want all 0", r)
+	}
+}
