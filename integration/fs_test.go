@@ -167,7 +167,7 @@ func TestProcIsPrivateAndGuarded(t *testing.T) {
 func TestRootOnlyKernelReportsHidden(t *testing.T) {
 	files := []string{"/proc/kpagecgroup", "/proc/kpagecount", "/proc/kpageflags", "/proc/latency_stats", "/proc/pagetypeinfo",
 		"/proc/sched_debug", "/proc/slabinfo", "/proc/timer_list", "/proc/vmallocinfo", "/sys/kernel/vmcoreinfo"}
-	dirs := []string{"/sys/devices/virtual/powercap", "/sys/firmware", "/sys/kernel/mm/page_idle"}
+	dirs := []string{"/sys/devices/virtual/powercap", "/sys/firmware", "/sys/kernel/mm/page_idle", "/sys/kernel/slab"}
 	// What this host shows to the test's own user: a container may mask
 	// some already, and a kernel may lack some.
 	var script strings.Builder
@@ -197,7 +197,7 @@ func TestRootOnlyKernelReportsHidden(t *testing.T) {
 	if os.Getuid() == 0 && shown == 0 {
 		t.Skip("this host shows none of the kernel's root-only reports to root")
 	}
-	script.WriteString(`grep -cE ' /(proc/(kpage|latency_stats|pagetypeinfo|sched_debug|slabinfo|timer_list|vmallocinfo)|sys/(devices/virtual/powercap|firmware|kernel/mm/page_idle|kernel/vmcoreinfo))' /proc/self/mountinfo || true`)
+	script.WriteString(`grep -cE ' /(proc/(kpage|latency_stats|pagetypeinfo|sched_debug|slabinfo|timer_list|vmallocinfo)|sys/(devices/virtual/powercap|firmware|kernel/mm/page_idle|kernel/slab|kernel/vmcoreinfo))' /proc/self/mountinfo || true`)
 	for _, init := range []string{"raw", "go"} {
 		t.Run(init, func(t *testing.T) {
 			rep := filepath.Join(t.TempDir(), "report.json")

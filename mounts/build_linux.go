@@ -3,6 +3,7 @@ package mounts
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -75,7 +76,38 @@ func (b *builder) mountRoot(op Op) (int, error) {
 		unix.Close(root)
 		return -1, fmt.Errorf("attributes of %s: %w", op.Source, err)
 	}
+	if err := coverReveals(root, op); err != nil {
+		unix.Close(root)
+		return -1, err
+	}
 	return root, nil
+}
+
+// coverReveals mounts an empty read-only tmpfs on each of op.Covers in
+// tree, the tree of op just attached, found from its root: whatever the
+// plan mounts later on the path there is not in the way.
+func coverReveals(tree int, op Op) error {
+	for _, c := range op.Covers {
+		at := path.Join(op.Path, c)
+		target, err := OpenNoSymlinks(tree, c, true, false)
+		if errors.Is(err, unix.ENOENT) {
+			continue // unmounted and removed since the plan
+		}
+		if err != nil {
+			return fmt.Errorf("cover %s: %w", at, explainResolve(err))
+		}
+		mnt, err := newFS("tmpfs", map[string]string{"mode": "555", "size": "4k"},
+			unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+		if err == nil {
+			err = unix.MoveMount(mnt, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
+			unix.Close(mnt)
+		}
+		unix.Close(target)
+		if err != nil {
+			return fmt.Errorf("cover %s: %w", at, err)
+		}
+	}
+	return nil
 }
 
 // builder holds what building one view needs across ops.
@@ -231,6 +263,9 @@ func (b *builder) bind(op Op, target int) error {
 		return fmt.Errorf("bind %s: %w", op.Source, err)
 	}
 	if err := b.checkMounted(op); err != nil {
+		return err
+	}
+	if err := coverReveals(tree, op); err != nil {
 		return err
 	}
 	if len(op.Mirror) == 0 {

@@ -7,6 +7,26 @@ import "path"
 type KernelMount struct {
 	Path string // the host mount point, absolute and clean
 	Dir  bool   // the mount point is a directory (an nsfs one is a file)
+	// Reveals marks a whole procfs or sysfs (Reveals). Built marks one
+	// at or below /proc, /sys or /dev, listed for Reveals only: those
+	// places are built afresh, and shown by a rule only as it names them.
+	Reveals, Built bool
+	// Unreachable marks one the host itself hides under a later mount
+	// over a directory above it: no path leads to it, so nothing can be
+	// mounted on the copies a tree carries of it (Op.Covers).
+	Unreachable bool
+}
+
+// Reveals says whether a mount of filesystem type fstype with the
+// filesystem's root at root is one the kernel counts as fully visible
+// where nothing is mounted on or in it: where a mount namespace holds
+// one, a user namespace made in it may mount a fresh one of its own (a
+// procfs shows the root-only reports and /proc/sys; a sysfs /sys/firmware
+// and the attributes root may write), with the flags of the one found.
+// Every copy a cloned tree carries counts, even one a later mount hides
+// from every path: Op.Covers mounts something on each.
+func Reveals(fstype, root string) bool {
+	return root == "/" && (fstype == "proc" || fstype == "sysfs")
 }
 
 // kernelFS are the filesystems whose mounts a shown host tree must not
@@ -43,7 +63,7 @@ func kernelCovers(ops []Op, index map[string]int, root Op, unchanged []string, k
 	}
 	shows := func(o Op, at int) {
 		for _, km := range kms {
-			if km.Path == o.Source || !Within(km.Path, o.Source) {
+			if km.Built || km.Path == o.Source || !Within(km.Path, o.Source) {
 				continue
 			}
 			inside := path.Join(o.Path, rel(km.Path, o.Source))
@@ -79,4 +99,42 @@ func reservedPath(p string) bool {
 		}
 	}
 	return false
+}
+
+// revealCovers sets Op.Covers on the root and every bind that carries a
+// mount of kms that Reveals: the places in its tree to mount an empty
+// directory on as soon as it is attached. What the plan mounts later may
+// hide the copy from every path (a bind above it, a pin, a mirror, the
+// view itself stacked on a bind of "/"), but the kernel still finds it
+// when a user namespace of the payload's mounts a procfs or sysfs (with
+// --allow-userns), and a copy with nothing mounted on it lets that mount
+// through: for the host's root, a fresh procfs whose /proc/sys writes
+// reach the host, with the copy's flags (a writable bind's are writable).
+// A place a rule names without mounting (unchanged) shows what it was
+// asked to, and nsrun's own /proc and /sys lie on the root's.
+func revealCovers(ops []Op, root *Op, unchanged []string, kms []KernelMount) {
+	named := map[string]bool{}
+	for _, p := range unchanged {
+		named[p] = true
+	}
+	add := func(o *Op, isRoot bool) {
+		if o.Kind != OpBind {
+			return
+		}
+		for _, km := range kms {
+			if !km.Reveals || !km.Dir || km.Path == o.Source || !Within(km.Path, o.Source) {
+				continue
+			}
+			r := rel(km.Path, o.Source)
+			inside := path.Join(o.Path, r)
+			if named[inside] || (isRoot && (inside == "/proc" || inside == "/sys")) {
+				continue
+			}
+			o.Covers = append(o.Covers, r)
+		}
+	}
+	add(root, true)
+	for i := range ops {
+		add(&ops[i], false)
+	}
 }

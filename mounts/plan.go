@@ -305,6 +305,11 @@ type Op struct {
 	Devices []Node
 	// Target is an opSymlink's.
 	Target string
+	// Covers, on the root or an OpBind, are the places in its tree, each
+	// relative to Source, of mounts that Reveals, on each of which an
+	// empty read-only tmpfs is mounted as soon as the tree is attached,
+	// before anything can hide them (revealCovers).
+	Covers []string
 	// Hidden marks a cover nsrun adds by itself: over a kernel filesystem
 	// a shown host tree carries (Input.KernelMounts), or over a root-only
 	// report of the kernel's (Input.ProtectProc).
@@ -339,7 +344,8 @@ type Plan struct {
 // procHidden and sysHidden are the root-only reports of the kernel that
 // ProtectProc hides: the physical pages' state (kpage*: Rowhammer's and
 // other side channels' map), the kernel's heap and address layout
-// (slabinfo, vmallocinfo, pagetypeinfo, timer_list, vmcoreinfo), the
+// (slabinfo and the same counts per cache in /sys/kernel/slab,
+// vmallocinfo, pagetypeinfo, timer_list, vmcoreinfo), the
 // firmware's tables, the power meters (powercap: CVE-2020-8694's side
 // channel) and idle page tracking. Each is covered where the kernel has
 // it: a file by an empty one, a directory by an empty read-only tmpfs.
@@ -348,7 +354,7 @@ var (
 	sysHidden  = []struct {
 		rel string
 		dir bool
-	}{{"devices/virtual/powercap", true}, {"firmware", true}, {"kernel/mm/page_idle", true}, {"kernel/vmcoreinfo", false}}
+	}{{"devices/virtual/powercap", true}, {"firmware", true}, {"kernel/mm/page_idle", true}, {"kernel/slab", true}, {"kernel/vmcoreinfo", false}}
 )
 
 // hidden is the ops that hide procHidden and sysHidden, each skipped
@@ -485,6 +491,12 @@ func Make(in Input) (*Plan, error) {
 	}
 	if ops, err = plan.placeMountpoints(ops, index, in); err != nil {
 		return nil, err
+	}
+	if in.ProtectProc {
+		// For others the sandbox's own /proc is fully visible already (a
+		// nested sandbox needs it), and a fresh procfs or sysfs gives
+		// them nothing of root's.
+		revealCovers(ops, &plan.Root, plan.Unchanged, in.KernelMounts)
 	}
 	linksLast(&plan.Root, ops)
 	plan.Ops = ops

@@ -173,7 +173,7 @@ func TestMakeProtectProcHides(t *testing.T) {
 		}
 		want := []string{"/proc/kpagecgroup", "/proc/kpagecount", "/proc/kpageflags", "/proc/latency_stats",
 			"/proc/pagetypeinfo", "/proc/sched_debug", "/proc/slabinfo", "/proc/timer_list", "/proc/vmallocinfo",
-			"/sys/devices/virtual/powercap", "/sys/firmware", "/sys/kernel/mm/page_idle", "/sys/kernel/vmcoreinfo"}
+			"/sys/devices/virtual/powercap", "/sys/firmware", "/sys/kernel/mm/page_idle", "/sys/kernel/slab", "/sys/kernel/vmcoreinfo"}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: hidden %v", in, got)
 		}

@@ -203,6 +203,11 @@ func fullMounts(r *Request, in FullInput, mi *mounts.Input, warn func(string, ..
 			}
 		}
 	}
+	if mi.ProtectProc && r.Layers.AllowUserns {
+		if err := unreachableShown(mi); err != nil {
+			return nil, err
+		}
+	}
 	mp, err := mounts.Make(*mi)
 	if err != nil {
 		var pe *mounts.PlanError

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/mountinfo"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
@@ -121,23 +122,79 @@ func walk(root, p string, stop bool, met func(mounts.Link)) string {
 
 // KernelMounts lists the caller's mounts of kernel filesystems that a
 // shown host tree could carry into the sandbox (mounts.KernelFS), leaving
-// out those under the places the plan builds afresh. A mount table that
+// out those under the places the plan builds afresh but a whole procfs or
+// sysfs (mounts.Reveals), the host's own /proc and /sys among them. A mount table that
 // cannot be read is an error: the plan would not know what to hide.
 func KernelMounts() ([]mounts.KernelMount, error) {
 	entries, err := mountinfo.Self()
 	if err != nil {
 		return nil, err
 	}
+	byID := make(map[int]mountinfo.Entry, len(entries))
+	for _, e := range entries {
+		byID[e.ID] = e
+	}
 	var out []mounts.KernelMount
 	for _, e := range entries {
-		if !mounts.KernelFS(e.FSType) || paths.Within(e.MountPoint, "/proc") || paths.Within(e.MountPoint, "/sys") || paths.Within(e.MountPoint, "/dev") {
+		built := paths.Within(e.MountPoint, "/proc") || paths.Within(e.MountPoint, "/sys") || paths.Within(e.MountPoint, "/dev")
+		reveals := mounts.Reveals(e.FSType, e.Root)
+		if !mounts.KernelFS(e.FSType) || (built && !reveals) {
 			continue
 		}
 		dir := true
 		if fi, err := os.Lstat(e.MountPoint); err == nil {
 			dir = fi.IsDir()
 		}
-		out = append(out, mounts.KernelMount{Path: e.MountPoint, Dir: dir})
+		out = append(out, mounts.KernelMount{Path: e.MountPoint, Dir: dir, Reveals: reveals, Built: built,
+			Unreachable: reveals && !reachable(e, byID)})
 	}
 	return out, nil
+}
+
+// reachable says whether the path of e's mount point leads to e, or to a
+// mount stacked on it there: not to a mount over a directory above it.
+func reachable(e mountinfo.Entry, byID map[int]mountinfo.Entry) bool {
+	var stx unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, e.MountPoint, unix.AT_SYMLINK_NOFOLLOW|unix.AT_NO_AUTOMOUNT, unix.STATX_MNT_ID, &stx); err != nil {
+		return false
+	}
+	id := int(stx.Mnt_id)
+	for id != e.ID {
+		m, ok := byID[id]
+		if !ok || m.MountPoint != e.MountPoint {
+			return false
+		}
+		id = m.Parent
+	}
+	return true
+}
+
+// unreachableShown refuses, for a sandbox of the host's root whose payload
+// may make namespaces, a whole procfs or sysfs that the host hides under a
+// later mount (Unreachable) in a tree the plan clones (the root, a bind):
+// nsrun can put nothing on its copy, and the kernel lets a user namespace
+// mount a procfs of its own through it, with its flags (a writable one's
+// /proc/sys is the host's).
+func unreachableShown(mi *mounts.Input) error {
+	root := mi.Root
+	if root == "" {
+		root = "/"
+	}
+	for _, km := range mi.KernelMounts {
+		if !km.Unreachable {
+			continue
+		}
+		shown := paths.Within(km.Path, root)
+		for _, r := range mi.Rules {
+			src := r.Source
+			if src == "" {
+				src = r.Path
+			}
+			shown = shown || ((r.Access == mounts.ReadOnly || r.Access == mounts.ReadWrite) && paths.Within(km.Path, src))
+		}
+		if shown {
+			return &Error{Op: "cover the host's kernel filesystems", Err: errs.New("a procfs or sysfs is mounted at %s under a later mount that hides it from every path, where nsrun cannot cover it; with %s a payload of the host's root could mount a procfs of its own through it: unmount it, or leave %s out", km.Path, errs.AllowUserns, errs.AllowUserns)}
+		}
+	}
+	return nil
 }

@@ -517,6 +517,7 @@ func (b *builder) mounts(p *mounts.Plan) {
 	b.begin("bind %s on /", root.Source)
 	tree := b.cloneSource(root)
 	b.sys(unix.SYS_MOVE_MOUNT, reg(tree), b.str(""), immInt(unix.AT_FDCWD), b.str("/"), imm(unix.MOVE_MOUNT_F_EMPTY_PATH))
+	b.coverReveals(tree, root)
 	b.root = tree
 	b.files = newScratchFiles(p)
 	for _, op := range p.Ops {
@@ -560,6 +561,7 @@ func (b *builder) apply(op mounts.Op) {
 		b.p.Explain[b.step] = explainSource
 		tree := b.cloneSource(op)
 		b.moveTo(tree, target, "")
+		b.coverReveals(tree, op)
 		b.close(tree)
 		if op.ID != (mounts.Identity{}) {
 			b.begin("reopen %s after mounting", op.Path)
@@ -623,6 +625,22 @@ func (b *builder) apply(op mounts.Op) {
 	}
 	b.close(target)
 	if op.Optional {
+		b.landHere(opens)
+	}
+}
+
+// coverReveals mounts an empty read-only tmpfs on each of op.Covers in
+// the tree in register tree, as mounts' coverReveals does.
+func (b *builder) coverReveals(tree int, op mounts.Op) {
+	for _, c := range op.Covers {
+		b.begin("cover %s", path.Join(op.Path, c))
+		opens, target := b.openNoSymlinks(reg(tree), c, true, false)
+		b.skip(opens, syscall.ENOENT)
+		mnt := b.newFS("tmpfs", [][2]string{{"mode", "555"}, {"size", "4k"}},
+			unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+		b.moveTo(mnt, target, "")
+		b.close(mnt)
+		b.close(target)
 		b.landHere(opens)
 	}
 }
