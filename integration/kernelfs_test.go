@@ -127,3 +127,26 @@ func TestHostKernelMountsHidden(t *testing.T) {
 		t.Errorf("a procfs named by --ro is not shown: %v", r)
 	}
 }
+
+// A writable rule that shows a procfs or sysfs would let a payload of the
+// host's root write the host's kernel settings (/proc/sys/kernel/
+// core_pattern is a root shell on the host): refused by name, exit 125.
+// Read-only it runs; another user's payload is refused by the files' modes.
+func TestWritableKernelSettingsRefusedForRoot(t *testing.T) {
+	for _, args := range [][]string{{"--bind", "/proc", "/mnt"}, {"--bind", "/proc/sys", "/mnt"}, {"--bind", "/sys/kernel", "/mnt"}} {
+		r := run(t, "/", append(args, "--", "/bin/sh", "-c", "echo ran; cat /mnt/kernel/printk_ratelimit >/dev/null 2>&1; (echo x > /mnt/kernel/printk_ratelimit) 2>/dev/null && echo written; true")...)
+		if os.Getuid() == 0 {
+			if r.code != 125 || !strings.Contains(r.stderr, strings.Join(args[:3], " ")) || !strings.Contains(r.stderr, "kernel settings") || strings.Contains(r.stdout, "ran") {
+				t.Errorf("%v as the host's root: want exit 125 naming the rule, got %v", args, r)
+			}
+			continue
+		}
+		if r.code != 0 || r.stdout != "ran" {
+			t.Errorf("%v as a user: want it run, with nothing written: %v", args, r)
+		}
+	}
+	r := run(t, "/", "--ro-bind", "/proc", "/mnt", "--", "/bin/sh", "-c", "test -r /mnt/cpuinfo && echo ran")
+	if r.code != 0 || r.stdout != "ran" {
+		t.Errorf("--ro-bind /proc /mnt: %v", r)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsrun/nsrun/internal/errs"
 	"github.com/nsrun/nsrun/internal/paths"
 	"github.com/nsrun/nsrun/mounts"
@@ -29,6 +31,15 @@ func CheckRule(r Rule, cwd string, namespaces bool, warn func(format string, a .
 	}
 	if r.Info == nil {
 		return nil // a directory or symlink of the sandbox's own
+	}
+	if namespaces && r.Access == mounts.ReadWrite && os.Getuid() == 0 {
+		if kind := kernelSettingsFS(r.HostPath()); kind != "" {
+			why := errs.New("is in a %s, which holds the host's kernel settings: writable, it would let the payload, the host's root, change the host; show it read-only", kind)
+			if r.From == "" {
+				why = errs.New("%w (%s)", why, errs.RuleReadOnly.With(r.Path))
+			}
+			return &Error{Kind: KindRule, Rule: &r, Err: why}
+		}
 	}
 	if r.From == "" {
 		if abs := paths.Abs(r.Path, cwd); abs != r.Canon {
@@ -75,4 +86,21 @@ func CheckInput(r *Request, user []Rule) error {
 		return err
 	}
 	return CheckNetwork(&r.Net)
+}
+
+// kernelSettingsFS names the filesystem of the host path p where it is a
+// procfs or sysfs (their files change the kernel for whoever passes their
+// modes: the host's root, in a sandbox of the host's root), or "".
+func kernelSettingsFS(p string) string {
+	var fs unix.Statfs_t
+	if unix.Statfs(p, &fs) != nil {
+		return ""
+	}
+	switch fs.Type {
+	case unix.PROC_SUPER_MAGIC:
+		return "procfs"
+	case unix.SYSFS_MAGIC:
+		return "sysfs"
+	}
+	return ""
 }
