@@ -474,7 +474,10 @@ func TestSessionExecCtrlZ(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	s.send("C-z")
 	s.waitFor("Stopped")
-	s.send("kill %1; echo inner-killed-$?", "Enter")
+	// Until bash has seen the job end: an exit while its table still
+	// holds it meets "There are stopped jobs" (wait returns at once for a
+	// job it thinks stopped).
+	s.send("kill %1; until [ -z \"$(jobs)\" ]; do sleep 0.1; done; echo inner-killed-$?", "Enter")
 	s.waitFor("inner-killed-0")
 	s.send("exit 3", "Enter")
 	s.waitForPrompt("outer$")
