@@ -1,3 +1,5 @@
+//go:build linux
+
 package integration
 
 import (
@@ -94,14 +96,7 @@ func TestRedteamKernelMountsOddPlaces(t *testing.T) {
 	if err != nil || strings.Count(string(host), " 0") > 2 {
 		t.Fatalf("the host shows %q (%v): want its processes in the procfs mounts", host, err)
 	}
-	var users []*syscall.Credential
-	users = append(users, nil)
-	if u, err := user.Lookup("nsrun-test"); err == nil {
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		users = append(users, &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)})
-	}
-	for _, cred := range users {
+	for _, cred := range rootAndTestUser() {
 		for _, tc := range []struct {
 			name string
 			args []string

@@ -1,3 +1,5 @@
+//go:build linux
+
 package integration
 
 import (
@@ -58,14 +60,7 @@ func TestHostKernelMountsHidden(t *testing.T) {
 	probe := func(at string) string {
 		return "ls " + at + "/chroot/proc | wc -l; ls " + at + "/chroot/sys | wc -l; stat -c %s " + at + "/netns; ls " + at + "/chroot/etc | wc -l"
 	}
-	var users []*syscall.Credential
-	users = append(users, nil)
-	if u, err := user.Lookup("nsrun-test"); err == nil {
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		users = append(users, &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)})
-	}
-	for _, cred := range users {
+	for _, cred := range rootAndTestUser() {
 		for _, tc := range []struct {
 			name string
 			args []string
@@ -149,4 +144,17 @@ func TestWritableKernelSettingsRefusedForRoot(t *testing.T) {
 	if r.code != 0 || r.stdout != "ran" {
 		t.Errorf("--ro-bind /proc /mnt: %v", r)
 	}
+}
+
+// rootAndTestUser are the credentials a root test runs nsrun with to try
+// both kinds of caller: its own (nil), and the unprivileged test user's
+// where scripts/setup.sh made one.
+func rootAndTestUser() []*syscall.Credential {
+	users := []*syscall.Credential{nil}
+	if u, err := user.Lookup("nsrun-test"); err == nil {
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		users = append(users, &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)})
+	}
+	return users
 }
