@@ -175,6 +175,14 @@ func (g *guard) enclosingRepo(root, top string, f found, own bool) {
 // writable: it is not the workspace's.
 func (g *guard) enclosingConfig(common, dir, top string) error {
 	path := filepath.Join(common, "config")
+	// Its git directory is read-only here, but what a symlink in it leads
+	// to may lie in the workspace (hooks kept in the project's tree and
+	// linked in): host git runs or reads that.
+	g.target(path, "host git reads its configuration there")
+	g.target(filepath.Join(common, "info", "attributes"), "git reads attributes from it")
+	hooks := filepath.Join(common, "hooks")
+	g.target(hooks, "git runs the hooks there")
+	g.hookLinks(hooks)
 	b, err := readSmall(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -500,6 +500,9 @@ func (g *guard) commonDir(dir string, trees []string, direct bool) *common {
 		switch {
 		case exists(filepath.Join(dir, t.name)):
 			g.readOnly(filepath.Join(dir, t.name))
+			if t.name == "hooks" {
+				g.hookLinks(filepath.Join(dir, t.name))
+			}
 		case t.name != "config.worktree" || c.worktreeConf:
 			g.keepAbsent(dir, t.name, t.why)
 		}
@@ -744,11 +747,37 @@ func (g *guard) entries(file string, es []Entry, trees []string, depth int) {
 			for _, p := range g.resolve(vals, trees) {
 				why := fmt.Sprintf("git runs or reads it (%s)", e.Key())
 				g.target(p, why)
-				if e.Key() == "core.hookspath" && filepath.Base(p) == "_" && filepath.Base(filepath.Dir(p)) == ".husky" {
+				if e.Key() != "core.hookspath" {
+					continue
+				}
+				g.hookLinks(p)
+				if filepath.Base(p) == "_" && filepath.Base(filepath.Dir(p)) == ".husky" {
 					// husky's hooks in .husky/_ run the scripts in .husky.
 					g.target(filepath.Dir(p), why)
+					g.hookLinks(filepath.Dir(p))
 				}
 			}
+		}
+	}
+}
+
+// hookLinks protects what the symlinks in a hooks directory lead to. A
+// project's hook kept in its tree and linked in (`ln -s
+// ../../scripts/pre-commit .git/hooks/pre-commit`) is run by host git
+// through the link: the directory being read-only leaves the file it runs
+// in the workspace, the payload's to rewrite.
+func (g *guard) hookLinks(dir string) {
+	w := follow(dir)
+	if w.canon == "" {
+		return
+	}
+	ents, err := os.ReadDir(w.canon)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink != 0 {
+			g.target(filepath.Join(w.canon, e.Name()), "git runs the hook its symlink leads to")
 		}
 	}
 }

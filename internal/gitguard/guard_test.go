@@ -463,3 +463,44 @@ func TestGlobalConfigWritable(t *testing.T) {
 		t.Errorf(".config/git is not kept absent: %q", abs)
 	}
 }
+
+// A hook that is a symlink into the work tree runs the file it leads to:
+// that file is read-only, a missing one kept absent; the same for the
+// hooks core.hooksPath names.
+func TestLinkedHooks(t *testing.T) {
+	ws := canon(t, t.TempDir())
+	newRepo(t, ws)
+	for _, d := range []string{"scripts", ".githooks"} {
+		if err := os.Mkdir(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "scripts", "pre-commit"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{
+		".git/hooks/pre-commit": "../../scripts/pre-commit",
+		".git/hooks/pre-push":   "../../scripts/pre-push",
+		".githooks/commit-msg":  "../scripts/commit-msg",
+	} {
+		if err := os.Symlink(to, filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitIn(t, ws, "config", "core.hooksPath", ".githooks")
+	p := protect(ws)
+	ro := rel(ws, p.ReadOnly)
+	if !reflect.DeepEqual(ro, []string{".git/config", ".git/hooks", ".githooks", "scripts/pre-commit"}) {
+		t.Errorf("read-only: %v", ro)
+	}
+	absent := absentRel(ws, p.Absent)
+	for _, want := range []string{"scripts/pre-push", "scripts/commit-msg"} {
+		found := false
+		for _, a := range absent {
+			found = found || a == want
+		}
+		if !found {
+			t.Errorf("%s not kept absent: %v", want, absent)
+		}
+	}
+}

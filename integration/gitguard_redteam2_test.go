@@ -1,0 +1,112 @@
+//go:build linux
+
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// linkHook makes the executable file (relative to base) a harmless hook
+// and links hooks/name (relative to base) to it with the relative target
+// to: a project keeping its hooks in its tree and linking them in. An
+// empty file makes only the link, to a file not there yet.
+func linkHook(t *testing.T, base, hooks, name, to, file string) {
+	t.Helper()
+	if file != "" {
+		writeFile(t, filepath.Join(base, file), "#!/bin/sh\nexit 0\n")
+		if err := os.Chmod(filepath.Join(base, file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(base, hooks), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(to, filepath.Join(base, hooks, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A hook in .git/hooks (or in core.hooksPath) that is a symlink to a
+// script in the work tree (`ln -s ../../scripts/pre-commit
+// .git/hooks/pre-commit`, a common way to share hooks) is run by host git
+// through the link: the hooks directory being read-only does not keep the
+// script it leads to, which the payload could rewrite, replace or (when
+// missing) make. Before the fix each of the first five ran the payload's
+// hook on the host's `git commit`.
+func TestRedteam2LinkedHooks(t *testing.T) {
+	linked := func(t *testing.T, a agentEnv, ws string) {
+		linkHook(t, ws, ".git/hooks", "pre-commit", "../../scripts/pre-commit", "scripts/pre-commit")
+	}
+	tryHostAttacks(t, []hostAttack{
+		{name: "rewrite the script a hook links to", setUp: linked,
+			script: `printf '#!/bin/sh\ntouch MARKER\n' > scripts/pre-commit`},
+		{name: "replace the script a hook links to", setUp: linked,
+			script: hook + `mkhook x/pre-commit && mv x/pre-commit scripts/pre-commit`},
+		{name: "replace the directory of the script a hook links to", setUp: linked,
+			script: hook + `mv scripts s2; mkhook scripts/pre-commit`},
+		{name: "make the missing script a hook links to", setUp: func(t *testing.T, a agentEnv, ws string) {
+			linkHook(t, ws, ".git/hooks", "pre-commit", "../../scripts/pre-commit", "")
+		}, script: hook + `mkhook scripts/pre-commit; sleep 3`},
+		{name: "core.hooksPath: rewrite the script a hook links to", setUp: func(t *testing.T, a agentEnv, ws string) {
+			linkHook(t, ws, ".githooks", "pre-commit", "../scripts/pre-commit", "scripts/pre-commit")
+			a.mustGit(t, ws, "config", "core.hooksPath", ".githooks")
+		}, script: `printf '#!/bin/sh\ntouch MARKER\n' > scripts/pre-commit`},
+		// What held before: a hard link to a read-only file is refused
+		// (EXDEV across the bind mount, EACCES or EXDEV by Landlock), and
+		// a .git/config that is a symlink into the tree keeps its file.
+		{name: "hard-link the config and a hook, write through the links", setUp: func(t *testing.T, a agentEnv, ws string) {
+			writeFile(t, filepath.Join(ws, ".git", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
+			if err := os.Chmod(filepath.Join(ws, ".git", "hooks", "pre-commit"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, script: `ln .git/config c && printf '[core]\n\tfsmonitor = touch MARKER; false\n' >> c; ln .git/hooks/pre-commit h && echo 'touch MARKER' >> h`},
+		{name: "a config linked into the tree", setUp: func(t *testing.T, a agentEnv, ws string) {
+			if err := os.Rename(filepath.Join(ws, ".git", "config"), filepath.Join(ws, "gitconfig")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../gitconfig", filepath.Join(ws, ".git", "config")); err != nil {
+				t.Fatal(err)
+			}
+		}, script: `printf '[core]\n\tfsmonitor = touch MARKER; false\n' >> gitconfig; printf '[core]\n\tfsmonitor = touch MARKER; false\n' > c; mv c .git/config`,
+			refusedLandlock: "is a symlink in the writable"},
+	})
+}
+
+// The same for the repository enclosing the workspace (the agent started
+// in a package of a monorepo): its git directory is read-only, but a hook
+// there linked into the workspace, or its whole hooks directory a symlink
+// into it, is the payload's to write. Before the fix the first two ran the
+// payload's hook on the host's `git commit`.
+func TestRedteam2EnclosingLinkedHooks(t *testing.T) {
+	tryEncloseAttacks(t, []encloseAttack{
+		{name: "a hook linked into the workspace", setUp: func(t *testing.T, a agentEnv, base string) string {
+			ws := inProj(nil, "scripts")(t, a, base)
+			linkHook(t, filepath.Dir(ws), ".git/hooks", "pre-commit", "../../sub/scripts/pre-commit", "sub/scripts/pre-commit")
+			return ws
+		}, script: `printf '#!/bin/sh\ntouch MARKER\n' > scripts/pre-commit`},
+		{name: "its hooks directory a symlink into the workspace", setUp: func(t *testing.T, a agentEnv, base string) string {
+			ws := inProj(nil, "hooks")(t, a, base)
+			hooks := filepath.Join(filepath.Dir(ws), ".git", "hooks")
+			if err := os.RemoveAll(hooks); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../sub/hooks", hooks); err != nil {
+				t.Fatal(err)
+			}
+			return ws
+		}, script: hook + `mkhook hooks/pre-commit`},
+		{name: "its hooks directory a symlink to a missing one in the workspace", setUp: func(t *testing.T, a agentEnv, base string) string {
+			ws := inProj(nil)(t, a, base)
+			hooks := filepath.Join(filepath.Dir(ws), ".git", "hooks")
+			if err := os.RemoveAll(hooks); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../sub/hooks", hooks); err != nil {
+				t.Fatal(err)
+			}
+			return ws
+		}, script: hook + `mkhook hooks/pre-commit; sleep 3`},
+	})
+}
