@@ -110,3 +110,24 @@ func TestRedteam2EnclosingLinkedHooks(t *testing.T) {
 		}, script: hook + `mkhook hooks/pre-commit; sleep 3`},
 	})
 }
+
+// The payload runs as the user's uid: a hooks/ it plants (by renaming a
+// directory within .git, so that it appears whole) with the owner's
+// rights taken away (0555, a directory in it 0) kept nsrun, as that same
+// user, from removing it; nsrun said so, but the hook stayed and the
+// host's `git commit` ran it. (As root, modes keep nobody out: the test
+// means something as another user; before the fix it failed as
+// nsrun-test.)
+func TestRedteam2PlantedHooksItsOwnerCannotEmpty(t *testing.T) {
+	noHooks := func(t *testing.T, a agentEnv, ws string) {
+		if err := os.RemoveAll(filepath.Join(ws, ".git", "hooks")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tryHostAttacks(t, []hostAttack{
+		{name: "a hooks/ made 0555", setUp: noHooks,
+			script: hook + `mkhook .git/h/pre-commit && chmod 555 .git/h && mv .git/h .git/hooks; sleep 3; chmod -R u+rwx .git/h`},
+		{name: "a hooks/ made 0555 with a directory 0 in it", setUp: noHooks,
+			script: hook + `mkhook .git/h/pre-commit && mkdir .git/h/x && chmod 0 .git/h/x && chmod 555 .git/h && mv .git/h .git/hooks; sleep 3; chmod -R u+rwx .git/h`},
+	})
+}

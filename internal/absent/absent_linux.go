@@ -477,7 +477,7 @@ func openDir(dirfd int, name string) (fd int, kindOf string, err error) {
 	// A payload may swap a directory and a symlink between the look and
 	// the open: look again a few times.
 	for try := 0; try < 8; try++ {
-		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fd, err := openSub(dirfd, name)
 		if err == nil {
 			return fd, "", nil
 		}
@@ -576,6 +576,9 @@ func removeAt(dirfd int, name string, depth int) error {
 		return errors.New("nested too deep to remove")
 	}
 	err := unix.Unlinkat(dirfd, name, 0)
+	if errors.Is(err, unix.EACCES) && ownerRights(dirfd) == nil {
+		err = unix.Unlinkat(dirfd, name, 0)
+	}
 	if err == nil || errors.Is(err, unix.ENOENT) {
 		return nil
 	}
@@ -583,7 +586,7 @@ func removeAt(dirfd int, name string, depth int) error {
 		return fmt.Errorf("unlink %s: %w", name, err)
 	}
 	for try := 0; try < 8; try++ {
-		sub, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		sub, err := openSub(dirfd, name)
 		if err != nil {
 			return fmt.Errorf("open %s: %w", name, err)
 		}
@@ -605,6 +608,51 @@ func removeAt(dirfd int, name string, depth int) error {
 		}
 	}
 	return fmt.Errorf("rmdir %s: still not empty", name)
+}
+
+// The payload runs as the caller's uid, so it may take the owner's rights
+// on a directory away (a planted hooks/ made 0555, a directory in it 0):
+// nsrun, as that same user, could then neither open nor empty it, and what
+// the payload planted would stay. nsrun gives the owner those rights back
+// on a directory it must open or empty.
+
+// openSub opens the directory name in dirfd without following a symlink,
+// giving its owner the rights to read and search it first if need be.
+func openSub(dirfd int, name string) (int, error) {
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat(dirfd, name, flags, 0)
+	if !errors.Is(err, unix.EACCES) {
+		return fd, err
+	}
+	// O_PATH opens it whatever its mode; the chmod goes through that
+	// descriptor, so a symlink swapped in meanwhile is never followed.
+	p, perr := unix.Openat(dirfd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if perr != nil {
+		return -1, err
+	}
+	var st unix.Stat_t
+	cerr := unix.Fstat(p, &st)
+	if cerr == nil {
+		cerr = unix.Chmod(fmt.Sprintf("/proc/self/fd/%d", p), st.Mode&0o7777|0o700)
+	}
+	unix.Close(p)
+	if cerr != nil {
+		return -1, err
+	}
+	return unix.Openat(dirfd, name, flags, 0)
+}
+
+// ownerRights gives the owner of the open directory fd the rights to
+// change entries in it.
+func ownerRights(fd int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&0o300 == 0o300 {
+		return errors.New("the owner has those rights already")
+	}
+	return unix.Fchmod(fd, st.Mode&0o7777|0o700)
 }
 
 func kind(mode uint32) string {

@@ -425,3 +425,35 @@ func TestTouched(t *testing.T) {
 		}
 	}
 }
+
+// The payload runs as the caller's uid and can take the owner's rights
+// away on what it plants (a hooks/ made 0555 with a hook in it, a
+// directory in it 0, the watched directory itself 0555): removing it must
+// not stop there. (Root is not kept out by modes: the test means
+// something when run as another user.)
+func TestRemoveWhatItsOwnerCannotChange(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Watch([]Target{{Dir: dir, Name: "hooks"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	tmp := filepath.Join(dir, "h")
+	os.MkdirAll(filepath.Join(tmp, "locked", "deeper"), 0o755)
+	os.WriteFile(filepath.Join(tmp, "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(tmp, "locked", "deeper", "x"), nil, 0o644)
+	os.Chmod(filepath.Join(tmp, "locked", "deeper"), 0o555)
+	os.Chmod(filepath.Join(tmp, "locked"), 0)
+	os.Chmod(tmp, 0o555)
+	if err := os.Rename(tmp, filepath.Join(dir, "hooks")); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o555)
+	defer os.Chmod(dir, 0o755)
+	if fs := w.Sweep(); len(fs) != 1 || !fs[0].Removed || fs[0].Err != nil {
+		t.Errorf("sweep: %+v", fs)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "hooks")); !os.IsNotExist(err) {
+		t.Errorf("hooks is still there: %v", err)
+	}
+}
