@@ -131,3 +131,20 @@ func TestRedteam2PlantedHooksItsOwnerCannotEmpty(t *testing.T) {
 			script: hook + `mkhook .git/h/pre-commit && mkdir .git/h/x && chmod 0 .git/h/x && chmod 555 .git/h && mv .git/h .git/hooks; sleep 3; chmod -R u+rwx .git/h`},
 	})
 }
+
+// Configuration variables whose value git runs that the list lacked:
+// tar.FORMAT.command (git archive's compressor) named a program in the
+// workspace that the host's `git archive --format=tgz` then ran. Before
+// the fix it ran the payload's.
+func TestRedteam2ArchiveCompressor(t *testing.T) {
+	tryHostAttacks(t, []hostAttack{
+		{name: "tar.tgz.command", setUp: func(t *testing.T, a agentEnv, ws string) {
+			writeFile(t, filepath.Join(ws, "tools", "compress"), "#!/bin/sh\nexec gzip -cn\n")
+			if err := os.Chmod(filepath.Join(ws, "tools", "compress"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			a.mustGit(t, ws, "config", "tar.tgz.command", "./tools/compress")
+		}, script: `printf '#!/bin/sh\ntouch MARKER\nexec gzip -cn\n' > tools/compress`,
+			host: [][]string{{"archive", "--format=tgz", "-o", "/dev/null", "HEAD"}}},
+	})
+}

@@ -40,6 +40,12 @@ var (
 			"sendemail.*.tocmd": true, "sendemail.*.cccmd": true, "sendemail.*.headercmd": true,
 			"imap.tunnel": true, "core.alternaterefscommand": true, "trailer.*.command": true, "trailer.*.cmd": true,
 			"uploadpack.packobjectshook": true, "instaweb.httpd": true, "guitool.*.cmd": true,
+			// git archive's compressors; git-svn's; git-lfs's transfer
+			// agents and extensions (lfs.customtransfer.NAME.path,
+			// lfs.extension.NAME.clean), which it reads from git's
+			// configuration.
+			"tar.*.command": true, "svn.authorsprog": true,
+			"lfs.*.path": true, "lfs.*.clean": true, "lfs.*.smudge": true,
 		}
 	})
 )

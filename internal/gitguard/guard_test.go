@@ -209,6 +209,15 @@ func TestConfigTargets(t *testing.T) {
 	tunnel = ./imap/tunnel
 [core]
 	alternateRefsCommand = ./refs/cmd
+[tar "tar.xz"]
+	command = ./compress/xz -c
+[lfs "customtransfer.folder"]
+	path = ./lfs-agent/run
+[lfs "extension.crypt"]
+	clean = ./lfs-ext/clean %f
+	smudge = ./lfs-ext2/smudge %f
+[svn]
+	authorsProg = ./svn/authors
 `
 	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte(cfg), 0o644)
 	p := protect(ws)
@@ -219,7 +228,7 @@ func TestConfigTargets(t *testing.T) {
 		}
 	}
 	abs := absentRel(ws, p.Absent)
-	for _, want := range []string{"cond.gitconfig", "scripts", "bin", "tools/pager", "mail", "mail2", "mail3", "imap", "refs"} {
+	for _, want := range []string{"cond.gitconfig", "scripts", "bin", "tools/pager", "mail", "mail2", "mail3", "imap", "refs", "compress", "lfs-agent", "lfs-ext", "lfs-ext2", "svn"} {
 		if !contains(abs, want) {
 			t.Errorf("%s is not kept absent: %q", want, abs)
 		}
