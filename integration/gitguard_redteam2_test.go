@@ -5,6 +5,7 @@ package integration
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -147,4 +148,30 @@ func TestRedteam2ArchiveCompressor(t *testing.T) {
 		}, script: `printf '#!/bin/sh\ntouch MARKER\nexec gzip -cn\n' > tools/compress`,
 			host: [][]string{{"archive", "--format=tgz", "-o", "/dev/null", "HEAD"}}},
 	})
+}
+
+// A hook that is a hard link of a file in the work tree (`ln
+// scripts/pre-commit .git/hooks/pre-commit`) is one file under two
+// names: the hooks directory read-only does not keep the payload from
+// writing it through the other. nsrun cannot find that other name
+// without a stat of every file in the workspace; it says so before the
+// run, naming the hook.
+func TestRedteam2HardLinkedHookNamed(t *testing.T) {
+	need(t)
+	a := newAgentEnv(t)
+	for _, iso := range gitModes {
+		t.Run(iso.name, func(t *testing.T) {
+			ws := workspace(t)
+			a.newRepo(t, ws)
+			writeFile(t, filepath.Join(ws, "scripts", "pre-commit"), "#!/bin/sh\nexit 0\n")
+			h := filepath.Join(ws, ".git", "hooks", "pre-commit")
+			if err := os.Link(filepath.Join(ws, "scripts", "pre-commit"), h); err != nil {
+				t.Fatal(err)
+			}
+			r := a.run(t, ws, iso.args, "true")
+			if r.code != 0 || !strings.Contains(r.stderr, h+" has 2 hard links") {
+				t.Errorf("not named: %v", r)
+			}
+		})
+	}
 }

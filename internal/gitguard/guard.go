@@ -212,6 +212,12 @@ func (g *guard) readOnly(p string) {
 	}
 	if g.writable(p) {
 		g.ro[p] = true
+		if fi.Mode().IsRegular() && links(fi) > 1 {
+			// A read-only path does not hold the file's other names: one
+			// in a writable place (a project's scripts/pre-commit hard-
+			// linked into .git/hooks) writes the file host git runs.
+			g.warnf("%s has %d hard links: a link to it where the sandbox may write changes what host git runs or reads; it is not protected", p, links(fi))
+		}
 	}
 }
 
@@ -776,8 +782,14 @@ func (g *guard) hookLinks(dir string) {
 		return
 	}
 	for _, e := range ents {
-		if e.Type()&fs.ModeSymlink != 0 {
-			g.target(filepath.Join(w.canon, e.Name()), "git runs the hook its symlink leads to")
+		p := filepath.Join(w.canon, e.Name())
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			g.target(p, "git runs the hook its symlink leads to")
+		case e.Type().IsRegular():
+			if fi, err := os.Lstat(p); err == nil && links(fi) > 1 {
+				g.warnf("%s has %d hard links: a link to it where the sandbox may write changes the hook host git runs; it is not protected", p, links(fi))
+			}
 		}
 	}
 }
