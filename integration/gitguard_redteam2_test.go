@@ -175,3 +175,41 @@ func TestRedteam2HardLinkedHookNamed(t *testing.T) {
 		})
 	}
 }
+
+// A remote whose URL is a path in the workspace where nothing is yet: the
+// payload makes a bare repository there with a hook, and the host's
+// `git push` to that remote runs it (receive-pack runs the receiving
+// repository's hooks). The path is kept absent, as any path the
+// configuration names for git to run or read.
+func TestRedteam2LocalRemoteInTheWorkspace(t *testing.T) {
+	remote := func(url string) func(t *testing.T, a agentEnv, ws string) {
+		return func(t *testing.T, a agentEnv, ws string) {
+			a.mustGit(t, ws, "remote", "add", "backup", url)
+		}
+	}
+	plant := hook + `git init -q --bare backup.git 2>/dev/null || mkdir -p backup.git; mkhook backup.git/hooks/pre-receive; mkhook backup.git/hooks/post-receive`
+	push := [][]string{{"push", "-q", "backup", "HEAD:refs/heads/x"}}
+	tryHostAttacks(t, []hostAttack{
+		{name: "a relative path", setUp: remote("backup.git"), script: plant, host: push},
+		{name: "a ./ path", setUp: remote("./backup.git"), script: plant, host: push},
+		{name: "a pushurl", setUp: func(t *testing.T, a agentEnv, ws string) {
+			a.mustGit(t, ws, "remote", "add", "backup", "https://example.invalid/x.git")
+			a.mustGit(t, ws, "remote", "set-url", "--push", "backup", filepath.Join(ws, "backup.git"))
+		}, script: plant, host: push},
+		{name: "a file URL", setUp: func(t *testing.T, a agentEnv, ws string) {
+			a.mustGit(t, ws, "remote", "add", "backup", "file://"+filepath.Join(ws, "backup.git"))
+		}, script: plant, host: push},
+		{name: "an empty directory", setUp: func(t *testing.T, a agentEnv, ws string) {
+			if err := os.Mkdir(filepath.Join(ws, "backup.git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			a.mustGit(t, ws, "remote", "add", "backup", "backup.git")
+		}, script: plant, host: push},
+		// What held: a bare repository there already is found by the
+		// walk, and its hooks are read-only.
+		{name: "a bare repository there", setUp: func(t *testing.T, a agentEnv, ws string) {
+			a.mustGit(t, ws, "init", "-q", "--bare", "backup.git")
+			a.mustGit(t, ws, "remote", "add", "backup", "backup.git")
+		}, script: plant, host: push},
+	})
+}

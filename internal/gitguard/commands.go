@@ -13,6 +13,7 @@ const (
 	kindPath         // a file or directory git reads or runs
 	kindCommand      // a shell command line git runs
 	kindInclude      // another configuration file
+	kindRemote       // a remote's URL: a local path is a repository whose hooks a push runs
 )
 
 // pathVars and commandVars are the variables whose values git runs or
@@ -65,6 +66,11 @@ func classify(e Entry) (kind, []string) {
 		return kindInclude, []string{e.Value}
 	case e.Sub == "" && pathVars[key]:
 		return kindPath, []string{e.Value}
+	case e.Section == "remote" && e.Sub != "" && (e.Name == "url" || e.Name == "pushurl"):
+		if p, ok := localURL(e.Value); ok {
+			return kindRemote, []string{p}
+		}
+		return kindOther, nil
 	case e.Section == "alias":
 		if cmd, ok := strings.CutPrefix(e.Value, "!"); ok {
 			return kindCommand, commandPaths(cmd)
@@ -82,6 +88,23 @@ func classify(e Entry) (kind, []string) {
 		return kindCommand, commandPaths(e.Value)
 	}
 	return kindOther, nil
+}
+
+// localURL says whether a remote's URL is a path on this machine (git's
+// rule: a URL with "://" is a URL, file:// a path; without, a colon
+// before the first slash makes it scp-like, host:path; anything else is
+// a path), and gives that path.
+func localURL(u string) (string, bool) {
+	if rest, ok := strings.CutPrefix(u, "file://"); ok {
+		return rest, rest != ""
+	}
+	if strings.Contains(u, "://") || u == "" {
+		return "", false
+	}
+	if c := strings.IndexByte(u, ':'); c >= 0 && (strings.IndexByte(u, '/') < 0 || c < strings.IndexByte(u, '/')) {
+		return "", false
+	}
+	return u, true
 }
 
 // commandPaths picks the words of a shell command line that name files:

@@ -749,6 +749,18 @@ func (g *guard) entries(file string, es []Entry, trees []string, depth int) {
 				g.target(p, "git includes its configuration")
 				g.configFile(p, trees, depth+1)
 			}
+		case kindRemote:
+			// A push runs the hooks of the repository it reaches. One
+			// there already is a repository of the workspace's, which
+			// the walk protects; where nothing is, or a directory that is
+			// no repository yet, the payload could make one: kept absent,
+			// or read-only.
+			for _, p := range g.resolve(vals, trees) {
+				fi, err := os.Lstat(p)
+				if errors.Is(err, os.ErrNotExist) || err == nil && fi.IsDir() && !exists(filepath.Join(p, "HEAD")) && !exists(filepath.Join(p, ".git")) {
+					g.target(p, fmt.Sprintf("a push runs the hooks of the repository there (%s)", e.Key()))
+				}
+			}
 		case kindPath, kindCommand:
 			for _, p := range g.resolve(vals, trees) {
 				why := fmt.Sprintf("git runs or reads it (%s)", e.Key())

@@ -513,3 +513,17 @@ func TestLinkedHooks(t *testing.T) {
 		}
 	}
 }
+
+// A remote's URL names a path on this machine by git's rule.
+func TestLocalURL(t *testing.T) {
+	for u, want := range map[string]string{
+		"backup.git": "backup.git", "./b": "./b", "../b": "../b", "/srv/b.git": "/srv/b.git",
+		"file:///srv/b.git": "/srv/b.git", "~/b": "~/b", "dir/with:colon": "dir/with:colon",
+		"https://h/x.git": "", "ssh://h/x": "", "git@h:x.git": "", "h:x": "", "": "", "file://": "",
+	} {
+		got, ok := localURL(u)
+		if got != want || ok != (want != "") {
+			t.Errorf("localURL(%q) = %q, %v; want %q", u, got, ok, want)
+		}
+	}
+}
