@@ -9,6 +9,19 @@ import (
 	"testing"
 )
 
+// linkHooksDir replaces the hooks directory of the repository at base
+// with a symlink to to.
+func linkHooksDir(t *testing.T, base, to string) {
+	t.Helper()
+	hooks := filepath.Join(base, ".git", "hooks")
+	if err := os.RemoveAll(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(to, hooks); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // linkHook makes the executable file (relative to base) a harmless hook
 // and links hooks/name (relative to base) to it with the relative target
 // to: a project keeping its hooks in its tree and linking them in. An
@@ -89,24 +102,12 @@ func TestRedteam2EnclosingLinkedHooks(t *testing.T) {
 		}, script: `printf '#!/bin/sh\ntouch MARKER\n' > scripts/pre-commit`},
 		{name: "its hooks directory a symlink into the workspace", setUp: func(t *testing.T, a agentEnv, base string) string {
 			ws := inProj(nil, "hooks")(t, a, base)
-			hooks := filepath.Join(filepath.Dir(ws), ".git", "hooks")
-			if err := os.RemoveAll(hooks); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("../sub/hooks", hooks); err != nil {
-				t.Fatal(err)
-			}
+			linkHooksDir(t, filepath.Dir(ws), "../sub/hooks")
 			return ws
 		}, script: hook + `mkhook hooks/pre-commit`},
 		{name: "its hooks directory a symlink to a missing one in the workspace", setUp: func(t *testing.T, a agentEnv, base string) string {
 			ws := inProj(nil)(t, a, base)
-			hooks := filepath.Join(filepath.Dir(ws), ".git", "hooks")
-			if err := os.RemoveAll(hooks); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("../sub/hooks", hooks); err != nil {
-				t.Fatal(err)
-			}
+			linkHooksDir(t, filepath.Dir(ws), "../sub/hooks")
 			return ws
 		}, script: hook + `mkhook hooks/pre-commit; sleep 3`},
 	})

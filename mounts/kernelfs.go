@@ -63,11 +63,12 @@ func kernelCovers(ops []Op, index map[string]int, root Op, unchanged []string, k
 	}
 	shows := func(o Op, at int) {
 		for _, km := range kms {
-			if km.Built || km.Path == o.Source || !Within(km.Path, o.Source) {
+			r, ok := carries(o, km)
+			if !ok || km.Built {
 				continue
 			}
-			inside := path.Join(o.Path, rel(km.Path, o.Source))
-			if seen[inside] || reservedPath(inside) {
+			inside := path.Join(o.Path, r)
+			if seen[inside] || Reserved(inside) != "" {
 				continue
 			}
 			if _, ok := index[inside]; ok || nearest(index, inside) != at {
@@ -79,26 +80,33 @@ func kernelCovers(ops []Op, index map[string]int, root Op, unchanged []string, k
 			out = append(out, Rule{Path: inside, Access: Deny, Dir: km.Dir, Optional: true, hidden: true})
 		}
 	}
-	if root.Kind == OpBind {
-		shows(root, -1)
-	}
+	shows(root, -1)
 	for i, op := range ops {
-		if op.Kind == OpBind {
-			shows(op, i)
-		}
+		shows(op, i)
 	}
 	return out
 }
 
-// reservedPath says whether p is one of the places nsrun builds itself,
-// or lies below one.
-func reservedPath(p string) bool {
+// Reserved returns the place nsrun builds itself (/dev, /proc or /sys)
+// that p is or lies below, or "".
+func Reserved(p string) string {
 	for _, res := range reserved {
 		if Within(p, res) {
-			return true
+			return res
 		}
 	}
-	return false
+	return ""
+}
+
+// carries says whether o, the root or a bind, carries the host mount km
+// below its source along with its recursive bind, and where in its tree
+// (relative to its source). A bind of the mount itself is not carrying it:
+// it was asked for by name.
+func carries(o Op, km KernelMount) (string, bool) {
+	if o.Kind != OpBind || km.Path == o.Source || !Within(km.Path, o.Source) {
+		return "", false
+	}
+	return rel(km.Path, o.Source), true
 }
 
 // revealCovers sets Op.Covers on the root and every bind that carries a
@@ -118,14 +126,11 @@ func revealCovers(ops []Op, root *Op, unchanged []string, kms []KernelMount) {
 		named[p] = true
 	}
 	add := func(o *Op, isRoot bool) {
-		if o.Kind != OpBind {
-			return
-		}
 		for _, km := range kms {
-			if !km.Reveals || !km.Dir || km.Path == o.Source || !Within(km.Path, o.Source) {
+			r, ok := carries(*o, km)
+			if !ok || !km.Reveals || !km.Dir {
 				continue
 			}
-			r := rel(km.Path, o.Source)
 			inside := path.Join(o.Path, r)
 			if named[inside] || (isRoot && (inside == "/proc" || inside == "/sys")) {
 				continue

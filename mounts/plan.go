@@ -705,10 +705,8 @@ func addFiles(ops []Op, index map[string]int, files []File, lookup bool) ([]Op, 
 		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == "/" {
 			return nil, fmt.Errorf("file %q: not a clean absolute path", f.Path)
 		}
-		for _, res := range reserved {
-			if Within(f.Path, res) {
-				return nil, fmt.Errorf("file %s: %s is built by nsrun", f.Path, res)
-			}
+		if res := Reserved(f.Path); res != "" {
+			return nil, fmt.Errorf("file %s: %s is built by nsrun", f.Path, res)
 		}
 		if len(f.Content) > maxFile {
 			return nil, fmt.Errorf("file %s: over %d bytes", f.Path, maxFile)
@@ -802,10 +800,8 @@ func checkRule(r Rule) error {
 	if r.Source != "" && (!path.IsAbs(r.Source) || path.Clean(r.Source) != r.Source) {
 		return fmt.Errorf("%s %s from %q: not a clean absolute path", r.Access, r.Path, r.Source)
 	}
-	for _, res := range reserved {
-		if Within(r.Path, res) {
-			return fmt.Errorf("%s %s: %s is built by nsrun and cannot be changed by a rule", r.Access, r.Path, res)
-		}
+	if res := Reserved(r.Path); res != "" {
+		return fmt.Errorf("%s %s: %s is built by nsrun and cannot be changed by a rule", r.Access, r.Path, res)
 	}
 	switch r.Access {
 	case ReadOnly, ReadWrite, Deny:

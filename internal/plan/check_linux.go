@@ -11,21 +11,19 @@ import (
 	"github.com/nsrun/nsrun/mounts"
 )
 
-// reservedPaths are built by nsrun itself in a sandbox with namespaces:
-// rules cannot change them.
-var reservedPaths = []string{"/dev", "/proc", "/sys"}
-
 // CheckRule refuses a rule on a path nsrun builds in a sandbox with
 // namespaces, and warns about one that names a file through a symlink or
 // one with other names; cwd is the caller's working directory, which a
 // relative path is relative to. It reads the host but changes nothing.
 func CheckRule(r Rule, cwd string, namespaces bool, warn func(format string, a ...any)) error {
-	for _, res := range reservedPaths {
+	// The places nsrun builds itself in a sandbox with namespaces: rules
+	// cannot change them.
+	if res := mounts.Reserved(r.Canon); namespaces && res != "" {
 		isDev := (r.Access == mounts.Device || r.Access == mounts.BlockDevice) && res == "/dev"
-		if namespaces && mounts.Within(r.Canon, res) && !isDev {
-			if res == "/sys" {
-				return &Error{Kind: KindRule, Rule: &r, Err: errs.New("%s is built by nsrun itself; rules cannot change it (%s shows the host's, read-only)", res, errs.SysHost)}
-			}
+		switch {
+		case res == "/sys":
+			return &Error{Kind: KindRule, Rule: &r, Err: errs.New("%s is built by nsrun itself; rules cannot change it (%s shows the host's, read-only)", res, errs.SysHost)}
+		case !isDev:
 			return &Error{Kind: KindRule, Rule: &r, Err: fmt.Errorf("%s is built by nsrun itself; rules cannot change it", res)}
 		}
 	}

@@ -136,7 +136,7 @@ func KernelMounts() ([]mounts.KernelMount, error) {
 	}
 	var out []mounts.KernelMount
 	for _, e := range entries {
-		built := paths.Within(e.MountPoint, "/proc") || paths.Within(e.MountPoint, "/sys") || paths.Within(e.MountPoint, "/dev")
+		built := mounts.Reserved(e.MountPoint) != ""
 		reveals := mounts.Reveals(e.FSType, e.Root)
 		if !mounts.KernelFS(e.FSType) || (built && !reveals) {
 			continue
